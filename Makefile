@@ -1,0 +1,43 @@
+# Two commands set everything up on a fresh machine (Python 3.11 + package registries):
+#   make book   build the website into _build/html
+#   make test   run every test: ruff, unit and property tests, strict nbval, website check
+# Both create .venv on first use. `make notebooks` re-executes the chapters after editing them.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: book test notebooks lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+book: $(STAMP)
+	rm -rf _build/html _build/.doctrees
+	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
+
+# The website test drives Debian's Chromium; install it if the machine lacks it.
+$(CHROMIUM):
+	if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	$$SUDO apt-get update -q && \
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends chromium
+
+test: book $(CHROMIUM)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest tests book \
+		--nbval --nbval-current-env --sanitize-with tests/nbval_sanitize.cfg
+
+notebooks: $(STAMP)
+	$(BIN)/python book/_tools/build_notebooks.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check mltrees tests
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis

@@ -1,0 +1,143 @@
+"""Input checking shared by every public entry point.
+
+One place, one wording: every error names the argument, says what was
+expected and what arrived. Estimators added later reuse these helpers.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = ["check_base", "check_distribution", "check_labels", "check_sample_weight"]
+
+
+def _as_numeric_array(value, name: str) -> np.ndarray:
+    """Convert ``value`` to a float64 array, rejecting non-numeric input with a TypeError."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged nested lists, for example
+        raise ValueError(f"{name} must be a rectangular array of numbers: {exc}") from exc
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must hold real numbers (bool, int or float), got dtype {arr.dtype}"
+        )
+    return arr
+
+
+def check_distribution(
+    value,
+    name: str,
+    *,
+    event_ndim: int,
+    counts: bool | None,
+) -> np.ndarray:
+    """Check a batch of discrete distributions and return probabilities.
+
+    Parameters
+    ----------
+    value : array_like
+        Probabilities or counts. The last ``event_ndim`` axes index the
+        outcomes of one distribution; any leading axes are batch axes.
+    name : str
+        Argument name used in error messages.
+    event_ndim : int
+        1 for a distribution over one variable, 2 for a joint table.
+    counts : bool or None
+        ``True``: the entries are counts or weights and are normalised.
+        ``False``: the entries must already sum to 1 within a tolerance.
+        ``None``: integer and bool arrays are counts, float arrays are probabilities.
+
+    Returns
+    -------
+    ndarray of float64
+        Probabilities with the same shape as ``value``.
+
+    Raises
+    ------
+    TypeError
+        If the entries are not real numbers or ``counts`` is not a bool or None.
+    ValueError
+        If the array is empty, has too few axes, holds NaN, inf or negative
+        entries, has an all-zero distribution, or (as probabilities) does not
+        sum to 1.
+    """
+    if counts is not None and not isinstance(counts, bool | np.bool_):
+        raise TypeError(f"counts must be True, False or None, got {counts!r}")
+    arr = _as_numeric_array(value, name)
+    if arr.ndim < event_ndim:
+        axes = "1 axis" if event_ndim == 1 else f"{event_ndim} axes"
+        raise ValueError(
+            f"{name} must have at least {axes} (the outcomes), got an array of shape {arr.shape}"
+        )
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); a distribution needs an outcome")
+    is_counts = arr.dtype.kind in "biu" if counts is None else bool(counts)
+    p = arr.astype(np.float64, copy=True)
+    if np.isnan(p).any():
+        raise ValueError(f"{name} contains NaN")
+    if np.isinf(p).any():
+        raise ValueError(f"{name} contains inf")
+    if (p < 0).any():
+        raise ValueError(f"{name} has negative entries, e.g. {p[p < 0].flat[0]!r}")
+    event_axes = tuple(range(-event_ndim, 0))
+    totals = p.sum(axis=event_axes, keepdims=True)
+    if (totals == 0).any():
+        raise ValueError(f"{name} has a distribution whose entries are all zero")
+    if is_counts:
+        return p / totals
+    n_outcomes = int(np.prod(arr.shape[-event_ndim:]))
+    tolerance = max(1e-8, 16 * n_outcomes * float(np.finfo(arr.dtype).eps))
+    worst = float(np.max(np.abs(totals - 1.0)))
+    if worst > tolerance:
+        raise ValueError(
+            f"{name} must sum to 1 over its last {event_ndim} axis(es) as probabilities "
+            f"(largest deviation {worst:.3g}, tolerance {tolerance:.1g}); "
+            "pass counts=True to normalise counts or weights"
+        )
+    return p
+
+
+def check_base(base) -> float:
+    """Check a logarithm base: a positive real number other than 1."""
+    if isinstance(base, bool) or not isinstance(base, numbers.Real):
+        raise TypeError(f"base must be a real number such as 2 or math.e, got {base!r}")
+    base = float(base)
+    if not np.isfinite(base) or base <= 0 or base == 1:
+        raise ValueError(f"base must be positive, finite and different from 1, got {base!r}")
+    return base
+
+
+def check_labels(value, name: str) -> np.ndarray:
+    """Check a one-dimensional array of labels; any hashable, sortable values, no missing ones."""
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty; at least one sample is needed")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(f"{name} contains NaN; missing labels are not supported here")
+    if arr.dtype.kind == "O":
+        missing = [v for v in arr if v is None or (isinstance(v, float) and np.isnan(v))]
+        if missing:
+            raise ValueError(f"{name} contains missing values (None or NaN)")
+    return arr
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Check per-sample weights: finite, non-negative, one per sample, not all zero."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = _as_numeric_array(sample_weight, "sample_weight").astype(np.float64)
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight must have shape ({n_samples},) to match the samples, got {w.shape}"
+        )
+    if not np.isfinite(w).all():
+        raise ValueError("sample_weight contains NaN or inf")
+    if (w < 0).any():
+        raise ValueError("sample_weight has negative entries; weights must be >= 0")
+    if w.sum() == 0:
+        raise ValueError("sample_weight sums to zero")
+    return w
