@@ -29,7 +29,7 @@ $(CHROMIUM):
 
 test: book $(CHROMIUM)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest tests book \
+	$(BIN)/python -m pytest tests book mltrees --doctest-modules \
 		--nbval --nbval-current-env --sanitize-with tests/nbval_sanitize.cfg
 
 notebooks: $(STAMP)

@@ -74,12 +74,10 @@ def check_distribution(
     if arr.size == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape}); a distribution needs an outcome")
     is_counts = arr.dtype.kind in "biu" if counts is None else bool(counts)
-    p = arr.astype(np.float64, copy=True)
-    if np.isnan(p).any():
-        raise ValueError(f"{name} contains NaN")
-    if np.isinf(p).any():
-        raise ValueError(f"{name} contains inf")
-    if (p < 0).any():
+    p = np.asarray(arr, dtype=np.float64)  # read-only use below: no copy needed
+    if not np.isfinite(p).all():
+        raise ValueError(f"{name} contains {'NaN' if np.isnan(p).any() else 'inf'}")
+    if p.min() < 0:
         raise ValueError(f"{name} has negative entries, e.g. {p[p < 0].flat[0]!r}")
     event_axes = tuple(range(-event_ndim, 0))
     totals = p.sum(axis=event_axes, keepdims=True)

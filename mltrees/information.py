@@ -39,6 +39,13 @@ def _xlogx_ratio(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return p * np.log(ratio)
 
 
+def _xlogx(p: np.ndarray) -> np.ndarray:
+    """Elementwise ``p * ln(p)`` with ``0 * ln(0) = 0``."""
+    logs = np.zeros_like(p)
+    np.log(p, out=logs, where=p > 0)
+    return np.multiply(p, logs, out=logs)
+
+
 def _finish(values: np.ndarray, base: float) -> float | np.ndarray:
     """Convert nats to the requested base; return a float for a single distribution."""
     values = values / np.log(base)
@@ -84,7 +91,7 @@ def entropy(p, base: float = 2, *, counts: bool | None = None) -> float | np.nda
     """
     base = check_base(base)
     prob = check_distribution(p, "p", event_ndim=1, counts=counts)
-    return _finish(-_xlogx_ratio(prob, np.ones_like(prob)).sum(axis=-1), base)
+    return _finish(-_xlogx(prob).sum(axis=-1), base)
 
 
 def joint_entropy(pxy, base: float = 2, *, counts: bool | None = None) -> float | np.ndarray:
@@ -109,7 +116,7 @@ def joint_entropy(pxy, base: float = 2, *, counts: bool | None = None) -> float 
     """
     base = check_base(base)
     prob = check_distribution(pxy, "pxy", event_ndim=2, counts=counts)
-    return _finish(-_xlogx_ratio(prob, np.ones_like(prob)).sum(axis=(-2, -1)), base)
+    return _finish(-_xlogx(prob).sum(axis=(-2, -1)), base)
 
 
 def conditional_entropy(pxy, base: float = 2, *, counts: bool | None = None) -> float | np.ndarray:

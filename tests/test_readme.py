@@ -1,0 +1,37 @@
+"""The README's usage example must run, and its commented results must hold."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _python_blocks() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+
+
+def test_readme_example_runs_and_matches_its_comments():
+    blocks = _python_blocks()
+    assert blocks, "README.md has no python example"
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    mltrees = namespace["mltrees"]
+    # The numbers the README quotes in its comments (Quinlan's weather table).
+    assert round(mltrees.entropy([9, 5]), 3) == 0.940
+    assert round(mltrees.mutual_information([[2, 3], [4, 0], [3, 2]]), 3) == 0.247
+    assert namespace["p"].shape == (100_000, 4)
+    assert np.isinf(mltrees.kl_divergence([0.5, 0.5], [1.0, 0.0]))
+
+
+def test_readme_names_the_commands_ci_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make book" in readme
+    assert "make test" in readme
+    assert "make test" in ci
