@@ -32,10 +32,19 @@ __all__ = [
 ]
 
 
-def _xlogx_ratio(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Elementwise ``p * ln(p / q)`` with ``0 * ln(0 / q) = 0``; ``q`` must be > 0 where p > 0."""
-    # Where p = 0 the ratio is set to 1, so the term is 0 * log 1 = 0 without warnings.
-    ratio = np.divide(p, q, out=np.ones_like(p), where=p > 0)
+def _xlogx_ratio(p: np.ndarray, *denominators: np.ndarray) -> np.ndarray:
+    """Elementwise ``p * ln(p / (d1 * d2 * ...))`` with ``0 * ln(0 / d) = 0``.
+
+    Each denominator must be > 0 where p > 0. Dividing by one factor at a time
+    keeps the ratio finite when the product of the factors would underflow
+    (marginals below 1e-154 in a mutual information, for example).
+    """
+    # Where p = 0 the ratio stays 1, so the term is 0 * log 1 = 0 without warnings.
+    positive = p > 0
+    ratio = np.ones_like(p)
+    np.divide(p, denominators[0], out=ratio, where=positive)
+    for denominator in denominators[1:]:
+        np.divide(ratio, denominator, out=ratio, where=positive)
     return p * np.log(ratio)
 
 
@@ -48,7 +57,7 @@ def _xlogx(p: np.ndarray) -> np.ndarray:
 
 def _finish(values: np.ndarray, base: float) -> float | np.ndarray:
     """Convert nats to the requested base; return a float for a single distribution."""
-    values = values / np.log(base)
+    values = values / np.log(base) + 0.0  # + 0.0 turns -0.0 into 0.0
     if values.ndim == 0:
         return float(values)
     return values
@@ -172,8 +181,8 @@ def mutual_information(pxy, base: float = 2, *, counts: bool | None = None) -> f
     """
     base = check_base(base)
     prob = check_distribution(pxy, "pxy", event_ndim=2, counts=counts)
-    product = prob.sum(axis=-1, keepdims=True) * prob.sum(axis=-2, keepdims=True)
-    mi = _xlogx_ratio(prob, product).sum(axis=(-2, -1))
+    px, py = prob.sum(axis=-1, keepdims=True), prob.sum(axis=-2, keepdims=True)
+    mi = _xlogx_ratio(prob, px, py).sum(axis=(-2, -1))
     # Rounding can leave -1e-17 for independent variables; I(X;Y) >= 0 exactly.
     return _finish(np.maximum(mi, 0.0), base)
 
@@ -209,11 +218,10 @@ def kl_divergence(p, q, base: float = 2, *, counts: bool | None = None) -> float
         If the shapes differ, or for the invalid inputs listed in :func:`entropy`.
     """
     base = check_base(base)
-    p_shape, q_shape = np.shape(p), np.shape(q)
-    if p_shape != q_shape:
-        raise ValueError(f"p and q must have the same shape, got {p_shape} and {q_shape}")
     prob_p = check_distribution(p, "p", event_ndim=1, counts=counts)
     prob_q = check_distribution(q, "q", event_ndim=1, counts=counts)
+    if prob_p.shape != prob_q.shape:
+        raise ValueError(f"p and q must have the same shape, got {prob_p.shape} and {prob_q.shape}")
     outside_support = ((prob_p > 0) & (prob_q == 0)).any(axis=-1)
     kl = _xlogx_ratio(prob_p, np.where(prob_q > 0, prob_q, 1.0)).sum(axis=-1)
     kl = np.where(outside_support, np.inf, np.maximum(kl, 0.0))
@@ -294,5 +302,5 @@ def empirical_entropy(
     estimate = entropy(frequencies, base, counts=True)
     if correction == "miller-madow":
         n_observed = int(np.count_nonzero(frequencies))
-        estimate += (n_observed - 1) / (2 * y.shape[0]) / np.log(check_base(base))
+        estimate += (n_observed - 1) / (2 * y.shape[0]) / float(np.log(check_base(base)))
     return estimate
