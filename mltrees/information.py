@@ -246,8 +246,9 @@ def contingency_table(x, y, *, sample_weight=None) -> tuple[np.ndarray, np.ndarr
     Returns
     -------
     table : ndarray of shape (n_x_values, n_y_values)
-        ``table[i, j]`` is the (weighted) count of samples with
-        ``x == x_values[i]`` and ``y == y_values[j]``.
+        ``table[i, j]`` is the count of samples with ``x == x_values[i]`` and
+        ``y == y_values[j]``: integers without weights (so every function of
+        this module normalises it by default), summed weights otherwise.
     x_values, y_values : ndarray
         The sorted distinct values of ``x`` and ``y``.
     """
@@ -255,7 +256,7 @@ def contingency_table(x, y, *, sample_weight=None) -> tuple[np.ndarray, np.ndarr
     y = check_labels(y, "y")
     if x.shape != y.shape:
         raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
-    weight = check_sample_weight(sample_weight, x.shape[0])
+    weight = None if sample_weight is None else check_sample_weight(sample_weight, x.shape[0])
     x_values, x_codes = np.unique(x, return_inverse=True)
     y_values, y_codes = np.unique(y, return_inverse=True)
     n_y = y_values.shape[0]
