@@ -30,7 +30,7 @@ $(CHROMIUM):
 test: book $(CHROMIUM)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest tests book mltrees --doctest-modules \
-		--nbval --nbval-current-env --sanitize-with tests/nbval_sanitize.cfg
+		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 notebooks: $(STAMP)
 	$(BIN)/python book/_tools/build_notebooks.py
