@@ -1,0 +1,254 @@
+"""From a user's X to integer codes that the growth engine can count (chapter 3).
+
+Every split the book considers compares *codes*: for a numeric feature the
+code of a value is its rank among the distinct training values (exact mode)
+or its quantile bin (histogram mode); for a categorical feature it is the
+category's index. Statistics of all candidate splits are then sums over
+codes, computed with ``bincount`` or a sort, never a loop over samples.
+
+A numeric split "code <= b" is stored as a real threshold so that prediction
+works on raw values: in exact mode the midpoint between the node's largest
+value on the left and smallest value on the right (the bi-partition of
+:eq:`eq-bipartition-midpoints` in chapter 3); in histogram mode the upper
+edge of bin ``b``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["FeatureSpec", "bin_features", "encode_features"]
+
+NUMERIC, CATEGORICAL = 0, 1
+
+
+@dataclass
+class FeatureSpec:
+    """What the engine knows about one feature after fitting the binning.
+
+    Attributes
+    ----------
+    kind : int
+        ``NUMERIC`` (0) or ``CATEGORICAL`` (1).
+    values : ndarray
+        Exact numeric mode: the sorted distinct training values (code = rank).
+        Histogram mode: the bin edges; a value ``x`` gets the code
+        ``#{edges < x}``, so bin ``b`` holds ``edges[b-1] < x <= edges[b]``.
+        Categorical: the categories in code order.
+    exact : bool
+        Whether numeric codes are exact ranks (True) or bins (False).
+    """
+
+    kind: int
+    values: np.ndarray
+    exact: bool = True
+    name: str = ""
+    n_codes: int = field(init=False)
+
+    def __post_init__(self):
+        if self.kind == NUMERIC and not self.exact:
+            self.n_codes = len(self.values) + 1
+        else:
+            self.n_codes = len(self.values)
+
+    def threshold(self, left_code: np.ndarray, right_code: np.ndarray) -> np.ndarray:
+        """The raw threshold separating ``code <= left_code`` from ``code >= right_code``."""
+        if self.exact:
+            return (self.values[left_code] + self.values[right_code]) / 2.0
+        return self.values[left_code]
+
+
+def _is_categorical_column(column: pd.Series) -> bool:
+    return isinstance(column.dtype, pd.CategoricalDtype) or column.dtype.kind in "OUSb"
+
+
+def _as_frame(X) -> pd.DataFrame:
+    if isinstance(X, pd.DataFrame):
+        return X
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise ValueError(
+            f"X must be 2-dimensional (n_samples, n_features), got shape {array.shape}"
+        )
+    return pd.DataFrame(array)
+
+
+def _quantile_edges(values: np.ndarray, max_bins: int, rng: np.random.Generator) -> np.ndarray:
+    """Bin edges at midpoints between distinct quantiles, as in histogram GBDTs."""
+    if values.size > 200_000:  # quantiles of a subsample are accurate enough
+        values = rng.choice(values, 200_000, replace=False)
+    distinct = np.unique(values)
+    if distinct.size <= max_bins:
+        return (distinct[:-1] + distinct[1:]) / 2.0
+    quantiles = np.quantile(values, np.linspace(0, 1, max_bins + 1)[1:-1], method="midpoint")
+    return np.unique(quantiles)
+
+
+def bin_features(
+    X,
+    *,
+    categorical_features=None,
+    max_bins: int | None = None,
+    allow_nan: bool = False,
+    random_state: int | None = 0,
+) -> tuple[np.ndarray, list[FeatureSpec]]:
+    """Learn one :class:`FeatureSpec` per column and encode the training data.
+
+    Parameters
+    ----------
+    X : array_like or DataFrame of shape (n_samples, n_features)
+        Training features. pandas ``category``, ``object`` and ``bool``
+        columns are categorical; so are the columns listed in
+        ``categorical_features``.
+    categorical_features : sequence of int or str, or boolean mask, optional
+        Columns to treat as categorical in addition to the inferred ones.
+    max_bins : int or None
+        ``None`` for exact mode; otherwise the number of quantile bins (2 to 65535).
+    allow_nan : bool
+        Whether NaN may appear (as the code -1); if not, NaN is an error.
+    random_state : int or None
+        Seed for the subsample that histogram quantiles are computed from.
+
+    Returns
+    -------
+    codes : ndarray of shape (n_samples, n_features)
+        Integer codes, dtype ``uint8``/``uint16``/``int32`` as small as fits
+        (``int32`` whenever NaN codes are allowed).
+    specs : list of FeatureSpec
+        One per column.
+    """
+    frame = _as_frame(X)
+    n_samples, n_features = frame.shape
+    if n_samples == 0 or n_features == 0:
+        raise ValueError(
+            f"X is empty (shape {frame.shape}); at least one sample and feature needed"
+        )
+    if max_bins is not None and not (2 <= int(max_bins) <= 65535):
+        raise ValueError(f"max_bins must be None or an int in [2, 65535], got {max_bins!r}")
+    categorical = _categorical_mask(frame, categorical_features)
+    rng = np.random.default_rng(random_state)
+    specs, columns = [], []
+    for j in range(n_features):
+        column = frame.iloc[:, j]
+        name = str(frame.columns[j])
+        if categorical[j]:
+            spec, code = _fit_categorical(column, name)
+        else:
+            spec, code = _fit_numeric(column, name, max_bins, rng)
+        if (code < 0).any() and not allow_nan:
+            raise ValueError(
+                f"X has missing values (NaN) in column {name!r}; this estimator has no "
+                "missing-value method: impute them or choose one that supports them"
+            )
+        specs.append(spec)
+        columns.append(code)
+    largest = max(spec.n_codes for spec in specs)
+    dtype = np.uint8 if largest <= 256 else np.uint16 if largest <= 65536 else np.int32
+    if allow_nan:
+        dtype = np.int32
+    codes = np.empty((n_samples, n_features), dtype=dtype, order="F")
+    for j, code in enumerate(columns):
+        codes[:, j] = code
+    return codes, specs
+
+
+def _categorical_mask(frame: pd.DataFrame, categorical_features) -> np.ndarray:
+    n_features = frame.shape[1]
+    mask = np.array([_is_categorical_column(frame.iloc[:, j]) for j in range(n_features)])
+    if categorical_features is None:
+        return mask
+    listed = np.asarray(categorical_features)
+    if listed.dtype == bool:
+        if listed.shape != (n_features,):
+            raise ValueError(
+                f"categorical_features as a mask must have {n_features} entries, got {listed.shape}"
+            )
+        return mask | listed
+    for item in listed.tolist():
+        if isinstance(item, str):
+            if item not in frame.columns:
+                raise ValueError(f"categorical_features names an unknown column {item!r}")
+            mask[list(frame.columns).index(item)] = True
+        elif isinstance(item, int) and -n_features <= item < n_features:
+            mask[item] = True
+        else:
+            raise ValueError(f"categorical_features entry {item!r} is not a column of X")
+    return mask
+
+
+def _fit_categorical(column: pd.Series, name: str) -> tuple[FeatureSpec, np.ndarray]:
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        categories = np.asarray(column.cat.categories)
+        code = column.cat.codes.to_numpy().astype(np.int64)
+    else:
+        present = column.dropna()
+        categories = np.asarray(sorted(pd.unique(present), key=_sort_key))
+        code = pd.Categorical(column, categories=categories).codes.astype(np.int64)
+    return FeatureSpec(CATEGORICAL, categories, name=name), code
+
+
+def _sort_key(value):
+    return (type(value).__name__, value)
+
+
+def _fit_numeric(column, name, max_bins, rng) -> tuple[FeatureSpec, np.ndarray]:
+    values = _numeric_values(column, name)
+    present = values[~np.isnan(values)]
+    if max_bins is None:
+        distinct = np.unique(present)
+        spec = FeatureSpec(NUMERIC, distinct, exact=True, name=name)
+    else:
+        edges = _quantile_edges(present, int(max_bins), rng) if present.size else np.array([])
+        spec = FeatureSpec(NUMERIC, edges, exact=False, name=name)
+    return spec, encode_numeric(values, spec)
+
+
+def _numeric_values(column, name: str) -> np.ndarray:
+    try:
+        values = np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"column {name!r} of X is neither numeric nor categorical: {exc}") from exc
+    if np.isinf(values).any():
+        raise ValueError(f"X contains inf in column {name!r}")
+    return values
+
+
+def encode_numeric(values: np.ndarray, spec: FeatureSpec) -> np.ndarray:
+    """Codes of raw numeric values under a fitted spec; NaN gets -1."""
+    # Exact mode: the rank among the distinct values. Histogram mode: the number
+    # of edges strictly below the value, so bin b holds edges[b-1] < x <= edges[b].
+    code = np.searchsorted(spec.values, values, side="left").astype(np.int64)
+    code[np.isnan(values)] = -1
+    return code
+
+
+def encode_features(X, specs: list[FeatureSpec], feature_names=None) -> list[np.ndarray]:
+    """Raw numeric columns and categorical codes of new data, for prediction.
+
+    Returns one array per feature: float64 values for numeric features (the
+    tree compares them with thresholds) and int64 codes for categorical ones,
+    where -1 marks a category unseen during training or a missing value.
+    """
+    frame = _as_frame(X)
+    if frame.shape[1] != len(specs):
+        raise ValueError(
+            f"X has {frame.shape[1]} features, but the estimator was fitted with {len(specs)}"
+        )
+    if frame.shape[0] == 0:
+        raise ValueError("X is empty: at least one sample is needed")
+    columns = []
+    for j, spec in enumerate(specs):
+        column = frame.iloc[:, j]
+        if spec.kind == CATEGORICAL:
+            code = pd.Categorical(column, categories=spec.values).codes.astype(np.int64)
+            columns.append(code)
+        else:
+            if _is_categorical_column(column) and column.dtype.kind != "b":
+                raise TypeError(
+                    f"column {spec.name!r} was numeric during fit but is {column.dtype} now"
+                )
+            columns.append(_numeric_values(column, spec.name))
+    return columns

@@ -1,0 +1,404 @@
+"""Candidate splits of every frontier node at once (chapter 3).
+
+The growth engine hands this module the samples of all nodes at the current
+depth (the *frontier*). For one feature at a time it sums the sufficient
+statistics of each (node, code) cell -- a ``bincount`` when the cells are few
+(histogram mode, categories), a sort otherwise (exact mode) -- and scores
+every candidate split of every node in one pass:
+
+* **ordered** candidates (numeric thresholds, and CART's category subsets
+  once categories are ordered by their target statistic): a segment-wise
+  cumulative sum gives the left child's statistics at every cut;
+* **multiway** candidates (ID3 and C4.5 on a categorical feature): one child
+  per category.
+
+No loop over samples or nodes: loops run over features only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mltrees.criteria import class_impurity, squared_error_impurity
+from mltrees.tree._data import CATEGORICAL, FeatureSpec
+
+__all__ = ["ClassificationStatistics", "FrontierSplits", "RegressionStatistics", "find_splits"]
+
+NEG_INF = -np.inf
+
+
+class ClassificationStatistics:
+    """Sufficient statistics of a classification node: sample count and weighted class counts."""
+
+    def __init__(self, y_codes: np.ndarray, weights: np.ndarray, n_classes: int, criterion: str):
+        self.y = y_codes.astype(np.intp)
+        self.w = weights
+        self.n_classes = n_classes
+        self.criterion = criterion
+
+    def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
+        """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 1 + n_classes)."""
+        k = self.n_classes
+        counts = np.bincount(group, minlength=n_groups).astype(np.float64)
+        cells = group * k + self.y[rows]
+        class_weight = np.bincount(cells, weights=self.w[rows], minlength=n_groups * k)
+        return np.column_stack([counts, class_weight.reshape(n_groups, k)])
+
+    @staticmethod
+    def count(stats):
+        return stats[..., 0]
+
+    @staticmethod
+    def weight(stats):
+        return stats[..., 1:].sum(axis=-1)
+
+    def impurity(self, stats):
+        return class_impurity(stats[..., 1:], self.criterion)
+
+    def value(self, stats):
+        """Class fractions: the node's posterior distribution."""
+        weights = stats[..., 1:]
+        total = weights.sum(axis=-1, keepdims=True)
+        return weights / np.where(total > 0, total, 1.0)
+
+    def order_score(self, stats, parent_stats):
+        """Key that orders categories for CART's subset split (Breiman's ordering).
+
+        Two classes: the share of the second class, for which the ordering is
+        provably optimal. More classes: the share of the parent's majority
+        class, a heuristic (the optimal search is exponential).
+        """
+        fractions = self.value(stats)
+        if self.n_classes == 2:
+            return fractions[:, 1]
+        majority = np.argmax(parent_stats[:, 1:], axis=1)
+        return fractions[np.arange(len(fractions)), majority]
+
+
+class RegressionStatistics:
+    """Sufficient statistics of a regression node: (count, Σw, Σwy, Σwy²)."""
+
+    criterion = "squared_error"
+
+    def __init__(self, y: np.ndarray, weights: np.ndarray):
+        self.y = y
+        self.w = weights
+        self.wy = weights * y
+        self.wy2 = weights * y * y
+
+    def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
+        """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 4)."""
+        columns = [np.bincount(group, minlength=n_groups).astype(np.float64)]
+        for values in (self.w, self.wy, self.wy2):
+            columns.append(np.bincount(group, weights=values[rows], minlength=n_groups))
+        return np.column_stack(columns)
+
+    @staticmethod
+    def count(stats):
+        return stats[..., 0]
+
+    @staticmethod
+    def weight(stats):
+        return stats[..., 1]
+
+    def impurity(self, stats):
+        return squared_error_impurity(stats[..., 1], stats[..., 2], stats[..., 3])
+
+    def value(self, stats):
+        """The weighted mean: the constant that minimises squared error."""
+        w = stats[..., 1:2]
+        return stats[..., 2:3] / np.where(w > 0, w, 1.0)
+
+    def order_score(self, stats, parent_stats):
+        """Mean target of each category: Breiman's optimal ordering for regression."""
+        return self.value(stats)[:, 0]
+
+
+@dataclass
+class FrontierSplits:
+    """The best split found for each frontier node (arrays of length n_frontier).
+
+    ``gain`` is ``-inf`` where a node has no valid split. For a numeric split
+    the left child takes ``code <= split_code``; for a categorical one,
+    ``routes[node]`` maps each category code to a child slot (-1: the category
+    was absent from the node, so prediction stops there).
+    """
+
+    gain: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    split_code: np.ndarray
+    n_children: np.ndarray
+    routes: dict
+
+
+@dataclass
+class SplitRules:
+    """How candidates are generated and compared: the algorithm's configuration."""
+
+    multiway_categorical: bool  # ID3/C4.5: one child per category; CART: a subset split
+    selection: str  # "gain" (ID3, CART) or "gain_ratio" (C4.5's above-average rule)
+    min_samples_leaf: int = 1
+    min_weight_leaf: float = 0.0
+    allow_numeric: bool = True
+
+
+def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
+    """Statistics per non-empty (node, code) cell, sorted by node then code."""
+    n_cells = n_nodes * n_codes
+    if n_cells <= max(4 * rows.size, 1 << 16):  # dense: one bincount
+        cell = node * n_codes + code
+        stats = stats_model.aggregate(cell, n_cells, rows)
+        present = np.flatnonzero(stats[:, 0] > 0)
+        return present // n_codes, present % n_codes, stats[present]
+    cell = node.astype(np.int64) * n_codes + code  # sparse: sort the cells
+    unique_cells, inverse = np.unique(cell, return_inverse=True)
+    stats = stats_model.aggregate(inverse, unique_cells.size, rows)
+    return unique_cells // n_codes, unique_cells % n_codes, stats
+
+
+def _segments(entry_node):
+    """Start index of each node's run of entries, and each entry's run number."""
+    is_start = np.empty(entry_node.size, dtype=bool)
+    is_start[0] = True
+    np.not_equal(entry_node[1:], entry_node[:-1], out=is_start[1:])
+    starts = np.flatnonzero(is_start)
+    return starts, np.cumsum(is_start) - 1
+
+
+def _best_ordered_cut(stats_model, entry_node, entry_stats, node_stats, parent_impurity, rules):
+    """Score every cut between consecutive entries of a node; return the best per node.
+
+    Returns the gain of each node's best cut (``-inf`` if none) and the index
+    of the last entry on the left of that cut (-1 if none). Ties go to the
+    first cut, i.e. the smallest threshold.
+    """
+    n_nodes = node_stats.shape[0]
+    best_gain = np.full(n_nodes, NEG_INF)
+    best_entry = np.full(n_nodes, -1, dtype=np.intp)
+    if entry_node.size < 2:
+        return best_gain, best_entry
+    starts, run = _segments(entry_node)
+    cumulative = np.cumsum(entry_stats, axis=0)
+    before_run = cumulative[starts] - entry_stats[starts]
+    left = cumulative - before_run[run]
+    total = node_stats[entry_node]
+    right = total - left
+    last_of_run = np.append(entry_node[1:] != entry_node[:-1], True)
+    count, weight = stats_model.count, stats_model.weight
+    valid = ~last_of_run
+    valid &= (count(left) >= rules.min_samples_leaf) & (count(right) >= rules.min_samples_leaf)
+    if rules.min_weight_leaf > 0:
+        valid &= (weight(left) >= rules.min_weight_leaf) & (weight(right) >= rules.min_weight_leaf)
+    w_total = weight(total)
+    gain = parent_impurity[entry_node] - (
+        weight(left) * stats_model.impurity(left) + weight(right) * stats_model.impurity(right)
+    ) / np.where(w_total > 0, w_total, 1.0)
+    gain[~valid] = NEG_INF
+    run_max = np.maximum.reduceat(gain, starts)
+    position = np.arange(gain.size)
+    first_best = np.minimum.reduceat(
+        np.where(valid & (gain == run_max[run]), position, gain.size), starts
+    )
+    found = first_best < gain.size
+    nodes = entry_node[starts[found]]
+    best_gain[nodes] = gain[first_best[found]]
+    best_entry[nodes] = first_best[found]
+    return best_gain, best_entry
+
+
+def _intrinsic_value(child_weights: np.ndarray) -> np.ndarray:
+    """Entropy of the branch proportions, (n_nodes, n_children) -> (n_nodes,)."""
+    return class_impurity(child_weights, "entropy")
+
+
+def find_splits(
+    codes: np.ndarray,
+    specs: list[FeatureSpec],
+    rows: np.ndarray,
+    node: np.ndarray,
+    n_nodes: int,
+    stats_model,
+    node_stats: np.ndarray,
+    rules: SplitRules,
+    feature_mask: np.ndarray | None = None,
+) -> FrontierSplits:
+    """Find the best split of every frontier node.
+
+    Parameters
+    ----------
+    codes : ndarray (n_samples, n_features)
+        Training codes from :func:`mltrees.tree._data.bin_features`.
+    specs : list of FeatureSpec
+        The features' specs.
+    rows : ndarray of int
+        The samples that belong to splittable frontier nodes.
+    node : ndarray of int, same length as ``rows``
+        Each row's frontier node, in ``0 .. n_nodes - 1``.
+    n_nodes : int
+        Number of frontier nodes.
+    stats_model : ClassificationStatistics or RegressionStatistics
+        How to sum and score statistics.
+    node_stats : ndarray (n_nodes, width)
+        The statistics of each frontier node.
+    rules : SplitRules
+        The algorithm's configuration.
+    feature_mask : ndarray of bool (n_nodes, n_features), optional
+        Features each node may use (``max_features``); all if None.
+
+    Returns
+    -------
+    FrontierSplits
+    """
+    n_features = len(specs)
+    parent_impurity = stats_model.impurity(node_stats)
+    gains = np.full((n_nodes, n_features), NEG_INF)
+    ratios = np.full((n_nodes, n_features), NEG_INF)
+    thresholds = np.full((n_nodes, n_features), np.nan)
+    split_codes = np.full((n_nodes, n_features), -1, dtype=np.intp)
+    subset_routes = {}
+    for j, spec in enumerate(specs):
+        if feature_mask is not None and not feature_mask[:, j].any():
+            continue
+        code = codes[:, j][rows].astype(np.intp)
+        entry_node, entry_code, entry_stats = _cell_statistics(
+            stats_model, node, code, n_nodes, spec.n_codes, rows
+        )
+        if spec.kind == CATEGORICAL and rules.multiway_categorical:
+            gain_j, ratio_j = _multiway(
+                stats_model,
+                entry_node,
+                entry_code,
+                entry_stats,
+                node_stats,
+                spec.n_codes,
+                parent_impurity,
+                rules,
+            )
+            gains[:, j], ratios[:, j] = gain_j, ratio_j
+            continue
+        if spec.kind == CATEGORICAL:
+            score = stats_model.order_score(entry_stats, node_stats[entry_node])
+            order = np.lexsort((score, entry_node))
+            entry_node, entry_code, entry_stats = (
+                entry_node[order],
+                entry_code[order],
+                entry_stats[order],
+            )
+        gain_j, best = _best_ordered_cut(
+            stats_model, entry_node, entry_stats, node_stats, parent_impurity, rules
+        )
+        gains[:, j] = gain_j
+        has = best >= 0
+        if rules.selection == "gain_ratio":
+            left_weight = _left_weight(stats_model, entry_stats, entry_node, best, has)
+            total_weight = stats_model.weight(node_stats[has])
+            branch = np.column_stack([left_weight, total_weight - left_weight])
+            ratios[has, j] = gain_j[has] / np.maximum(_intrinsic_value(branch), 1e-300)
+        if spec.kind == CATEGORICAL:
+            subset_routes[j] = _subset_routes(entry_node, entry_code, best, spec.n_codes, n_nodes)
+        else:
+            left_code = entry_code[best[has]]
+            right_code = entry_code[best[has] + 1]
+            split_codes[has, j] = left_code
+            thresholds[has, j] = _safe_threshold(spec, left_code, right_code)
+    if feature_mask is not None:
+        gains[~feature_mask] = NEG_INF
+        ratios[~feature_mask] = NEG_INF
+    chosen = _select(gains, ratios, rules.selection)
+    rows_idx = np.arange(n_nodes)
+    best_gain = gains[rows_idx, chosen]
+    n_children = np.where(np.isfinite(best_gain), 2, 0)
+    routes = {}
+    for j in np.unique(chosen[np.isfinite(best_gain)]):
+        spec = specs[j]
+        at = np.flatnonzero((chosen == j) & np.isfinite(best_gain))
+        if spec.kind == CATEGORICAL and rules.multiway_categorical:
+            n_children[at] = spec.n_codes
+            for i in at:
+                routes[int(i)] = np.arange(spec.n_codes, dtype=np.intp)
+        elif spec.kind == CATEGORICAL:
+            for i in at:
+                routes[int(i)] = subset_routes[j][i]
+    return FrontierSplits(
+        gain=best_gain,
+        feature=chosen,
+        threshold=thresholds[rows_idx, chosen],
+        split_code=split_codes[rows_idx, chosen],
+        n_children=n_children,
+        routes=routes,
+    )
+
+
+def _left_weight(stats_model, entry_stats, entry_node, best, has):
+    """Weight of the left child of each node's best cut."""
+    starts, run = _segments(entry_node) if entry_node.size else (np.array([], int), None)
+    weights = stats_model.weight(entry_stats)
+    cumulative = np.cumsum(weights)
+    out = np.zeros(has.sum())
+    if not has.any():
+        return out
+    chosen = best[has]
+    run_start = starts[run[chosen]]
+    return cumulative[chosen] - cumulative[run_start] + weights[run_start]
+
+
+def _safe_threshold(spec: FeatureSpec, left_code, right_code):
+    """Threshold between two codes, never equal to the right value (rounding guard)."""
+    threshold = spec.threshold(left_code, right_code)
+    if spec.exact:
+        right_value = spec.values[right_code]
+        threshold = np.where(threshold >= right_value, spec.values[left_code], threshold)
+    return threshold
+
+
+def _subset_routes(entry_node, entry_code, best, n_codes, n_nodes):
+    """Per node: category code -> child slot (0 left, 1 right, -1 absent from the node)."""
+    routes = np.full((n_nodes, n_codes), -1, dtype=np.intp)
+    if entry_node.size == 0:
+        return routes
+    starts, run = _segments(entry_node)
+    cut = best[entry_node]
+    position = np.arange(entry_node.size)
+    slot = np.where(position <= cut, 0, 1)
+    usable = cut[...] >= 0
+    routes[entry_node[usable], entry_code[usable]] = slot[usable]
+    return routes
+
+
+def _multiway(
+    stats_model, entry_node, entry_code, entry_stats, node_stats, n_codes, parent_impurity, rules
+):
+    """Gain and gain ratio of splitting each node into one child per category."""
+    n_nodes, width = node_stats.shape
+    table = np.zeros((n_nodes, n_codes, width))
+    table[entry_node, entry_code] = entry_stats
+    child_weight = stats_model.weight(table)
+    child_count = stats_model.count(table)
+    total = stats_model.weight(node_stats)
+    safe_total = np.where(total > 0, total, 1.0)
+    weighted = (child_weight * stats_model.impurity(table)).sum(axis=1) / safe_total
+    gain = parent_impurity - weighted
+    # At least two branches must hold min_samples_leaf samples (C4.5's MINOBJS rule).
+    big_enough = (child_count >= max(rules.min_samples_leaf, 1)).sum(axis=1) >= 2
+    gain = np.where(big_enough, gain, NEG_INF)
+    ratio = np.where(big_enough, gain / np.maximum(_intrinsic_value(child_weight), 1e-300), NEG_INF)
+    return gain, ratio
+
+
+def _select(gains: np.ndarray, ratios: np.ndarray, selection: str) -> np.ndarray:
+    """The feature each node splits on.
+
+    ``"gain"``: the largest gain; ties go to the lowest feature index.
+    ``"gain_ratio"``: C4.5's rule -- among features whose gain is at least the
+    average gain of the node's candidate features, the largest gain ratio.
+    """
+    if selection == "gain":
+        return np.argmax(gains, axis=1)
+    finite = np.isfinite(gains)
+    n_candidates = finite.sum(axis=1)
+    average = np.where(finite, gains, 0.0).sum(axis=1) / np.maximum(n_candidates, 1)
+    eligible = finite & (gains >= average[:, None] - 1e-12)
+    return np.argmax(np.where(eligible, ratios, NEG_INF), axis=1)

@@ -1,0 +1,159 @@
+"""A fitted tree as flat arrays, and vectorized prediction (chapter 2).
+
+The storage follows scikit-learn's struct-of-arrays layout, extended so that
+one format holds every tree of the book: binary threshold nodes (C4.5 and
+CART on numbers), binary category-subset nodes (CART) and multiway nodes
+(ID3 and C4.5 on categories). The children of a node are stored at
+consecutive ids ``first_child[i] .. first_child[i] + n_children[i] - 1``, so
+routing a sample means computing a *slot* and adding it.
+
+Prediction moves all samples down one level per step with fancy indexing:
+the loop runs over depth, never over samples or nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["LEAF", "Tree"]
+
+LEAF = -1  # value of ``feature`` at a leaf
+NUMERIC_NODE, CATEGORICAL_NODE = 0, 1
+
+
+@dataclass
+class Tree:
+    """Flat-array storage of a fitted tree.
+
+    Attributes
+    ----------
+    feature : ndarray of int, shape (n_nodes,)
+        Feature tested at each node; ``LEAF`` (-1) at leaves.
+    kind : ndarray of int
+        ``NUMERIC_NODE`` (0) or ``CATEGORICAL_NODE`` (1); -1 at leaves.
+    threshold : ndarray of float
+        Numeric nodes send ``x <= threshold`` to slot 0, the rest to slot 1.
+    first_child, n_children : ndarray of int
+        Children ids are ``first_child .. first_child + n_children - 1``.
+    route_offset : ndarray of int
+        Categorical nodes: ``route_table[route_offset + code]`` is the slot of
+        category ``code``; -1 means the category never reached this node in
+        training, and prediction stops here (see :meth:`apply`).
+    route_table : ndarray of int
+        The concatenated routing tables.
+    n_categories : ndarray of int
+        Number of category codes of the tested feature (categorical nodes).
+    value : ndarray of float, shape (n_nodes, n_outputs)
+        Class fractions (classification) or the mean (regression) of every
+        node, internal nodes included.
+    impurity, n_node_samples, weighted_n_node_samples, depth, parent : ndarray
+        Per-node statistics.
+    """
+
+    feature: np.ndarray
+    kind: np.ndarray
+    threshold: np.ndarray
+    first_child: np.ndarray
+    n_children: np.ndarray
+    route_offset: np.ndarray
+    route_table: np.ndarray
+    n_categories: np.ndarray
+    value: np.ndarray
+    impurity: np.ndarray
+    n_node_samples: np.ndarray
+    weighted_n_node_samples: np.ndarray
+    depth: np.ndarray
+    parent: np.ndarray
+
+    @property
+    def node_count(self) -> int:
+        """Number of nodes."""
+        return int(self.feature.shape[0])
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        """Boolean mask of the leaves."""
+        return self.feature == LEAF
+
+    @property
+    def max_depth(self) -> int:
+        """Depth of the deepest node (the root has depth 0)."""
+        return int(self.depth.max())
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves."""
+        return int(self.is_leaf.sum())
+
+    def apply(self, columns: list[np.ndarray], *, return_path: bool = False):
+        """Node reached by each sample; optionally every node on its path.
+
+        Parameters
+        ----------
+        columns : list of ndarray
+            One array per feature: raw float values for numeric features,
+            int codes for categorical ones (-1: unseen category).
+        return_path : bool
+            Also return ``(sample, node)`` pairs of every node visited.
+
+        Returns
+        -------
+        ndarray of int
+            The node each sample ends in: a leaf, or the internal node whose
+            test met a category that never reached that node in training. That
+            node's value is then the prediction -- the empty-branch rule of
+            chapter 2: an unknown branch inherits its parent's distribution.
+        """
+        n_samples = columns[0].shape[0]
+        node = np.zeros(n_samples, dtype=np.intp)
+        active = np.arange(n_samples)
+        path_samples, path_nodes = [active], [node.copy()]
+        while active.size:
+            at = node[active]
+            feature = self.feature[at]
+            internal = feature != LEAF
+            active, at, feature = active[internal], at[internal], feature[internal]
+            if not active.size:
+                break
+            slot = np.empty(active.size, dtype=np.intp)
+            for j in np.unique(feature):
+                mine = feature == j
+                values = columns[j][active[mine]]
+                nodes = at[mine]
+                if self.kind[nodes[0]] == NUMERIC_NODE:
+                    slot[mine] = values > self.threshold[nodes]
+                else:
+                    codes = values.astype(np.intp)
+                    known = (codes >= 0) & (codes < self.n_categories[nodes])
+                    lookup = np.where(known, self.route_offset[nodes] + codes, 0)
+                    slot[mine] = np.where(known, self.route_table[lookup], -1)
+            moving = slot >= 0
+            active = active[moving]
+            node[active] = self.first_child[at[moving]] + slot[moving]
+            if return_path:
+                path_samples.append(active)
+                path_nodes.append(node[active])
+        if return_path:
+            return node, np.concatenate(path_samples), np.concatenate(path_nodes)
+        return node
+
+    def compute_feature_importances(self, n_features: int) -> np.ndarray:
+        """Mean decrease in impurity per feature, normalised to sum to 1.
+
+        Each internal node adds ``W_t * impurity_t - sum_c W_c * impurity_c``
+        (weights ``W`` of the node and its children) to its feature.
+        """
+        importances = np.zeros(n_features)
+        internal = np.flatnonzero(~self.is_leaf)
+        if internal.size == 0:
+            return importances
+        weighted = self.weighted_n_node_samples * self.impurity
+        children_sum = np.zeros(self.node_count)
+        child_ids = np.flatnonzero(self.parent >= 0)
+        np.add.at(children_sum, self.parent[child_ids], weighted[child_ids])
+        decrease = weighted[internal] - children_sum[internal]
+        np.add.at(importances, self.feature[internal], decrease)
+        total = importances.sum()
+        return importances / total if total > 0 else importances

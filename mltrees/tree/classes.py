@@ -1,0 +1,479 @@
+"""ID3, C4.5 and CART as configurations of one growth engine (chapter 4).
+
+Each estimator only chooses the parts of chapter 3's table: how candidates
+are generated (multiway on categories, or binary), how they are compared
+(information gain, C4.5's gain ratio rule, Gini, variance reduction), and the
+leaf value. The growth itself is :func:`mltrees.tree._grow.grow_tree`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mltrees._validation import check_sample_weight
+from mltrees.tree._data import CATEGORICAL, NUMERIC, bin_features, encode_features
+from mltrees.tree._grow import GrowthLimits, grow_tree
+from mltrees.tree._split import ClassificationStatistics, RegressionStatistics, SplitRules
+
+__all__ = [
+    "C45Classifier",
+    "CARTClassifier",
+    "CARTRegressor",
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "ID3Classifier",
+]
+
+
+def _as_table(X, name: str = "X"):
+    """Keep DataFrames (their dtypes say which columns are categorical); arrays otherwise."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError(f"{name} is a sparse matrix; pass a dense array or a DataFrame")
+    array = np.asarray(X)
+    if array.dtype.kind == "c":
+        raise TypeError(f"{name} holds complex numbers; real numbers or categories expected")
+    if array.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-dimensional (n_samples, n_features), got shape {array.shape}; "
+            "reshape a single feature with X.reshape(-1, 1)"
+        )
+    return array
+
+
+def _resolve_max_features(max_features, n_features: int) -> int | None:
+    if max_features is None:
+        return None
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(np.sqrt(n_features)))
+        if max_features == "log2":
+            return max(1, int(np.log2(n_features)))
+    elif isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
+        if 1 <= max_features <= n_features:
+            return int(max_features)
+    elif isinstance(max_features, numbers.Real) and 0 < max_features <= 1:
+        return max(1, int(max_features * n_features))
+    raise ValueError(
+        "max_features must be None, 'sqrt', 'log2', an int in [1, n_features] or a float "
+        f"in (0, 1], got {max_features!r}"
+    )
+
+
+def _check_int(value, name: str, low: int, allow_none: bool = False):
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        expected = f"an int >= {low}" + (" or None" if allow_none else "")
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+
+
+class _BaseTree(BaseEstimator):
+    """Shared fit/predict logic; subclasses set the algorithm's configuration."""
+
+    _multiway_categorical = False
+    _selection = "gain"
+    _require_positive_gain = False
+    _numeric_features = True
+    _criteria: tuple[str, ...] = ()
+
+    def _validate_params(self):
+        if self.criterion not in self._criteria:
+            raise ValueError(f"criterion must be one of {self._criteria}, got {self.criterion!r}")
+        _check_int(self.max_depth, "max_depth", 1, allow_none=True)
+        _check_int(self.min_samples_split, "min_samples_split", 2)
+        _check_int(self.min_samples_leaf, "min_samples_leaf", 1)
+        if (
+            not isinstance(self.min_impurity_decrease, numbers.Real)
+            or self.min_impurity_decrease < 0
+        ):
+            raise ValueError(
+                f"min_impurity_decrease must be a float >= 0, got {self.min_impurity_decrease!r}"
+            )
+        _check_int(self.max_bins, "max_bins", 2, allow_none=True)
+
+    def _fit(self, X, y, sample_weight, stats_factory):
+        self._validate_params()
+        X = _as_table(X)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        n_samples = X.shape[0]
+        if n_samples == 0:
+            raise ValueError("X is empty: at least one sample is needed to fit a tree")
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
+        weights = check_sample_weight(sample_weight, n_samples)
+        codes, specs = bin_features(
+            X,
+            categorical_features=self.categorical_features,
+            max_bins=self.max_bins,
+            random_state=0,
+        )
+        if not self._numeric_features:
+            numeric = [spec.name for spec in specs if spec.kind == NUMERIC]
+            if numeric:
+                raise ValueError(
+                    f"{type(self).__name__} splits categorical features only, but column(s) "
+                    f"{numeric[:5]} are numeric. Discretize them first (pd.cut or "
+                    "sklearn.preprocessing.KBinsDiscretizer), mark them with "
+                    "categorical_features=, or use C45Classifier or CARTClassifier, which "
+                    "bi-partition numeric features."
+                )
+        stats_model = stats_factory(y, weights)
+        rules = SplitRules(
+            multiway_categorical=self._multiway_categorical,
+            selection=self._selection,
+            min_samples_leaf=self.min_samples_leaf,
+        )
+        limits = GrowthLimits(
+            max_depth=self.max_depth,
+            min_samples_split=self.min_samples_split,
+            min_impurity_decrease=float(self.min_impurity_decrease),
+            max_features=_resolve_max_features(self.max_features, len(specs)),
+            require_positive_gain=self._require_positive_gain,
+        )
+        rng = np.random.default_rng(self.random_state)
+        self._specs = specs
+        self.tree_ = grow_tree(codes, specs, stats_model, rules, limits, rng)
+        return self
+
+    def _columns(self, X):
+        check_is_fitted(self, "tree_")
+        X = _as_table(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        columns = encode_features(X, self._specs)
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+        for j, (spec, column) in enumerate(zip(self._specs, columns, strict=True)):
+            # A category unseen in training is routed (see Tree.apply); a missing
+            # value is not, because this estimator has no missing-value method.
+            missing = np.isnan(column) if spec.kind == NUMERIC else pd.isna(frame.iloc[:, j])
+            if np.asarray(missing).any():
+                raise ValueError(
+                    f"X has missing values (NaN) in column {spec.name!r}; this estimator "
+                    "has no missing-value method"
+                )
+        return columns
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the node each sample ends in (a leaf, or see :meth:`Tree.apply`)."""
+        return self.tree_.apply(self._columns(X))
+
+    def decision_path(self, X):
+        """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits."""
+        from scipy.sparse import csr_matrix
+
+        columns = self._columns(X)
+        _, samples, nodes = self.tree_.apply(columns, return_path=True)
+        data = np.ones(samples.size, dtype=np.intp)
+        shape = (columns[0].shape[0], self.tree_.node_count)
+        return csr_matrix((data, (samples, nodes)), shape=shape)
+
+    def get_depth(self) -> int:
+        """Depth of the tree: the number of tests on the longest path."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Mean decrease in impurity per feature, normalised to sum to 1."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.compute_feature_importances(self.n_features_in_)
+
+
+class _TreeClassifier(ClassifierMixin, _BaseTree):
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``(X, y)``, optionally weighting the samples.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Features; pandas category/object/bool columns are categorical.
+        y : array_like of shape (n_samples,)
+            Class labels.
+        sample_weight : array_like of shape (n_samples,), optional
+            Non-negative weights.
+
+        Returns
+        -------
+        self
+        """
+        y_array = np.asarray(y)
+        if y_array.ndim == 2 and y_array.shape[1] == 1:
+            y_array = y_array.ravel()
+        if y_array.ndim == 1 and y_array.dtype.kind == "f" and np.isnan(y_array).any():
+            raise ValueError("y contains NaN")
+        if y_array.ndim == 1 and y_array.dtype.kind == "O" and pd.isna(y_array).any():
+            raise ValueError("y contains missing values")
+        self.classes_, y_codes = (
+            np.unique(y_array, return_inverse=True)
+            if y_array.ndim == 1
+            else (np.asarray([]), y_array)
+        )
+        self.n_classes_ = len(self.classes_)
+        self.n_outputs_ = 1
+
+        def factory(_, weights):
+            weights = weights * self._class_weights(y_codes)
+            return ClassificationStatistics(
+                y_codes, weights, self.n_classes_, self._engine_criterion
+            )
+
+        return self._fit(X, y_array, sample_weight, factory)
+
+    @property
+    def _engine_criterion(self) -> str:
+        return "gini" if self.criterion == "gini" else "entropy"
+
+    def _class_weights(self, y_codes):
+        if self.class_weight is None:
+            return np.ones(y_codes.shape[0])
+        if self.class_weight == "balanced":
+            counts = np.bincount(y_codes, minlength=self.n_classes_)
+            per_class = y_codes.shape[0] / (self.n_classes_ * np.maximum(counts, 1))
+            return per_class[y_codes]
+        if isinstance(self.class_weight, dict):
+            unknown = set(self.class_weight) - set(self.classes_.tolist())
+            if unknown:
+                raise ValueError(f"class_weight names classes not in y: {sorted(unknown)!r}")
+            per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_])
+            if (per_class < 0).any():
+                raise ValueError("class_weight values must be >= 0")
+            return per_class[y_codes]
+        raise ValueError(
+            f"class_weight must be None, 'balanced' or a dict, got {self.class_weight!r}"
+        )
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities: the class fractions of the node each sample reaches."""
+        return self.tree_.value[self.apply(X)]
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class; ties go to the first class in ``classes_``."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class _TreeRegressor(RegressorMixin, _BaseTree):
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``(X, y)``, optionally weighting the samples.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Features; pandas category/object/bool columns are categorical.
+        y : array_like of shape (n_samples,)
+            Real targets.
+        sample_weight : array_like of shape (n_samples,), optional
+            Non-negative weights.
+
+        Returns
+        -------
+        self
+        """
+        try:
+            y_array = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"y must be numeric for a regression tree: {exc}") from exc
+        if not np.isfinite(y_array).all():
+            raise ValueError("y contains NaN or inf")
+        self.n_outputs_ = 1
+        return self._fit(X, y_array, sample_weight, RegressionStatistics)
+
+    def predict(self, X) -> np.ndarray:
+        """The mean target of the node each sample reaches."""
+        return self.tree_.value[self.apply(X), 0]
+
+
+_SHARED_PARAMS = """
+    max_depth : int or None, default None
+        Largest depth; None grows until the other stopping rules apply.
+    min_samples_split : int, default 2
+        A node with fewer samples is not split.
+    min_samples_leaf : int, default 1
+        Every child of a binary split must keep at least this many samples;
+        a multiway split needs two branches that do (C4.5's MINOBJS rule).
+    min_impurity_decrease : float, default 0
+        Split only if ``N_t / N * gain >= min_impurity_decrease``.
+    max_features : None, "sqrt", "log2", int or float, default None
+        Number of features drawn at random for each node.
+    random_state : int, numpy Generator or None, default None
+        Seeds the feature draws of ``max_features``.
+    max_bins : int or None, default None
+        None: exact splits at midpoints of the node's sorted values.
+        An int: quantile histogram with at most this many bins per feature.
+    categorical_features : list of int or str, or bool mask, optional
+        Columns to treat as categorical in addition to pandas category,
+        object and bool columns.
+"""
+
+
+class CARTClassifier(_TreeClassifier):
+    __doc__ = f"""CART classification tree: binary splits scored by the Gini index.
+
+    Implements Breiman et al.'s CART :cite:p:`breiman1984` as chapter 4
+    describes it: numeric features are bi-partitioned at midpoints, a
+    categorical feature is split into two subsets of categories ordered by
+    their class-1 share (optimal for two classes), and the split that most
+    reduces the weighted Gini value (:eq:`eq-gini`) wins.
+
+    Parameters
+    ----------
+    criterion : {{"gini", "entropy", "log_loss"}}, default "gini"
+        Node impurity; entropy is in bits.
+    {_SHARED_PARAMS}
+    class_weight : dict, "balanced" or None, default None
+        Per-class weights multiplied into the sample weights.
+    """
+
+    _criteria = ("gini", "entropy", "log_loss")
+
+    def __init__(
+        self,
+        *,
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_features=None,
+        random_state=None,
+        class_weight=None,
+        max_bins=None,
+        categorical_features=None,
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.random_state = random_state
+        self.class_weight = class_weight
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+
+class CARTRegressor(_TreeRegressor):
+    __doc__ = f"""CART regression tree: binary splits that most reduce the squared error.
+
+    Leaves predict the mean of their targets; a categorical feature is split
+    into two subsets of categories ordered by their mean target, which is
+    optimal for squared error (Breiman et al. 1984).
+
+    Parameters
+    ----------
+    criterion : {{"squared_error"}}, default "squared_error"
+        Node impurity: the weighted variance of the targets.
+    {_SHARED_PARAMS}
+    """
+
+    _criteria = ("squared_error",)
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_features=None,
+        random_state=None,
+        max_bins=None,
+        categorical_features=None,
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+
+class ID3Classifier(_TreeClassifier):
+    __doc__ = f"""Quinlan's ID3: multiway splits on categorical features by information gain.
+
+    Each internal node tests one categorical feature and has one branch per
+    category seen in training; a branch that receives no training samples
+    becomes a leaf with its parent's class distribution. Numeric features
+    are rejected with an error that says how to discretize them.
+
+    Parameters
+    ----------
+    criterion : {{"entropy"}}, default "entropy"
+        Information gain in bits (:eq:`eq-mutual-information`).
+    {_SHARED_PARAMS}
+    class_weight : dict, "balanced" or None, default None
+        Per-class weights multiplied into the sample weights.
+    """
+
+    _criteria = ("entropy",)
+    _multiway_categorical = True
+    _require_positive_gain = True
+    _numeric_features = False
+
+    def __init__(
+        self,
+        *,
+        criterion="entropy",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_impurity_decrease=0.0,
+        max_features=None,
+        random_state=None,
+        class_weight=None,
+        max_bins=None,
+        categorical_features=None,
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.random_state = random_state
+        self.class_weight = class_weight
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+
+class C45Classifier(ID3Classifier):
+    __doc__ = f"""Quinlan's C4.5 (unpruned): gain ratio with the above-average-gain rule.
+
+    Categorical features get multiway splits, numeric ones are bi-partitioned
+    at midpoints. Among the features whose information gain is at least the
+    average, the one with the largest gain ratio wins.
+
+    Parameters
+    ----------
+    criterion : {{"entropy"}}, default "entropy"
+        Gains are in bits.
+    {_SHARED_PARAMS}
+    class_weight : dict, "balanced" or None, default None
+        Per-class weights multiplied into the sample weights.
+    """
+
+    _selection = "gain_ratio"
+    _numeric_features = True
+
+
+DecisionTreeClassifier = CARTClassifier
+DecisionTreeRegressor = CARTRegressor
