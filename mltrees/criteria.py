@@ -85,7 +85,9 @@ def class_impurity(class_weights: np.ndarray, criterion: str) -> np.ndarray:
     return -np.einsum("...k,...k->...", p, logs) + 0.0
 
 
-def squared_error_impurity(sum_w: np.ndarray, sum_wy: np.ndarray, sum_wy2: np.ndarray) -> np.ndarray:
+def squared_error_impurity(
+    sum_w: np.ndarray, sum_wy: np.ndarray, sum_wy2: np.ndarray
+) -> np.ndarray:
     """Weighted variance of the targets in many nodes from (Σw, Σwy, Σwy²).
 
     The impurity that CART's regression tree minimises (chapter 3); a node of

@@ -232,6 +232,23 @@ def encode_features(X, specs: list[FeatureSpec], feature_names=None) -> list[np.
     tree compares them with thresholds) and int64 codes for categorical ones,
     where -1 marks a category unseen during training or a missing value.
     """
+    if (
+        not isinstance(X, pd.DataFrame)
+        and all(spec.kind == NUMERIC for spec in specs)
+        and np.asarray(X).dtype.kind in "biuf"
+    ):
+        array = np.asarray(X, dtype=np.float64)  # fast path: a numeric array, no pandas
+        if array.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {array.shape}")
+        if array.shape[1] != len(specs):
+            raise ValueError(
+                f"X has {array.shape[1]} features, but the estimator was fitted with {len(specs)}"
+            )
+        if array.shape[0] == 0:
+            raise ValueError("X is empty: at least one sample is needed")
+        if np.isinf(array).any():
+            raise ValueError("X contains inf")
+        return [array[:, j] for j in range(array.shape[1])]
     frame = _as_frame(X)
     if frame.shape[1] != len(specs):
         raise ValueError(

@@ -359,7 +359,6 @@ def _subset_routes(entry_node, entry_code, best, n_codes, n_nodes):
     routes = np.full((n_nodes, n_codes), -1, dtype=np.intp)
     if entry_node.size == 0:
         return routes
-    starts, run = _segments(entry_node)
     cut = best[entry_node]
     position = np.arange(entry_node.size)
     slot = np.where(position <= cut, 0, 1)

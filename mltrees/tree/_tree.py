@@ -107,34 +107,38 @@ class Tree:
             chapter 2: an unknown branch inherits its parent's distribution.
         """
         n_samples = columns[0].shape[0]
+        # One float matrix, so each level needs a single gather whatever the
+        # features: raw values for numeric columns, codes for categorical ones.
+        values = np.empty((n_samples, len(columns)))
+        for j, column in enumerate(columns):
+            values[:, j] = column
+        # Leaves loop onto themselves (feature 0, threshold +inf, slot 0), so all
+        # samples take one step per level without compacting the active set.
+        leaf = self.is_leaf
+        feature = np.where(leaf, 0, self.feature)
+        threshold = np.where(leaf, np.inf, self.threshold)
+        first_child = np.where(leaf, np.arange(self.node_count), self.first_child)
+        categorical_tree = bool((self.kind == CATEGORICAL_NODE).any())
+        rows = np.arange(n_samples)
         node = np.zeros(n_samples, dtype=np.intp)
-        active = np.arange(n_samples)
-        path_samples, path_nodes = [active], [node.copy()]
-        while active.size:
-            at = node[active]
-            feature = self.feature[at]
-            internal = feature != LEAF
-            active, at, feature = active[internal], at[internal], feature[internal]
-            if not active.size:
-                break
-            slot = np.empty(active.size, dtype=np.intp)
-            for j in np.unique(feature):
-                mine = feature == j
-                values = columns[j][active[mine]]
-                nodes = at[mine]
-                if self.kind[nodes[0]] == NUMERIC_NODE:
-                    slot[mine] = values > self.threshold[nodes]
-                else:
-                    codes = values.astype(np.intp)
-                    known = (codes >= 0) & (codes < self.n_categories[nodes])
-                    lookup = np.where(known, self.route_offset[nodes] + codes, 0)
-                    slot[mine] = np.where(known, self.route_table[lookup], -1)
-            moving = slot >= 0
-            active = active[moving]
-            node[active] = self.first_child[at[moving]] + slot[moving]
+        path_samples, path_nodes = [rows], [node]
+        for _ in range(self.max_depth):
+            value = values[rows, feature[node]]
+            step = first_child[node] + (value > threshold[node])
+            if categorical_tree:
+                categorical = np.flatnonzero(self.kind[node] == CATEGORICAL_NODE)
+                at = node[categorical]
+                codes = value[categorical].astype(np.intp)
+                known = (codes >= 0) & (codes < self.n_categories[at])
+                slot = self.route_table[np.where(known, self.route_offset[at] + codes, 0)]
+                slot = np.where(known, slot, -1)
+                # slot -1: the category never reached this node, stay here.
+                step[categorical] = np.where(slot >= 0, first_child[at] + slot, at)
             if return_path:
-                path_samples.append(active)
-                path_nodes.append(node[active])
+                moved = np.flatnonzero(step != node)
+                path_samples.append(moved)
+                path_nodes.append(step[moved])
+            node = step
         if return_path:
             return node, np.concatenate(path_samples), np.concatenate(path_nodes)
         return node

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._validation import check_sample_weight
-from mltrees.tree._data import CATEGORICAL, NUMERIC, bin_features, encode_features
+from mltrees.tree._data import NUMERIC, bin_features, encode_features
 from mltrees.tree._grow import GrowthLimits, grow_tree
 from mltrees.tree._split import ClassificationStatistics, RegressionStatistics, SplitRules
 
@@ -152,12 +152,16 @@ class _BaseTree(BaseEstimator):
         X = _as_table(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         columns = encode_features(X, self._specs)
-        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+        frame = None
         for j, (spec, column) in enumerate(zip(self._specs, columns, strict=True)):
             # A category unseen in training is routed (see Tree.apply); a missing
             # value is not, because this estimator has no missing-value method.
-            missing = np.isnan(column) if spec.kind == NUMERIC else pd.isna(frame.iloc[:, j])
-            if np.asarray(missing).any():
+            if spec.kind == NUMERIC:
+                missing = np.isnan(column).any()
+            else:
+                frame = frame if frame is not None else pd.DataFrame(X)
+                missing = pd.isna(frame.iloc[:, j]).any()
+            if missing:
                 raise ValueError(
                     f"X has missing values (NaN) in column {spec.name!r}; this estimator "
                     "has no missing-value method"
@@ -321,8 +325,15 @@ _SHARED_PARAMS = """
 """
 
 
+def _shared_parameters(cls):
+    """Fill the ``{shared_parameters}`` slot of an estimator's docstring."""
+    cls.__doc__ = cls.__doc__.replace("    {shared_parameters}\n", _SHARED_PARAMS.lstrip("\n"))
+    return cls
+
+
+@_shared_parameters
 class CARTClassifier(_TreeClassifier):
-    __doc__ = f"""CART classification tree: binary splits scored by the Gini index.
+    """CART classification tree: binary splits scored by the Gini index.
 
     Implements Breiman et al.'s CART :cite:p:`breiman1984` as chapter 4
     describes it: numeric features are bi-partitioned at midpoints, a
@@ -332,9 +343,9 @@ class CARTClassifier(_TreeClassifier):
 
     Parameters
     ----------
-    criterion : {{"gini", "entropy", "log_loss"}}, default "gini"
+    criterion : {"gini", "entropy", "log_loss"}, default "gini"
         Node impurity; entropy is in bits.
-    {_SHARED_PARAMS}
+    {shared_parameters}
     class_weight : dict, "balanced" or None, default None
         Per-class weights multiplied into the sample weights.
     """
@@ -367,8 +378,9 @@ class CARTClassifier(_TreeClassifier):
         self.categorical_features = categorical_features
 
 
+@_shared_parameters
 class CARTRegressor(_TreeRegressor):
-    __doc__ = f"""CART regression tree: binary splits that most reduce the squared error.
+    """CART regression tree: binary splits that most reduce the squared error.
 
     Leaves predict the mean of their targets; a categorical feature is split
     into two subsets of categories ordered by their mean target, which is
@@ -376,9 +388,9 @@ class CARTRegressor(_TreeRegressor):
 
     Parameters
     ----------
-    criterion : {{"squared_error"}}, default "squared_error"
+    criterion : {"squared_error"}, default "squared_error"
         Node impurity: the weighted variance of the targets.
-    {_SHARED_PARAMS}
+    {shared_parameters}
     """
 
     _criteria = ("squared_error",)
@@ -407,8 +419,9 @@ class CARTRegressor(_TreeRegressor):
         self.categorical_features = categorical_features
 
 
+@_shared_parameters
 class ID3Classifier(_TreeClassifier):
-    __doc__ = f"""Quinlan's ID3: multiway splits on categorical features by information gain.
+    """Quinlan's ID3: multiway splits on categorical features by information gain.
 
     Each internal node tests one categorical feature and has one branch per
     category seen in training; a branch that receives no training samples
@@ -417,9 +430,9 @@ class ID3Classifier(_TreeClassifier):
 
     Parameters
     ----------
-    criterion : {{"entropy"}}, default "entropy"
+    criterion : {"entropy"}, default "entropy"
         Information gain in bits (:eq:`eq-mutual-information`).
-    {_SHARED_PARAMS}
+    {shared_parameters}
     class_weight : dict, "balanced" or None, default None
         Per-class weights multiplied into the sample weights.
     """
@@ -455,8 +468,9 @@ class ID3Classifier(_TreeClassifier):
         self.categorical_features = categorical_features
 
 
+@_shared_parameters
 class C45Classifier(ID3Classifier):
-    __doc__ = f"""Quinlan's C4.5 (unpruned): gain ratio with the above-average-gain rule.
+    """Quinlan's C4.5 (unpruned): gain ratio with the above-average-gain rule.
 
     Categorical features get multiway splits, numeric ones are bi-partitioned
     at midpoints. Among the features whose information gain is at least the
@@ -464,9 +478,9 @@ class C45Classifier(ID3Classifier):
 
     Parameters
     ----------
-    criterion : {{"entropy"}}, default "entropy"
+    criterion : {"entropy"}, default "entropy"
         Gains are in bits.
-    {_SHARED_PARAMS}
+    {shared_parameters}
     class_weight : dict, "balanced" or None, default None
         Per-class weights multiplied into the sample weights.
     """
