@@ -7,7 +7,6 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-CHROMIUM := /usr/bin/chromium
 
 .PHONY: book test notebooks lint clean
 
@@ -21,13 +20,17 @@ book: $(STAMP)
 	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
 
-# The website test drives Debian's Chromium; install it if the machine lacks it.
-$(CHROMIUM):
+# System packages the tests use: Debian's Chromium for the website test and
+# Graphviz to check that to_dot's output renders. Installed only if missing.
+SYSTEM_TOOLS := /usr/bin/chromium /usr/bin/dot
+
+$(SYSTEM_TOOLS) &:
 	if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	$$SUDO apt-get update -q && \
-	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends chromium
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends \
+		chromium graphviz
 
-test: book $(CHROMIUM)
+test: book $(SYSTEM_TOOLS)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest tests book mltrees --doctest-modules \
 		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg

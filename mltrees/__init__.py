@@ -15,18 +15,38 @@ from mltrees.information import (
     kl_divergence,
     mutual_information,
 )
+from mltrees.tree import (
+    C45Classifier,
+    CARTClassifier,
+    CARTRegressor,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ID3Classifier,
+    export_text,
+    plot_tree,
+    to_dot,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "C45Classifier",
+    "CARTClassifier",
+    "CARTRegressor",
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "ID3Classifier",
     "__version__",
     "conditional_entropy",
     "contingency_table",
     "empirical_entropy",
     "entropy",
+    "export_text",
     "gini",
     "joint_entropy",
     "kl_divergence",
     "misclassification_error",
     "mutual_information",
+    "plot_tree",
+    "to_dot",
 ]

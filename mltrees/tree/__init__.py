@@ -8,6 +8,7 @@ from mltrees.tree.classes import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
+from mltrees.tree.export import export_text, plot_tree, to_dot
 
 __all__ = [
     "C45Classifier",
@@ -16,4 +17,7 @@ __all__ = [
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "ID3Classifier",
+    "export_text",
+    "plot_tree",
+    "to_dot",
 ]

@@ -225,47 +225,42 @@ def encode_numeric(values: np.ndarray, spec: FeatureSpec) -> np.ndarray:
     return code
 
 
-def encode_features(X, specs: list[FeatureSpec], feature_names=None) -> list[np.ndarray]:
-    """Raw numeric columns and categorical codes of new data, for prediction.
+def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
+    """New data as one float matrix for prediction, shape (n_samples, n_features).
 
-    Returns one array per feature: float64 values for numeric features (the
-    tree compares them with thresholds) and int64 codes for categorical ones,
-    where -1 marks a category unseen during training or a missing value.
+    Numeric features keep their raw values (the tree compares them with
+    thresholds, NaN stays NaN); categorical features become their training
+    codes, with -1 for a category unseen in training or a missing value.
     """
-    if (
-        not isinstance(X, pd.DataFrame)
-        and all(spec.kind == NUMERIC for spec in specs)
-        and np.asarray(X).dtype.kind in "biuf"
-    ):
-        array = np.asarray(X, dtype=np.float64)  # fast path: a numeric array, no pandas
-        if array.ndim != 2:
-            raise ValueError(f"X must be 2-dimensional, got shape {array.shape}")
-        if array.shape[1] != len(specs):
-            raise ValueError(
-                f"X has {array.shape[1]} features, but the estimator was fitted with {len(specs)}"
-            )
-        if array.shape[0] == 0:
-            raise ValueError("X is empty: at least one sample is needed")
-        if np.isinf(array).any():
-            raise ValueError("X contains inf")
-        return [array[:, j] for j in range(array.shape[1])]
+    if not isinstance(X, pd.DataFrame) and all(spec.kind == NUMERIC for spec in specs):
+        array = np.asarray(X)
+        if array.dtype.kind in "biuf":  # fast path: a numeric array, no pandas
+            return _check_prediction_shape(np.ascontiguousarray(array, dtype=np.float64), specs)
     frame = _as_frame(X)
-    if frame.shape[1] != len(specs):
-        raise ValueError(
-            f"X has {frame.shape[1]} features, but the estimator was fitted with {len(specs)}"
-        )
-    if frame.shape[0] == 0:
-        raise ValueError("X is empty: at least one sample is needed")
-    columns = []
+    values = np.empty(frame.shape, dtype=np.float64, order="F")  # column writes are contiguous
+    _check_prediction_shape(values, specs)
     for j, spec in enumerate(specs):
         column = frame.iloc[:, j]
         if spec.kind == CATEGORICAL:
-            code = pd.Categorical(column, categories=spec.values).codes.astype(np.int64)
-            columns.append(code)
+            values[:, j] = pd.Categorical(column, categories=spec.values).codes
         else:
             if _is_categorical_column(column) and column.dtype.kind != "b":
                 raise TypeError(
                     f"column {spec.name!r} was numeric during fit but is {column.dtype} now"
                 )
-            columns.append(_numeric_values(column, spec.name))
-    return columns
+            values[:, j] = _numeric_values(column, spec.name)
+    return values
+
+
+def _check_prediction_shape(values: np.ndarray, specs: list[FeatureSpec]) -> np.ndarray:
+    if values.ndim != 2:
+        raise ValueError(f"X must be 2-dimensional, got shape {values.shape}")
+    if values.shape[1] != len(specs):
+        raise ValueError(
+            f"X has {values.shape[1]} features, but the estimator was fitted with {len(specs)}"
+        )
+    if values.shape[0] == 0:
+        raise ValueError("X is empty: at least one sample is needed")
+    if np.isinf(values).any():
+        raise ValueError("X contains inf")
+    return values

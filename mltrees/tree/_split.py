@@ -29,6 +29,13 @@ __all__ = ["ClassificationStatistics", "FrontierSplits", "RegressionStatistics",
 NEG_INF = -np.inf
 
 
+def _xlog2x(values: np.ndarray) -> np.ndarray:
+    """Elementwise ``v lg v`` with ``0 lg 0 = 0``."""
+    logs = np.zeros_like(values)
+    np.log2(values, out=logs, where=values > 0)
+    return values * logs
+
+
 class ClassificationStatistics:
     """Sufficient statistics of a classification node: sample count and weighted class counts."""
 
@@ -54,8 +61,26 @@ class ClassificationStatistics:
     def weight(stats):
         return stats[..., 1:].sum(axis=-1)
 
+    @staticmethod
+    def weight_of_columns(columns):
+        return sum(columns[1:])
+
     def impurity(self, stats):
         return class_impurity(stats[..., 1:], self.criterion)
+
+    def weighted_impurity(self, columns: list[np.ndarray]) -> np.ndarray:
+        """``W * impurity`` of many nodes given as columns (count, w_1, ..., w_k).
+
+        Column-wise, without normalising: Gini ``W - sum_c w_c^2 / W`` and
+        entropy ``W lg W - sum_c w_c lg w_c``, the forms that make scoring
+        every candidate of a level cheap.
+        """
+        classes = columns[1:]
+        total = sum(classes)
+        if self.criterion == "gini":
+            squares = sum(w * w for w in classes)
+            return total - squares / np.where(total > 0, total, 1.0)
+        return _xlog2x(total) - sum(_xlog2x(w) for w in classes)
 
     def value(self, stats):
         """Class fractions: the node's posterior distribution."""
@@ -103,8 +128,17 @@ class RegressionStatistics:
     def weight(stats):
         return stats[..., 1]
 
+    @staticmethod
+    def weight_of_columns(columns):
+        return columns[1]
+
     def impurity(self, stats):
         return squared_error_impurity(stats[..., 1], stats[..., 2], stats[..., 3])
+
+    def weighted_impurity(self, columns: list[np.ndarray]) -> np.ndarray:
+        """``W * variance`` from columns (count, Σw, Σwy, Σwy²): ``Σwy² - (Σwy)² / Σw``."""
+        _, w, wy, wy2 = columns
+        return np.maximum(wy2 - wy * wy / np.where(w > 0, w, 1.0), 0.0)
 
     def value(self, stats):
         """The weighted mean: the constant that minimises squared error."""
@@ -181,20 +215,24 @@ def _best_ordered_cut(stats_model, entry_node, entry_stats, node_stats, parent_i
     if entry_node.size < 2:
         return best_gain, best_entry
     starts, run = _segments(entry_node)
-    cumulative = np.cumsum(entry_stats, axis=0)
-    before_run = cumulative[starts] - entry_stats[starts]
-    left = cumulative - before_run[run]
-    total = node_stats[entry_node]
-    right = total - left
+    # Column by column, so every array below is contiguous: left = prefix sums
+    # within the node's run, right = node total - left.
+    left, right = [], []
+    for c in range(entry_stats.shape[1]):
+        column = entry_stats[:, c]
+        cumulative = np.cumsum(column)
+        left_c = cumulative - (cumulative[starts] - column[starts])[run]
+        left.append(left_c)
+        right.append(node_stats[entry_node, c] - left_c)
     last_of_run = np.append(entry_node[1:] != entry_node[:-1], True)
-    count, weight = stats_model.count, stats_model.weight
     valid = ~last_of_run
-    valid &= (count(left) >= rules.min_samples_leaf) & (count(right) >= rules.min_samples_leaf)
+    valid &= (left[0] >= rules.min_samples_leaf) & (right[0] >= rules.min_samples_leaf)
     if rules.min_weight_leaf > 0:
+        weight = stats_model.weight_of_columns
         valid &= (weight(left) >= rules.min_weight_leaf) & (weight(right) >= rules.min_weight_leaf)
-    w_total = weight(total)
+    w_total = stats_model.weight(node_stats)[entry_node]
     gain = parent_impurity[entry_node] - (
-        weight(left) * stats_model.impurity(left) + weight(right) * stats_model.impurity(right)
+        stats_model.weighted_impurity(left) + stats_model.weighted_impurity(right)
     ) / np.where(w_total > 0, w_total, 1.0)
     gain[~valid] = NEG_INF
     run_max = np.maximum.reduceat(gain, starts)

@@ -87,14 +87,14 @@ class Tree:
         """Number of leaves."""
         return int(self.is_leaf.sum())
 
-    def apply(self, columns: list[np.ndarray], *, return_path: bool = False):
+    def apply(self, values: np.ndarray, *, return_path: bool = False):
         """Node reached by each sample; optionally every node on its path.
 
         Parameters
         ----------
-        columns : list of ndarray
-            One array per feature: raw float values for numeric features,
-            int codes for categorical ones (-1: unseen category).
+        values : ndarray of shape (n_samples, n_features)
+            Raw values for numeric features and category codes (-1: unseen)
+            for categorical ones, as produced by ``encode_features``.
         return_path : bool
             Also return ``(sample, node)`` pairs of every node visited.
 
@@ -106,12 +106,14 @@ class Tree:
             node's value is then the prediction -- the empty-branch rule of
             chapter 2: an unknown branch inherits its parent's distribution.
         """
-        n_samples = columns[0].shape[0]
-        # One float matrix, so each level needs a single gather whatever the
-        # features: raw values for numeric columns, codes for categorical ones.
-        values = np.empty((n_samples, len(columns)))
-        for j, column in enumerate(columns):
-            values[:, j] = column
+        n_samples, n_features = values.shape
+        # Flat indices into the matrix: one 1-D gather per level, C or F order.
+        if values.flags.c_contiguous:
+            flat = values.ravel(order="C")
+            row_base, column_step = np.arange(n_samples) * n_features, 1
+        else:
+            flat = np.asfortranarray(values).ravel(order="F")
+            row_base, column_step = np.arange(n_samples), n_samples
         # Leaves loop onto themselves (feature 0, threshold +inf, slot 0), so all
         # samples take one step per level without compacting the active set.
         leaf = self.is_leaf
@@ -119,11 +121,11 @@ class Tree:
         threshold = np.where(leaf, np.inf, self.threshold)
         first_child = np.where(leaf, np.arange(self.node_count), self.first_child)
         categorical_tree = bool((self.kind == CATEGORICAL_NODE).any())
-        rows = np.arange(n_samples)
+        column_offset = feature * column_step
         node = np.zeros(n_samples, dtype=np.intp)
-        path_samples, path_nodes = [rows], [node]
+        path_samples, path_nodes = [np.arange(n_samples)], [node]
         for _ in range(self.max_depth):
-            value = values[rows, feature[node]]
+            value = flat[row_base + column_offset[node]]
             step = first_child[node] + (value > threshold[node])
             if categorical_tree:
                 categorical = np.flatnonzero(self.kind[node] == CATEGORICAL_NODE)

@@ -147,39 +147,42 @@ class _BaseTree(BaseEstimator):
         self.tree_ = grow_tree(codes, specs, stats_model, rules, limits, rng)
         return self
 
-    def _columns(self, X):
+    def _values(self, X) -> np.ndarray:
+        """Validated prediction input as one float matrix (see ``encode_features``)."""
         check_is_fitted(self, "tree_")
         X = _as_table(X)
         validate_data(self, X, reset=False, skip_check_array=True)
-        columns = encode_features(X, self._specs)
-        frame = None
-        for j, (spec, column) in enumerate(zip(self._specs, columns, strict=True)):
-            # A category unseen in training is routed (see Tree.apply); a missing
-            # value is not, because this estimator has no missing-value method.
-            if spec.kind == NUMERIC:
-                missing = np.isnan(column).any()
-            else:
-                frame = frame if frame is not None else pd.DataFrame(X)
-                missing = pd.isna(frame.iloc[:, j]).any()
-            if missing:
-                raise ValueError(
-                    f"X has missing values (NaN) in column {spec.name!r}; this estimator "
-                    "has no missing-value method"
-                )
-        return columns
+        values = encode_features(X, self._specs)
+        numeric = [j for j, spec in enumerate(self._specs) if spec.kind == NUMERIC]
+        categorical = [j for j, spec in enumerate(self._specs) if spec.kind != NUMERIC]
+        # A category unseen in training is routed (see Tree.apply); a missing
+        # value is not, because this estimator has no missing-value method.
+        missing = []
+        if np.isnan(values[:, numeric] if categorical else values).any():  # one pass
+            missing = [j for j in numeric if np.isnan(values[:, j]).any()]
+        if categorical:
+            frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+            missing += [j for j in categorical if pd.isna(frame.iloc[:, j]).any()]
+        if missing:
+            name = self._specs[min(missing)].name
+            raise ValueError(
+                f"X has missing values (NaN) in column {name!r}; this estimator has no "
+                "missing-value method"
+            )
+        return values
 
     def apply(self, X) -> np.ndarray:
         """Index of the node each sample ends in (a leaf, or see :meth:`Tree.apply`)."""
-        return self.tree_.apply(self._columns(X))
+        return self.tree_.apply(self._values(X))
 
     def decision_path(self, X):
         """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits."""
         from scipy.sparse import csr_matrix
 
-        columns = self._columns(X)
-        _, samples, nodes = self.tree_.apply(columns, return_path=True)
+        values = self._values(X)
+        _, samples, nodes = self.tree_.apply(values, return_path=True)
         data = np.ones(samples.size, dtype=np.intp)
-        shape = (columns[0].shape[0], self.tree_.node_count)
+        shape = (values.shape[0], self.tree_.node_count)
         return csr_matrix((data, (samples, nodes)), shape=shape)
 
     def get_depth(self) -> int:

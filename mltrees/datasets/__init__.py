@@ -1,0 +1,46 @@
+"""Small real data sets, shipped with the package and loaded offline.
+
+Each loader returns a :class:`sklearn.utils.Bunch` with ``frame`` (the whole
+table), ``data`` (the features), ``target``, ``feature_names``,
+``target_name``, ``target_names`` and ``DESCR`` (a short description with the
+citation and license), or ``(data, target)`` with ``return_X_y=True``.
+Categorical columns have pandas ``category`` dtype, numeric columns int64 or
+float64, missing values are NaN. The files live in ``mltrees/datasets/data``;
+``data/ATTRIBUTION.md`` gives their origin, license, edits and sha256.
+
+==============================  =================  ===================================
+loader                          rows x features    used for
+==============================  =================  ===================================
+:func:`load_weather`            14 x 4             ID3 by hand; C4.5 thresholds
+:func:`load_watermelon`         17 x 2-8           Zhou's chapter 4 worked examples
+:func:`load_lenses`             24 x 4             smallest all-categorical table
+:func:`load_heart_disease`      303 x 13           mixed types, a few missing values
+:func:`load_car_evaluation`     1,728 x 6          ordinal features, imbalanced classes
+:func:`load_mushroom`           8,124 x 22         many-valued categoricals, missing
+:func:`load_adult`              48,842 x 14        a realistic train/test benchmark
+==============================  =================  ===================================
+"""
+
+from mltrees.datasets._loaders import (
+    MUSHROOM_CODES,
+    WATERMELON_TRANSLATION,
+    load_adult,
+    load_car_evaluation,
+    load_heart_disease,
+    load_lenses,
+    load_mushroom,
+    load_watermelon,
+    load_weather,
+)
+
+__all__ = [
+    "MUSHROOM_CODES",
+    "WATERMELON_TRANSLATION",
+    "load_adult",
+    "load_car_evaluation",
+    "load_heart_disease",
+    "load_lenses",
+    "load_mushroom",
+    "load_watermelon",
+    "load_weather",
+]

@@ -1,0 +1,554 @@
+"""Tests for ``mltrees.datasets``: the shipped files and their loaders.
+
+Expected numbers come from the data sets' published descriptions (UCI
+documentation, Quinlan 1986, Witten & Frank's weather.numeric, Zhou 2016
+chapter 4) and from the sha256 sums recorded when the files were collected;
+the information gains are recomputed here with a textbook formula, independent
+of mltrees. Everything is read from the *installed* package data via
+importlib.resources, never from outside the package.
+"""
+
+import gzip
+import hashlib
+import math
+import re
+from functools import partial
+from importlib import resources
+from itertools import product
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mltrees.datasets import (
+    MUSHROOM_CODES,
+    WATERMELON_TRANSLATION,
+    load_adult,
+    load_car_evaluation,
+    load_heart_disease,
+    load_lenses,
+    load_mushroom,
+    load_watermelon,
+    load_weather,
+)
+
+PACKAGE = resources.files("mltrees.datasets")
+DATA = PACKAGE / "data"
+
+# sha256 of the uncompressed files as published in the source collection's
+# SOURCE.md files (the bytes every shipped file must decompress to).
+UPSTREAM_SHA256 = {
+    "play_tennis_nominal.csv": "95abcaa16782160110142ccfa4556c9dc008446a5b1bb2141b999f73ef768dff",
+    "play_tennis_numeric.csv": "428b4e27c180651f0cdf2f54fa691a9e0ae3a2e4d6be2b3c681ed3c921aae36c",
+    "watermelon2.0.csv": "57488a2f595d40975d47dbf4236805f7bd9626013db9274ae257497e26894fe7",
+    "watermelon2.0alpha.csv": "7e834d646130f337fa9927823fa1f17a47d6f526211759498a4d50c0e7243199",
+    "watermelon3.0.csv": "29d03effe207088a414894e11f1173a2d69a318cae6bbb00b69f046fe68f9427",
+    "watermelon3.0alpha.txt": "ba19910dd70b34dd73bd995648c95187ce30b47d6c65f359511fbf55b09e8f37",
+    "car.data": "b703a9ac69f11e64ce8c223c0a40de4d2e9d769f7fb20be5f8f2e8a619893d83",
+    "agaricus-lepiota.data": "e65d082030501a3ebcbcd7c9f7c71aa9d28fdfff463bf4cf4716a3fe13ac360e",
+    "lenses.tab": "a804d3760fc7e3c12bf256defbc4d56a4abbfc5506456bb18a771593636de054",
+    "heart_disease.tab": "954e44e3d93a97682b5466c7ea166e16f376f8dd93deef5855f511734e4d6224",
+    "adult.data": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+    "adult.test": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+}
+
+LOADERS = {
+    "weather": load_weather,
+    "weather-numeric": partial(load_weather, numeric=True),
+    **{
+        f"watermelon-{v}-{lang}": partial(load_watermelon, v, lang)
+        for v in ("2.0", "2.0alpha", "3.0", "3.0alpha")
+        for lang in ("en", "zh")
+    },
+    "car": load_car_evaluation,
+    "mushroom": load_mushroom,
+    "mushroom-codes": partial(load_mushroom, codes=True),
+    "lenses": load_lenses,
+    "heart": load_heart_disease,
+    **{f"adult-{s}": partial(load_adult, s) for s in ("train", "test", "all")},
+}
+
+
+def _bits(counts):
+    """Entropy in bits of a list of counts (textbook formula)."""
+    total = sum(counts)
+    return -sum(c / total * math.log2(c / total) for c in counts if c)
+
+
+def _gain(x, y):
+    """Information gain of the partition of labels ``y`` by the values of ``x``."""
+    x, y = list(x), list(y)
+    gain = _bits([y.count(c) for c in set(y)])
+    for v in set(x):
+        part = [b for a, b in zip(x, y, strict=True) if a == v]
+        gain -= len(part) / len(y) * _bits([part.count(c) for c in set(part)])
+    return gain
+
+
+def assert_same_series(left, right):
+    """Exact equality of two Series, fast on large categoricals (assert_series_equal is slow)."""
+    assert left.name == right.name
+    pd.testing.assert_index_equal(left.index, right.index)
+    if isinstance(left.dtype, pd.CategoricalDtype):
+        assert isinstance(right.dtype, pd.CategoricalDtype), right.name
+        assert left.cat.categories.tolist() == right.cat.categories.tolist(), left.name
+        assert left.cat.ordered == right.cat.ordered, left.name
+        np.testing.assert_array_equal(left.cat.codes.to_numpy(), right.cat.codes.to_numpy())
+    else:
+        assert left.dtype == right.dtype, left.name
+        np.testing.assert_array_equal(left.to_numpy(), right.to_numpy())  # NaN == NaN here
+
+
+def assert_same_frame(left, right):
+    pd.testing.assert_index_equal(left.columns, right.columns)
+    for column in left.columns:
+        assert_same_series(left[column], right[column])
+
+
+@pytest.fixture(scope="module")
+def adult_train():
+    return load_adult("train")
+
+
+@pytest.fixture(scope="module")
+def adult_test():
+    return load_adult("test")
+
+
+# ---------------------------------------------------------------------------
+# Shipped files: provenance and integrity
+# ---------------------------------------------------------------------------
+
+
+def _attribution_rows():
+    text = (DATA / "ATTRIBUTION.md").read_text(encoding="utf-8")
+    pattern = re.compile(
+        r"^\| `([^`]+)` \| ([\d,]+) \| `([0-9a-f]{64})` \| (?:`([0-9a-f]{64})`|-) \|$", re.M
+    )
+    return {m[1]: (int(m[2].replace(",", "")), m[3], m[4]) for m in pattern.finditer(text)}
+
+
+def test_attribution_lists_exactly_the_shipped_files():
+    shipped = {p.name for p in DATA.iterdir() if p.name != "ATTRIBUTION.md"}
+    assert all(p.is_file() for p in DATA.iterdir())
+    assert set(_attribution_rows()) == shipped
+    assert len(shipped) == len(UPSTREAM_SHA256)
+
+
+@pytest.mark.parametrize("name", sorted(_attribution_rows()))
+def test_shipped_file_matches_recorded_sha256(name):
+    size, sha, unzipped_sha = _attribution_rows()[name]
+    content = (DATA / name).read_bytes()
+    assert len(content) == size
+    assert hashlib.sha256(content).hexdigest() == sha
+    if name.endswith(".gz"):
+        content = gzip.decompress(content)
+        assert hashlib.sha256(content).hexdigest() == unzipped_sha
+    else:
+        assert unzipped_sha is None
+    assert hashlib.sha256(content).hexdigest() == UPSTREAM_SHA256[name.removesuffix(".gz")]
+
+
+def test_attribution_names_source_and_license_of_every_data_set():
+    text = (DATA / "ATTRIBUTION.md").read_text(encoding="utf-8")
+    sections = re.split(r"^## ", text, flags=re.M)[1:-1]  # the last one is the file table
+    assert len(sections) == 7
+    for section in sections:
+        for field in (
+            "**Original source:**",
+            "**License:**",
+            "**Copied from:**",
+            "**Edits here:**",
+        ):
+            assert field in section, (section.splitlines()[0], field)
+
+
+def test_package_never_reads_outside_itself():
+    sources = [p for p in PACKAGE.iterdir() if p.name.endswith(".py")]
+    sources.append(DATA / "ATTRIBUTION.md")
+    assert len(sources) >= 2
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        for forbidden in ("/work/shared", "../shared", "work/shared"):
+            assert forbidden not in text, (path.name, forbidden)
+
+
+# ---------------------------------------------------------------------------
+# What every loader returns
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("loader", LOADERS.values(), ids=LOADERS.keys())
+def test_bunch_layout_and_return_X_y(loader):
+    bunch = loader()
+    assert set(bunch) == {
+        "frame",
+        "data",
+        "target",
+        "feature_names",
+        "target_name",
+        "target_names",
+        "DESCR",
+    }
+    frame, X, y = bunch.frame, bunch.data, bunch.target
+    assert list(frame.columns) == [*bunch.feature_names, bunch.target_name]
+    assert list(X.columns) == bunch.feature_names
+    assert y.name == bunch.target_name
+    assert_same_frame(X, frame[bunch.feature_names])
+    assert_same_series(y, frame[bunch.target_name])
+    assert isinstance(y.dtype, pd.CategoricalDtype)
+    assert y.notna().all()
+    assert bunch.target_names == y.cat.categories.tolist()
+    assert set(y.unique()) == set(bunch.target_names)  # no unused class
+    for column in frame.columns:
+        dtype = frame[column].dtype
+        assert isinstance(dtype, pd.CategoricalDtype) or dtype in (np.int64, np.float64), column
+    assert isinstance(bunch.DESCR, str)
+    assert "License:" in bunch.DESCR
+    assert "Source:" in bunch.DESCR
+
+    X2, y2 = loader(return_X_y=True)
+    assert_same_frame(X2, X)
+    assert_same_series(y2, y)
+
+
+def test_bad_arguments_are_rejected_with_the_argument_name():
+    with pytest.raises(ValueError, match="version"):
+        load_watermelon("4.0")
+    with pytest.raises(ValueError, match="lang"):
+        load_watermelon("2.0", lang="fr")
+    with pytest.raises(ValueError, match="subset"):
+        load_adult("validation")
+    with pytest.raises(TypeError, match="numeric"):
+        load_weather(numeric="yes")
+    with pytest.raises(TypeError, match="codes"):
+        load_mushroom(codes=1)
+    with pytest.raises(TypeError, match="return_X_y"):
+        load_lenses(return_X_y="no")
+
+
+# ---------------------------------------------------------------------------
+# Weather (Quinlan 1986, Table 1; Witten & Frank's weather.numeric)
+# ---------------------------------------------------------------------------
+
+TEMPERATURE = [85, 80, 83, 70, 68, 65, 64, 72, 69, 75, 75, 72, 81, 71]
+HUMIDITY = [85, 90, 86, 96, 80, 70, 65, 95, 70, 80, 70, 90, 75, 91]
+
+
+def test_weather_nominal_is_quinlans_table():
+    weather = load_weather()
+    assert weather.data.shape == (14, 4)
+    assert weather.target.value_counts().to_dict() == {"yes": 9, "no": 5}
+    assert weather.frame.iloc[0].tolist() == ["sunny", "hot", "high", "FALSE", "no"]
+    assert weather.frame.iloc[-1].tolist() == ["rainy", "mild", "high", "TRUE", "no"]
+    assert all(isinstance(t, pd.CategoricalDtype) for t in weather.frame.dtypes)
+    assert weather.data["outlook"].cat.categories.tolist() == ["sunny", "overcast", "rainy"]
+    table = pd.crosstab(weather.data["outlook"], weather.target)
+    assert table.loc[["sunny", "overcast", "rainy"], ["yes", "no"]].to_numpy().tolist() == [
+        [2, 3],
+        [4, 0],
+        [3, 2],
+    ]
+    # Quinlan (1986) p. 90: gain(outlook) = 0.246, temperature 0.029, humidity 0.151,
+    # windy 0.048 bits (he rounds intermediate entropies, hence the tolerance).
+    published = {"outlook": 0.246, "temperature": 0.029, "humidity": 0.151, "windy": 0.048}
+    for column, gain in published.items():
+        assert _gain(weather.data[column], weather.target) == pytest.approx(gain, abs=1.5e-3)
+
+
+def test_weather_numeric_is_witten_and_frank_table():
+    numeric = load_weather(numeric=True)
+    nominal = load_weather()
+    assert numeric.data["temperature"].dtype == np.float64
+    assert numeric.data["humidity"].dtype == np.float64
+    assert numeric.data["temperature"].tolist() == TEMPERATURE
+    assert numeric.data["humidity"].tolist() == HUMIDITY
+    for column in ("outlook", "windy", "play"):
+        pd.testing.assert_series_equal(numeric.frame[column], nominal.frame[column])
+    # The nominal levels are bands of the numbers: cool < mild < hot, normal < high.
+    temperature = numeric.data["temperature"].groupby(nominal.data["temperature"], observed=True)
+    assert temperature.agg(["min", "max"]).to_dict("index") == {
+        "hot": {"min": 80, "max": 85},
+        "mild": {"min": 70, "max": 75},
+        "cool": {"min": 64, "max": 69},
+    }
+    humidity = numeric.data["humidity"].groupby(nominal.data["humidity"], observed=True)
+    assert humidity.max()["normal"] < humidity.min()["high"]
+
+
+# ---------------------------------------------------------------------------
+# Watermelon (Zhou 2016, chapter 4)
+# ---------------------------------------------------------------------------
+
+ZH_FEATURES = ["色泽", "根蒂", "敲声", "纹理", "脐部", "触感"]
+EN_FEATURES = ["color", "root", "sound", "texture", "navel", "touch"]
+
+
+def test_watermelon_2_0():
+    melons = load_watermelon("2.0")
+    assert melons.feature_names == EN_FEATURES
+    assert melons.target_name == "ripe"
+    assert melons.data.shape == (17, 6)
+    assert melons.frame.index.name == "id"
+    assert melons.frame.index.tolist() == list(range(1, 18))
+    assert melons.target.value_counts().to_dict() == {"yes": 8, "no": 9}
+    assert (melons.target.loc[1:8] == "yes").all()
+    assert melons.frame.loc[1].tolist() == [
+        "green", "curled", "muffled", "clear", "hollow", "hard smooth", "yes",
+    ]  # fmt: skip
+    assert melons.data["color"].cat.categories.tolist() == ["green", "dark", "light"]
+    # Zhou's gains, section 4.2.1 (he prints 0.109 for 色泽; the exact value is 0.1081).
+    published = [0.109, 0.143, 0.141, 0.381, 0.289, 0.006]
+    gains = [_gain(melons.data[c], melons.target) for c in EN_FEATURES]
+    assert gains == pytest.approx(published, abs=1e-3)
+
+
+def test_watermelon_2_0alpha_blanks_13_cells_of_2_0():
+    full = load_watermelon("2.0").frame
+    alpha = load_watermelon("2.0alpha").frame
+    missing = alpha.isna()
+    assert int(missing.to_numpy().sum()) == 13
+    assert not missing["ripe"].any()
+    assert missing.sum().to_dict() == {
+        "color": 3, "root": 2, "sound": 2, "texture": 2, "navel": 2, "touch": 2, "ripe": 0,
+    }  # fmt: skip
+    assert bool(missing.loc[1, "color"])
+    kept = alpha.where(~missing, full)  # refill the blanks from 2.0
+    pd.testing.assert_frame_equal(kept, full)
+    # Zhou section 4.4.2: Gain(D, a) = rho * Gain(D~, a) on the rows where a is known.
+    published = [0.252, 0.171, 0.145, 0.424, 0.289, 0.006]
+    gains = []
+    for column in EN_FEATURES:
+        known = alpha[column].notna()
+        gains.append(known.mean() * _gain(alpha.loc[known, column], alpha.loc[known, "ripe"]))
+    assert gains == pytest.approx(published, abs=1e-3)
+
+
+def test_watermelon_3_0_extends_2_0_with_density_and_sugar():
+    three = load_watermelon("3.0")
+    two = load_watermelon("2.0")
+    assert three.feature_names == [*EN_FEATURES, "density", "sugar"]
+    pd.testing.assert_frame_equal(three.frame[two.frame.columns], two.frame)
+    assert three.data[["density", "sugar"]].dtypes.tolist() == [np.float64, np.float64]
+    assert three.data.loc[1, ["density", "sugar"]].tolist() == [0.697, 0.460]
+    assert three.data.loc[17, ["density", "sugar"]].tolist() == [0.719, 0.103]
+    # Zhou section 4.4.1: best bisection of density at 0.381 (gain 0.262),
+    # of sugar at 0.126 (gain 0.349).
+    for column, threshold, gain in (("density", 0.381, 0.262), ("sugar", 0.126, 0.349)):
+        values = np.sort(three.data[column].to_numpy())
+        candidates = (values[:-1] + values[1:]) / 2
+        gains = [_gain(three.data[column] <= t, three.target) for t in candidates]
+        best = int(np.argmax(gains))
+        assert candidates[best] == pytest.approx(threshold, abs=1e-3)  # 0.3815 printed 0.381
+        assert gains[best] == pytest.approx(gain, abs=5e-4)
+
+
+def test_watermelon_3_0alpha_is_3_0_continuous_columns():
+    alpha = load_watermelon("3.0alpha")
+    three = load_watermelon("3.0")
+    assert alpha.feature_names == ["density", "sugar"]
+    pd.testing.assert_frame_equal(alpha.frame, three.frame[["density", "sugar", "ripe"]])
+    assert alpha.target_names == ["yes", "no"]
+
+
+@pytest.mark.parametrize("version", ["2.0", "2.0alpha", "3.0", "3.0alpha"])
+def test_watermelon_zh_and_en_agree_through_the_translation(version):
+    zh = load_watermelon(version, lang="zh")
+    en = load_watermelon(version, lang="en")
+    assert zh.frame.index.name == "编号"
+    assert zh.target_name == "好瓜"
+    assert zh.target_names == ["是", "否"]
+    if version != "3.0alpha":
+        assert zh.feature_names[:6] == ZH_FEATURES
+    translated = pd.DataFrame(
+        {
+            WATERMELON_TRANSLATION[c][0]: zh.frame[c].map(dict(WATERMELON_TRANSLATION[c][1]))
+            if WATERMELON_TRANSLATION[c][1]
+            else zh.frame[c]
+            for c in zh.frame.columns
+        }
+    )
+    translated.index.name = "id"
+    pd.testing.assert_frame_equal(translated, en.frame)
+    # Same category order in both languages.
+    for column in zh.frame.columns:
+        mapping = WATERMELON_TRANSLATION[column][1]
+        if mapping:
+            english = en.frame[WATERMELON_TRANSLATION[column][0]].cat.categories.tolist()
+            assert english == [mapping[v] for v in zh.frame[column].cat.categories]
+
+
+def test_watermelon_translation_table():
+    assert WATERMELON_TRANSLATION["色泽"] == (
+        "color",
+        {"青绿": "green", "乌黑": "dark", "浅白": "light"},
+    )
+    assert WATERMELON_TRANSLATION["好瓜"] == ("ripe", {"是": "yes", "否": "no"})
+    with pytest.raises(TypeError):
+        WATERMELON_TRANSLATION["色泽"] = ("colour", {})  # read-only module constant
+
+
+# ---------------------------------------------------------------------------
+# UCI tables
+# ---------------------------------------------------------------------------
+
+
+def test_car_evaluation():
+    cars = load_car_evaluation()
+    assert cars.data.shape == (1728, 6)
+    assert cars.feature_names == ["buying", "maint", "doors", "persons", "lug_boot", "safety"]
+    assert cars.target.value_counts().to_dict() == {
+        "unacc": 1210,
+        "acc": 384,
+        "good": 69,
+        "vgood": 65,
+    }
+    assert cars.frame.iloc[0].tolist() == ["vhigh", "vhigh", "2", "2", "small", "low", "unacc"]
+    levels = {c: cars.frame[c].cat.categories.tolist() for c in cars.frame.columns}
+    assert levels == {
+        "buying": ["vhigh", "high", "med", "low"],
+        "maint": ["vhigh", "high", "med", "low"],
+        "doors": ["2", "3", "4", "5more"],
+        "persons": ["2", "4", "more"],
+        "lug_boot": ["small", "med", "big"],
+        "safety": ["low", "med", "high"],
+        "class": ["unacc", "acc", "good", "vgood"],
+    }
+    assert all(cars.frame[c].cat.ordered for c in cars.frame.columns)
+    # The full factorial: every combination of the six attributes exactly once.
+    rows = set(cars.data.itertuples(index=False, name=None))
+    assert rows == set(product(*(levels[c] for c in cars.feature_names)))
+    # Safety "low" makes a car unacceptable whatever the rest (DEX model).
+    assert (cars.target[cars.data["safety"] == "low"] == "unacc").all()
+    assert (cars.target[cars.data["safety"] < "med"] == "unacc").all()
+
+
+def test_mushroom():
+    mushrooms = load_mushroom()
+    X, y = mushrooms.data, mushrooms.target
+    assert X.shape == (8124, 22)
+    assert mushrooms.feature_names == [c for c in MUSHROOM_CODES if c != "class"]
+    assert mushrooms.feature_names[:4] == ["cap-shape", "cap-surface", "cap-color", "bruises"]
+    assert mushrooms.feature_names[-1] == "habitat"
+    assert y.value_counts().to_dict() == {"edible": 4208, "poisonous": 3916}
+    assert X.isna().sum()[lambda s: s > 0].to_dict() == {"stalk-root": 2480}
+    assert X["veil-type"].unique().tolist() == ["partial"]
+    assert X.iloc[0, :4].tolist() == ["convex", "smooth", "brown", "bruises"]
+    # Odor alone classifies 98.5 % of the mushrooms (UCI documentation):
+    # only odor = none mixes the classes (3,408 edible / 120 poisonous).
+    table = pd.crosstab(X["odor"], y)
+    assert int(table.max(axis=1).sum()) == 8124 - 120
+    assert table.loc["none"].to_dict() == {"edible": 3408, "poisonous": 120}
+
+
+def test_mushroom_codes_and_words_agree():
+    words = load_mushroom().frame
+    codes = load_mushroom(codes=True).frame
+    # First line of agaricus-lepiota.data; the class (first in the file) is the last column.
+    first = "p,x,s,n,t,p,f,c,n,k,e,e,s,s,w,w,p,w,o,p,k,s,u".split(",")  # noqa: SIM905
+    assert codes.iloc[0].tolist() == [*first[1:], first[0]]
+    assert codes["stalk-root"].isna().sum() == 2480
+    for column, mapping in MUSHROOM_CODES.items():
+        assert codes[column].cat.categories.tolist() == list(mapping)
+        assert words[column].cat.categories.tolist() == list(mapping.values())
+        assert_same_series(codes[column].cat.rename_categories(dict(mapping)), words[column])
+        spelled = [mapping.get(code, "?") for code in codes[column].astype(object)]
+        assert spelled == words[column].astype(object).fillna("?").tolist()
+
+
+def test_lenses():
+    lenses = load_lenses()
+    assert lenses.data.shape == (24, 4)
+    assert lenses.target.value_counts().to_dict() == {"none": 15, "soft": 5, "hard": 4}
+    assert lenses.target_names == ["hard", "soft", "none"]
+    levels = [lenses.data[c].cat.categories.tolist() for c in lenses.feature_names]
+    assert set(lenses.data.itertuples(index=False, name=None)) == set(product(*levels))
+    # Reduced tear production: never fit lenses (Cendrowska 1987).
+    assert (lenses.target[lenses.data["tear_rate"] == "reduced"] == "none").all()
+    assert lenses.frame.iloc[3].tolist() == ["young", "myope", "yes", "normal", "hard"]
+
+
+def test_heart_disease():
+    heart = load_heart_disease()
+    X, y = heart.data, heart.target
+    assert X.shape == (303, 13)
+    assert y.value_counts().to_dict() == {0: 164, 1: 139}
+    assert heart.target_names == [0, 1]
+    assert X.isna().sum()[lambda s: s > 0].to_dict() == {"major vessels colored": 4, "thal": 2}
+    numeric = [c for c in X.columns if not isinstance(X[c].dtype, pd.CategoricalDtype)]
+    assert numeric == [
+        "age", "rest SBP", "cholesterol", "max HR", "ST by exercise", "major vessels colored",
+    ]  # fmt: skip
+    assert X["age"].dtype == np.int64
+    assert X["ST by exercise"].dtype == np.float64
+    assert X["major vessels colored"].dtype == np.float64  # 0-3 with NaN
+    # First row of UCI processed.cleveland.data: 63,1,1,145,233,1,2,150,0,2.3,3,0,6,0.
+    assert heart.frame.iloc[0].tolist() == [
+        63, "male", "typical ang", 145, 233, 1, "left vent hypertrophy",
+        150, 0, 2.3, "downsloping", 0.0, "fixed defect", 0,
+    ]  # fmt: skip
+    assert X["chest pain"].cat.categories.tolist() == [
+        "typical ang", "atypical ang", "non-anginal", "asymptomatic",
+    ]  # fmt: skip
+
+
+ADULT_CATEGORICAL = [
+    "workclass", "education", "marital-status", "occupation", "relationship", "race",
+    "sex", "native-country",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("subset", "rows", "labels", "missing", "rows_with_missing"),
+    [
+        ("train", 32561, {"<=50K": 24720, ">50K": 7841}, (1836, 1843, 583), 2399),
+        ("test", 16281, {"<=50K": 12435, ">50K": 3846}, (963, 966, 274), 1221),
+    ],
+)
+def test_adult_subsets(subset, rows, labels, missing, rows_with_missing, adult_train, adult_test):
+    adult = adult_train if subset == "train" else adult_test
+    X, y = adult.data, adult.target
+    assert X.shape == (rows, 14)
+    assert y.value_counts().to_dict() == labels
+    assert adult.target_names == ["<=50K", ">50K"]
+    assert X.isna().sum()[lambda s: s > 0].to_dict() == dict(
+        zip(["workclass", "occupation", "native-country"], missing, strict=True)
+    )
+    assert int(X.isna().any(axis=1).sum()) == rows_with_missing
+    assert [c for c in X.columns if X[c].dtype == np.int64] == [
+        "age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week",
+    ]  # fmt: skip
+    assert [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)] == (
+        ADULT_CATEGORICAL
+    )
+    for column in [*ADULT_CATEGORICAL, "income"]:
+        for value in adult.frame[column].cat.categories:
+            assert value == value.strip()
+            assert not value.endswith(".")
+            assert value != "?"
+    # education is ordered like education-num (1 = Preschool ... 16 = Doctorate).
+    assert X["education"].cat.ordered
+    assert (X["education"].cat.codes + 1 == X["education-num"]).all()
+
+
+def test_adult_first_rows(adult_train, adult_test):
+    assert adult_train.frame.iloc[0].tolist() == [
+        39, "State-gov", 77516, "Bachelors", 13, "Never-married", "Adm-clerical",
+        "Not-in-family", "White", "Male", 2174, 0, 40, "United-States", "<=50K",
+    ]  # fmt: skip
+    assert adult_test.frame.iloc[0].tolist() == [
+        25, "Private", 226802, "11th", 7, "Never-married", "Machine-op-inspct",
+        "Own-child", "Black", "Male", 0, 0, 40, "United-States", "<=50K",
+    ]  # fmt: skip
+
+
+def test_adult_all_is_train_then_test_with_shared_categories(adult_train, adult_test):
+    for column in [*ADULT_CATEGORICAL, "income"]:
+        assert adult_train.frame[column].dtype == adult_test.frame[column].dtype
+    # Holand-Netherlands occurs once, in the training file only; still a category of both.
+    assert (adult_train.data["native-country"] == "Holand-Netherlands").sum() == 1
+    assert (adult_test.data["native-country"] == "Holand-Netherlands").sum() == 0
+    everything = load_adult("all").frame
+    assert everything.shape == (48842, 15)
+    expected = pd.concat([adult_train.frame, adult_test.frame], ignore_index=True)
+    assert_same_frame(everything, expected)
