@@ -10,9 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltrees._validation import check_distribution
+from mltrees._validation import check_distribution, check_labels, check_sample_weight
+from mltrees.information import entropy, mutual_information
 
-__all__ = ["gini", "misclassification_error"]
+__all__ = [
+    "best_bipartition",
+    "gain_ratio",
+    "gini",
+    "gini_index",
+    "information_gain",
+    "intrinsic_value",
+    "misclassification_error",
+    "select_by_gain_ratio",
+]
 
 
 def _finish(values: np.ndarray) -> float | np.ndarray:
@@ -62,6 +72,201 @@ def misclassification_error(p, *, counts: bool | None = None) -> float | np.ndar
     """
     prob = check_distribution(p, "p", event_ndim=1, counts=counts)
     return _finish(1.0 - prob.max(axis=-1))
+
+
+def _branch_table(table, counts):
+    """Validate a (..., n_branches, n_classes) table and return joint probabilities."""
+    return check_distribution(table, "table", event_ndim=2, counts=counts)
+
+
+def information_gain(table, base: float = 2, *, counts: bool | None = None):
+    r"""Information gain of a split, from its branch-by-class table.
+
+    Implements :eq:`eq-information-gain` (chapter 3),
+    :math:`\mathrm{Gain}(D, a) = H(D) - \sum_k rac{|D_k|}{|D|} H(D_k)`:
+    the empirical mutual information between the branch and the class.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., n_branches, n_classes)
+        Counts (or probabilities) of each class in each branch.
+    base : float, default 2
+        Logarithm base.
+    counts : bool or None, default None
+        As in :func:`mltrees.information.entropy`.
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+        The gain in bits (for base 2).
+    """
+    return mutual_information(_branch_table(table, counts), base, counts=False)
+
+
+def intrinsic_value(table, base: float = 2, *, counts: bool | None = None):
+    r"""Intrinsic value of a split: the entropy of its branch proportions.
+
+    Implements :eq:`eq-intrinsic-value` (chapter 3),
+    :math:`\mathrm{IV}(a) = -\sum_k rac{|D_k|}{|D|} \lg rac{|D_k|}{|D|}`.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., n_branches, n_classes)
+        Counts (or probabilities) of each class in each branch.
+    base : float, default 2
+        Logarithm base.
+    counts : bool or None, default None
+        As in :func:`mltrees.information.entropy`.
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+        The intrinsic value.
+    """
+    return entropy(_branch_table(table, counts).sum(axis=-1), base, counts=False)
+
+
+def gain_ratio(table, *, counts: bool | None = None):
+    r"""Gain ratio of a split: information gain divided by intrinsic value.
+
+    Implements :eq:`eq-gain-ratio` (chapter 3),
+    :math:`\mathrm{GainRatio}(D, a) = \mathrm{Gain}(D, a) / \mathrm{IV}(a)`.
+    A split that sends every sample down one branch has gain 0 and
+    intrinsic value 0; its gain ratio is defined as 0 (it separates nothing).
+
+    Parameters
+    ----------
+    table : array_like, shape (..., n_branches, n_classes)
+        Counts (or probabilities) of each class in each branch.
+    counts : bool or None, default None
+        As in :func:`mltrees.information.entropy`.
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+        The gain ratio (the base cancels).
+    """
+    prob = _branch_table(table, counts)
+    gain = np.asarray(mutual_information(prob, counts=False))
+    value = np.asarray(entropy(prob.sum(axis=-1), counts=False))
+    ratio = np.divide(gain, value, out=np.zeros_like(gain), where=value > 1e-15)
+    return _finish(ratio)
+
+
+def gini_index(table, *, counts: bool | None = None):
+    r"""Gini index of a split: the branch-weighted Gini value.
+
+    Implements :eq:`eq-gini-index` (chapter 3),
+    :math:`\mathrm{GiniIndex}(D, a) = \sum_k rac{|D_k|}{|D|} \mathrm{Gini}(D_k)`.
+    CART chooses the split that *minimises* it.
+
+    Parameters
+    ----------
+    table : array_like, shape (..., n_branches, n_classes)
+        Counts (or probabilities) of each class in each branch.
+    counts : bool or None, default None
+        As in :func:`mltrees.information.entropy`.
+
+    Returns
+    -------
+    float or ndarray of shape (...)
+        The Gini index.
+    """
+    prob = _branch_table(table, counts)
+    branch = prob.sum(axis=-1)
+    return _finish((branch * class_impurity(prob, "gini")).sum(axis=-1))
+
+
+def select_by_gain_ratio(gains, ratios) -> int | np.ndarray:
+    """C4.5's heuristic: the largest gain ratio among above-average gains.
+
+    Implements the rule stated after :eq:`eq-gain-ratio` (chapter 3): the
+    gain ratio favours attributes with few values, so C4.5 first keeps the
+    candidates whose information gain is at least the average, then takes
+    the largest gain ratio among them. Ties go to the first candidate.
+
+    Parameters
+    ----------
+    gains, ratios : array_like, shape (..., n_candidates)
+        Information gain and gain ratio of each candidate attribute.
+
+    Returns
+    -------
+    int or ndarray of int, shape (...)
+        Index of the chosen candidate.
+    """
+    gains = np.asarray(gains, dtype=np.float64)
+    ratios = np.asarray(ratios, dtype=np.float64)
+    if gains.shape != ratios.shape or gains.ndim == 0 or gains.shape[-1] == 0:
+        raise ValueError(
+            f"gains and ratios must have the same non-empty shape, got {gains.shape} and "
+            f"{ratios.shape}"
+        )
+    if not (np.isfinite(gains).all() and np.isfinite(ratios).all()):
+        raise ValueError("gains and ratios must be finite")
+    eligible = gains >= gains.mean(axis=-1, keepdims=True) - 1e-12
+    chosen = np.argmax(np.where(eligible, ratios, -np.inf), axis=-1)
+    return int(chosen) if chosen.ndim == 0 else chosen
+
+
+def best_bipartition(values, y, *, criterion: str = "entropy", sample_weight=None):
+    r"""Best threshold for a continuous attribute, by bi-partition at midpoints.
+
+    Implements :eq:`eq-bipartition-midpoints` and :eq:`eq-bipartition-gain`
+    (chapter 3): the candidate thresholds are the midpoints
+    :math:`t_i = (a^i + a^{i+1}) / 2` of consecutive distinct values, and the
+    best one maximises the impurity decrease of the split
+    :math:`a \le t` / :math:`a > t`. All candidates are scored in one pass
+    with cumulative class counts.
+
+    Parameters
+    ----------
+    values : array_like of shape (n_samples,)
+        The attribute's values (finite floats).
+    y : array_like of shape (n_samples,)
+        Class labels.
+    criterion : {"entropy", "gini"}, default "entropy"
+        Information gain (bits) or Gini decrease.
+    sample_weight : array_like of shape (n_samples,), optional
+        Non-negative weights.
+
+    Returns
+    -------
+    threshold : float
+        The best midpoint (the smallest one among ties); NaN if the attribute
+        takes a single value.
+    gain : float
+        Its impurity decrease; 0.0 if there is no candidate.
+    """
+    if criterion not in ("entropy", "gini"):
+        raise ValueError(f"criterion must be 'entropy' or 'gini', got {criterion!r}")
+    values = np.asarray(values, dtype=np.float64)
+    labels = check_labels(y, "y")
+    if values.ndim != 1 or values.shape != labels.shape:
+        raise ValueError(
+            f"values and y must be 1-D of the same length, got {values.shape} and {labels.shape}"
+        )
+    if not np.isfinite(values).all():
+        raise ValueError("values contains NaN or inf")
+    weight = check_sample_weight(sample_weight, values.shape[0])
+    _, y_codes = np.unique(labels, return_inverse=True)
+    distinct, value_codes = np.unique(values, return_inverse=True)
+    if distinct.size < 2:
+        return float("nan"), 0.0
+    n_classes = int(y_codes.max()) + 1
+    table = np.zeros((distinct.size, n_classes))
+    np.add.at(table, (value_codes, y_codes), weight)
+    left = np.cumsum(table, axis=0)[:-1]  # a <= t_i for each midpoint t_i
+    right = table.sum(axis=0) - left
+    total = table.sum()
+    impurity = class_impurity(table.sum(axis=0), criterion)
+    children = (
+        left.sum(axis=1) * class_impurity(left, criterion)
+        + right.sum(axis=1) * class_impurity(right, criterion)
+    ) / total
+    gains = impurity - children
+    best = int(np.argmax(gains))
+    return float((distinct[best] + distinct[best + 1]) / 2), float(gains[best])
 
 
 # ---------------------------------------------------------------------------
