@@ -120,44 +120,74 @@ def bin_features(
     specs : list of FeatureSpec
         One per column.
     """
-    frame = _as_frame(X)
-    n_samples, n_features = frame.shape
+    table = _as_table(X)
+    n_samples, n_features = table.shape
     if n_samples == 0 or n_features == 0:
         raise ValueError(
-            f"X is empty (shape {frame.shape}); at least one sample and feature needed"
+            f"X is empty (shape {table.shape}); at least one sample and feature needed"
         )
     if max_bins is not None and not (2 <= int(max_bins) <= 65535):
         raise ValueError(f"max_bins must be None or an int in [2, 65535], got {max_bins!r}")
-    categorical = _categorical_mask(frame, categorical_features)
+    categorical = _categorical_mask(table, categorical_features)
     rng = np.random.default_rng(random_state)
-    specs, columns = [], []
+    # Pass 1: learn every feature's spec. Pass 2: write its codes straight into
+    # the smallest integer matrix that fits, so no int64 copy of X is ever held.
+    specs = []
     for j in range(n_features):
-        column = frame.iloc[:, j]
-        name = str(frame.columns[j])
+        column, name = _column(table, j), _column_name(table, j)
         if categorical[j]:
-            spec, code = _fit_categorical(column, name)
+            specs.append(_fit_categorical(column, name))
         else:
-            spec, code = _fit_numeric(column, name, max_bins, rng)
-        if (code < 0).any() and not allow_nan:
-            raise ValueError(
-                f"X has missing values (NaN) in column {name!r}; this estimator has no "
-                "missing-value method: impute them or choose one that supports them"
-            )
-        specs.append(spec)
-        columns.append(code)
+            specs.append(_fit_numeric(_numeric_values(column, name), name, max_bins, rng))
     largest = max(spec.n_codes for spec in specs)
     dtype = np.uint8 if largest <= 256 else np.uint16 if largest <= 65536 else np.int32
     if allow_nan:
         dtype = np.int32
     codes = np.empty((n_samples, n_features), dtype=dtype, order="F")
-    for j, code in enumerate(columns):
+    for j, spec in enumerate(specs):
+        column = _column(table, j)
+        if spec.kind == CATEGORICAL:
+            code = _categorical_codes(column, spec)
+        else:
+            code = encode_numeric(_numeric_values(column, spec.name), spec)
+        if not allow_nan and (code < 0).any():
+            raise ValueError(
+                f"X has missing values (NaN) in column {spec.name!r}; this estimator has no "
+                "missing-value method: impute them or choose one that supports them"
+            )
         codes[:, j] = code
     return codes, specs
 
 
-def _categorical_mask(frame: pd.DataFrame, categorical_features) -> np.ndarray:
-    n_features = frame.shape[1]
-    mask = np.array([_is_categorical_column(frame.iloc[:, j]) for j in range(n_features)])
+def _as_table(X):
+    """A DataFrame stays a DataFrame (its dtypes matter); anything else becomes a 2-D array."""
+    if isinstance(X, pd.DataFrame):
+        return X
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise ValueError(
+            f"X must be 2-dimensional (n_samples, n_features), got shape {array.shape}"
+        )
+    return array
+
+
+def _column(table, j: int):
+    return table.iloc[:, j] if isinstance(table, pd.DataFrame) else table[:, j]
+
+
+def _column_name(table, j: int) -> str:
+    return str(table.columns[j]) if isinstance(table, pd.DataFrame) else str(j)
+
+
+def _categorical_mask(table, categorical_features) -> np.ndarray:
+    n_features = table.shape[1]
+    if isinstance(table, pd.DataFrame):
+        mask = np.array([_is_categorical_column(table.iloc[:, j]) for j in range(n_features)])
+        names = [str(name) for name in table.columns]
+    else:
+        # A plain array: numbers are numeric; strings, bools or objects are categories.
+        mask = np.full(n_features, table.dtype.kind in "OUSb")
+        names = [str(j) for j in range(n_features)]
     if categorical_features is None:
         return mask
     listed = np.asarray(categorical_features)
@@ -167,11 +197,9 @@ def _categorical_mask(frame: pd.DataFrame, categorical_features) -> np.ndarray:
                 f"categorical_features as a mask must have {n_features} entries, got {listed.shape}"
             )
         return mask | listed
-    for item in listed.tolist():
-        if isinstance(item, str):
-            if item not in frame.columns:
-                raise ValueError(f"categorical_features names an unknown column {item!r}")
-            mask[list(frame.columns).index(item)] = True
+    for item in listed.reshape(-1).tolist():
+        if isinstance(item, str) and item in names:
+            mask[names.index(item)] = True
         elif isinstance(item, int) and -n_features <= item < n_features:
             mask[item] = True
         else:
@@ -179,31 +207,30 @@ def _categorical_mask(frame: pd.DataFrame, categorical_features) -> np.ndarray:
     return mask
 
 
-def _fit_categorical(column: pd.Series, name: str) -> tuple[FeatureSpec, np.ndarray]:
-    if isinstance(column.dtype, pd.CategoricalDtype):
+def _fit_categorical(column, name: str) -> FeatureSpec:
+    if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
         categories = np.asarray(column.cat.categories)
-        code = column.cat.codes.to_numpy().astype(np.int64)
     else:
-        present = column.dropna()
+        present = pd.Series(column).dropna()
         categories = np.asarray(sorted(pd.unique(present), key=_sort_key))
-        code = pd.Categorical(column, categories=categories).codes.astype(np.int64)
-    return FeatureSpec(CATEGORICAL, categories, name=name), code
+    return FeatureSpec(CATEGORICAL, categories, name=name)
+
+
+def _categorical_codes(column, spec: FeatureSpec) -> np.ndarray:
+    """Codes of a categorical column under a spec: -1 for missing or unseen values."""
+    return pd.Categorical(column, categories=spec.values).codes.astype(np.int64)
 
 
 def _sort_key(value):
     return (type(value).__name__, value)
 
 
-def _fit_numeric(column, name, max_bins, rng) -> tuple[FeatureSpec, np.ndarray]:
-    values = _numeric_values(column, name)
+def _fit_numeric(values: np.ndarray, name, max_bins, rng) -> FeatureSpec:
     present = values[~np.isnan(values)]
     if max_bins is None:
-        distinct = np.unique(present)
-        spec = FeatureSpec(NUMERIC, distinct, exact=True, name=name)
-    else:
-        edges = _quantile_edges(present, int(max_bins), rng) if present.size else np.array([])
-        spec = FeatureSpec(NUMERIC, edges, exact=False, name=name)
-    return spec, encode_numeric(values, spec)
+        return FeatureSpec(NUMERIC, np.unique(present), exact=True, name=name)
+    edges = _quantile_edges(present, int(max_bins), rng) if present.size else np.array([])
+    return FeatureSpec(NUMERIC, edges, exact=False, name=name)
 
 
 def _numeric_values(column, name: str) -> np.ndarray:
@@ -242,7 +269,7 @@ def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
     for j, spec in enumerate(specs):
         column = frame.iloc[:, j]
         if spec.kind == CATEGORICAL:
-            values[:, j] = pd.Categorical(column, categories=spec.values).codes
+            values[:, j] = _categorical_codes(column, spec)
         else:
             if _is_categorical_column(column) and column.dtype.kind != "b":
                 raise TypeError(

@@ -1,0 +1,134 @@
+"""Single trees: mltrees against scikit-learn, same data, same run.
+
+    python benchmarks/bench_tree.py [--n-samples 1000000] [--exact-samples 100000]
+
+Data: ``make_classification(n_samples, n_features=28, n_informative=20,
+random_state=0)``, the first 80% for training and the last 20% for testing.
+Each measurement runs in a fresh subprocess. Its peak memory is the growth of
+the resident set during ``fit`` alone: the kernel's high-water mark (VmHWM) is
+reset after the data are loaded (``/proc/self/clear_refs``, Linux), and the
+resident size at that moment is subtracted. Prints one table; ratios below 1 favour mltrees.
+
+Goals (issue 3): histogram CART at depth 12 fits in <= 0.5x sklearn's time
+with accuracy within 0.5 points; full depth <= 1x; predict <= 1x; peak memory
+<= 1.5x; exact mode at 100k rows <= 2x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import make_classification
+
+CHILD = r"""
+import gc, json, sys, time
+import numpy as np
+
+
+def status_kb(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+
+
+data = np.load(sys.argv[1])
+X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+library, max_depth, max_bins = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+if library == "sklearn":
+    from sklearn.tree import DecisionTreeClassifier
+    model = DecisionTreeClassifier(max_depth=max_depth, random_state=0)
+else:
+    from mltrees import CARTClassifier
+    model = CARTClassifier(max_depth=max_depth, max_bins=max_bins)
+gc.collect()
+with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
+    handle.write("5")
+baseline = status_kb("VmRSS")
+start = time.perf_counter()
+model.fit(X_train, y_train)
+fit_time = time.perf_counter() - start
+peak = status_kb("VmHWM")
+start = time.perf_counter()
+predicted = model.predict(X_test)
+predict_time = time.perf_counter() - start
+print(json.dumps({
+    "fit": fit_time, "predict": predict_time, "accuracy": float((predicted == y_test).mean()),
+    "peak_mb": (peak - baseline) / 1024, "nodes": int(model.tree_.node_count),
+}))
+"""
+
+
+def run(data_path: Path, library: str, max_depth, max_bins) -> dict:
+    """Fit and predict in a fresh interpreter; return its measurements."""
+    command = [sys.executable, "-c", CHILD, str(data_path), library]
+    command += [json.dumps(max_depth), json.dumps(max_bins)]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def make_data(n_samples: int, folder: Path) -> Path:
+    """The issue's data set, saved once and loaded by every subprocess."""
+    X, y = make_classification(
+        n_samples=n_samples, n_features=28, n_informative=20, random_state=0
+    )
+    cut = int(0.8 * n_samples)
+    path = folder / f"data_{n_samples}.npz"
+    np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
+    return path
+
+
+def report(title: str, ours: dict, reference: dict) -> None:
+    """One row per quantity with the ratio mltrees / sklearn."""
+    print(f"\n{title}")
+    print(f"  {'':14}{'mltrees':>12}{'sklearn':>12}{'ratio':>8}")
+    for key, unit in (("fit", "s"), ("predict", "s"), ("peak_mb", "MB")):
+        ratio = ours[key] / reference[key] if reference[key] > 0 else float("nan")
+        print(f"  {key:14}{ours[key]:11.2f}{unit:1}{reference[key]:11.2f}{unit:1}{ratio:8.2f}")
+    difference = 100 * (ours["accuracy"] - reference["accuracy"])
+    print(
+        f"  {'accuracy':14}{ours['accuracy']:12.4f}{reference['accuracy']:12.4f}"
+        f"   ({difference:+.2f} points)"
+    )
+    print(f"  {'nodes':14}{ours['nodes']:12d}{reference['nodes']:12d}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-samples", type=int, default=1_000_000)
+    parser.add_argument("--exact-samples", type=int, default=100_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        big = make_data(args.n_samples, Path(folder))
+        small = make_data(args.exact_samples, Path(folder))
+        n = args.n_samples
+        report(
+            f"depth 12, {n:,} rows: mltrees histogram (255 bins) vs sklearn",
+            run(big, "mltrees", 12, 255),
+            run(big, "sklearn", 12, None),
+        )
+        report(
+            f"full depth, {n:,} rows: mltrees histogram (255 bins) vs sklearn",
+            run(big, "mltrees", None, 255),
+            run(big, "sklearn", None, None),
+        )
+        m = args.exact_samples
+        report(
+            f"full depth, {m:,} rows: mltrees exact vs sklearn",
+            run(small, "mltrees", None, None),
+            run(small, "sklearn", None, None),
+        )
+        report(
+            f"depth 12, {m:,} rows: mltrees exact vs sklearn",
+            run(small, "mltrees", 12, None),
+            run(small, "sklearn", 12, None),
+        )
+
+
+if __name__ == "__main__":
+    main()
