@@ -83,7 +83,7 @@ def information_gain(table, base: float = 2, *, counts: bool | None = None):
     r"""Information gain of a split, from its branch-by-class table.
 
     Implements :eq:`eq-information-gain` (chapter 3),
-    :math:`\mathrm{Gain}(D, a) = H(D) - \sum_k rac{|D_k|}{|D|} H(D_k)`:
+    :math:`\mathrm{Gain}(D, a) = H(D) - \sum_k \frac{\lvert D_k \rvert}{\lvert D \rvert} H(D_k)`:
     the empirical mutual information between the branch and the class.
 
     Parameters
@@ -107,7 +107,8 @@ def intrinsic_value(table, base: float = 2, *, counts: bool | None = None):
     r"""Intrinsic value of a split: the entropy of its branch proportions.
 
     Implements :eq:`eq-intrinsic-value` (chapter 3),
-    :math:`\mathrm{IV}(a) = -\sum_k rac{|D_k|}{|D|} \lg rac{|D_k|}{|D|}`.
+    :math:`\mathrm{IV}(a) = -\sum_k w_k \lg w_k` with branch shares
+    :math:`w_k = \lvert D_k \rvert / \lvert D \rvert`.
 
     Parameters
     ----------
@@ -157,7 +158,8 @@ def gini_index(table, *, counts: bool | None = None):
     r"""Gini index of a split: the branch-weighted Gini value.
 
     Implements :eq:`eq-gini-index` (chapter 3),
-    :math:`\mathrm{GiniIndex}(D, a) = \sum_k rac{|D_k|}{|D|} \mathrm{Gini}(D_k)`.
+    :math:`\mathrm{GiniIndex}(D, a) = \sum_k w_k \mathrm{Gini}(D_k)` with branch
+    shares :math:`w_k = \lvert D_k \rvert / \lvert D \rvert`.
     CART chooses the split that *minimises* it.
 
     Parameters

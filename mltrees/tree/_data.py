@@ -264,8 +264,11 @@ def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
         if array.dtype.kind in "biuf":  # fast path: a numeric array, no pandas
             return _check_prediction_shape(np.ascontiguousarray(array, dtype=np.float64), specs)
     frame = _as_frame(X)
+    if frame.shape[1] != len(specs):
+        raise ValueError(
+            f"X has {frame.shape[1]} features, but the estimator was fitted with {len(specs)}"
+        )
     values = np.empty(frame.shape, dtype=np.float64, order="F")  # column writes are contiguous
-    _check_prediction_shape(values, specs)
     for j, spec in enumerate(specs):
         column = frame.iloc[:, j]
         if spec.kind == CATEGORICAL:
@@ -276,7 +279,7 @@ def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
                     f"column {spec.name!r} was numeric during fit but is {column.dtype} now"
                 )
             values[:, j] = _numeric_values(column, spec.name)
-    return values
+    return _check_prediction_shape(values, specs)  # only once every column is filled
 
 
 def _check_prediction_shape(values: np.ndarray, specs: list[FeatureSpec]) -> np.ndarray:
