@@ -20,15 +20,15 @@ book: $(STAMP)
 	rm -rf _build/html _build/.doctrees
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
 
-# System packages the tests use: Debian's Chromium for the website test and
-# Graphviz to check that to_dot's output renders. Installed only if missing.
-SYSTEM_TOOLS := /usr/bin/chromium /usr/bin/dot
+# System packages the tests use, installed only if missing: Debian's Chromium for
+# the website test, Graphviz to render to_dot's output, Weka for C4.5 vs J48.
+SYSTEM_TOOLS := /usr/bin/chromium /usr/bin/dot /usr/share/java/weka.jar
 
 $(SYSTEM_TOOLS) &:
 	if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	$$SUDO apt-get update -q && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends \
-		chromium graphviz
+		chromium graphviz weka
 
 test: book $(SYSTEM_TOOLS)
 	$(BIN)/ruff check .
