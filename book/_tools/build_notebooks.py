@@ -46,6 +46,29 @@ def stable_cell_ids(notebook) -> None:
         cell.id = digest if seen[digest] == 1 else f"{digest}-{seen[digest]}"
 
 
+def coalesce_streams(notebook) -> None:
+    """Merge consecutive stream outputs of the same name (stdout/stderr).
+
+    The kernel may deliver one ``print`` in several messages depending on
+    timing; merging them keeps the stored notebook identical from run to run.
+    """
+    for cell in notebook.cells:
+        merged = []
+        for output in cell.get("outputs", []):
+            previous = merged[-1] if merged else None
+            if (
+                previous is not None
+                and output.get("output_type") == "stream"
+                and previous.get("output_type") == "stream"
+                and previous.get("name") == output.get("name")
+            ):
+                previous["text"] += output["text"]
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
+
+
 def strip_volatile_metadata(notebook) -> None:
     """Drop metadata that changes from run to run or machine to machine."""
     notebook.metadata.pop("language_info", None)
@@ -78,6 +101,7 @@ def build(source: Path) -> float:
     client.execute()
     elapsed = time.perf_counter() - start
     strip_volatile_metadata(notebook)
+    coalesce_streams(notebook)
     problems = stderr_outputs(notebook)
     if problems:
         raise SystemExit(f"{source}: output on stderr:\n" + "\n".join(problems))

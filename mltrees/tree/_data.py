@@ -208,17 +208,36 @@ def _categorical_mask(table, categorical_features) -> np.ndarray:
 
 
 def _fit_categorical(column, name: str) -> FeatureSpec:
+    _reject_inf_categories(column, name)
     if isinstance(column, pd.Series) and isinstance(column.dtype, pd.CategoricalDtype):
         categories = np.asarray(column.cat.categories)
     else:
-        present = pd.Series(column).dropna()
-        categories = np.asarray(sorted(pd.unique(present), key=_sort_key))
+        try:
+            present = pd.Series(column).dropna()
+            categories = np.asarray(sorted(pd.unique(present), key=_sort_key))
+        except TypeError as exc:  # e.g. a dict or list in a cell
+            raise TypeError(
+                f"categorical column {name!r} of X holds values that cannot be categories "
+                f"(they must be hashable and comparable): {exc}"
+            ) from exc
     return FeatureSpec(CATEGORICAL, categories, name=name)
+
+
+def _reject_inf_categories(column, name: str) -> None:
+    values = np.asarray(column)
+    if values.dtype.kind == "f" and np.isinf(values).any():
+        raise ValueError(f"X contains inf in categorical column {name!r}")
 
 
 def _categorical_codes(column, spec: FeatureSpec) -> np.ndarray:
     """Codes of a categorical column under a spec: -1 for missing or unseen values."""
-    return pd.Categorical(column, categories=spec.values).codes.astype(np.int64)
+    _reject_inf_categories(column, spec.name)
+    try:
+        return pd.Index(spec.values).get_indexer(np.asarray(column)).astype(np.int64)
+    except TypeError as exc:
+        raise TypeError(
+            f"categorical column {spec.name!r} of X holds values that cannot be categories: {exc}"
+        ) from exc
 
 
 def _sort_key(value):

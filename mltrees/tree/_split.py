@@ -27,6 +27,7 @@ from mltrees.tree._data import CATEGORICAL, FeatureSpec
 __all__ = ["ClassificationStatistics", "FrontierSplits", "RegressionStatistics", "find_splits"]
 
 NEG_INF = -np.inf
+TIE_TOLERANCE = 1e-10  # relative to the node's impurity: below it, gains are ties
 
 
 def _xlog2x(values: np.ndarray) -> np.ndarray:
@@ -237,9 +238,10 @@ def _best_ordered_cut(stats_model, entry_node, entry_stats, node_stats, parent_i
     gain[~valid] = NEG_INF
     run_max = np.maximum.reduceat(gain, starts)
     position = np.arange(gain.size)
-    first_best = np.minimum.reduceat(
-        np.where(valid & (gain == run_max[run]), position, gain.size), starts
-    )
+    # Gains within rounding noise of the best are ties: take the first cut.
+    tolerance = TIE_TOLERANCE * parent_impurity[entry_node]
+    near_best = valid & (gain >= run_max[run] - tolerance)
+    first_best = np.minimum.reduceat(np.where(near_best, position, gain.size), starts)
     found = first_best < gain.size
     nodes = entry_node[starts[found]]
     best_gain[nodes] = gain[first_best[found]]
@@ -345,7 +347,7 @@ def find_splits(
     if feature_mask is not None:
         gains[~feature_mask] = NEG_INF
         ratios[~feature_mask] = NEG_INF
-    chosen = _select(gains, ratios, rules.selection)
+    chosen = _select(gains, ratios, rules.selection, TIE_TOLERANCE * parent_impurity)
     rows_idx = np.arange(n_nodes)
     best_gain = gains[rows_idx, chosen]
     n_children = np.where(np.isfinite(best_gain), 2, 0)
@@ -425,17 +427,23 @@ def _multiway(
     return gain, ratio
 
 
-def _select(gains: np.ndarray, ratios: np.ndarray, selection: str) -> np.ndarray:
+def _select(gains: np.ndarray, ratios: np.ndarray, selection: str, tolerance) -> np.ndarray:
     """The feature each node splits on.
 
-    ``"gain"``: the largest gain; ties go to the lowest feature index.
-    ``"gain_ratio"``: C4.5's rule -- among features whose gain is at least the
-    average gain of the node's candidate features, the largest gain ratio.
+    ``"gain"``: the largest gain. ``"gain_ratio"``: C4.5's rule -- among
+    features whose gain is at least the average gain of the node's candidate
+    features, the largest gain ratio. Scores within ``tolerance`` (per node)
+    of the best are ties, and ties go to the lowest feature index, so the
+    choice never depends on rounding noise.
     """
     if selection == "gain":
-        return np.argmax(gains, axis=1)
-    finite = np.isfinite(gains)
-    n_candidates = finite.sum(axis=1)
-    average = np.where(finite, gains, 0.0).sum(axis=1) / np.maximum(n_candidates, 1)
-    eligible = finite & (gains >= average[:, None] - 1e-12)
-    return np.argmax(np.where(eligible, ratios, NEG_INF), axis=1)
+        scores = gains
+    else:
+        finite = np.isfinite(gains)
+        n_candidates = finite.sum(axis=1)
+        average = np.where(finite, gains, 0.0).sum(axis=1) / np.maximum(n_candidates, 1)
+        eligible = finite & (gains >= average[:, None] - tolerance[:, None])
+        scores = np.where(eligible, ratios, NEG_INF)
+        tolerance = TIE_TOLERANCE * np.abs(np.max(scores, axis=1, initial=0.0))
+    best = np.max(scores, axis=1)
+    return np.argmax(scores >= (best - tolerance)[:, None], axis=1)

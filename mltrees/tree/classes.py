@@ -13,6 +13,7 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._validation import check_sample_weight
@@ -58,7 +59,11 @@ def _resolve_max_features(max_features, n_features: int) -> int | None:
     elif isinstance(max_features, numbers.Integral) and not isinstance(max_features, bool):
         if 1 <= max_features <= n_features:
             return int(max_features)
-    elif isinstance(max_features, numbers.Real) and 0 < max_features <= 1:
+    elif (
+        isinstance(max_features, numbers.Real)
+        and not isinstance(max_features, bool)
+        and 0 < max_features <= 1
+    ):
         return max(1, int(max_features * n_features))
     raise ValueError(
         "max_features must be None, 'sqrt', 'log2', an int in [1, n_features] or a float "
@@ -89,22 +94,36 @@ class _BaseTree(BaseEstimator):
         _check_int(self.max_depth, "max_depth", 1, allow_none=True)
         _check_int(self.min_samples_split, "min_samples_split", 2)
         _check_int(self.min_samples_leaf, "min_samples_leaf", 1)
+        decrease = self.min_impurity_decrease
         if (
-            not isinstance(self.min_impurity_decrease, numbers.Real)
-            or self.min_impurity_decrease < 0
+            isinstance(decrease, bool)
+            or not isinstance(decrease, numbers.Real)
+            or not np.isfinite(decrease)
+            or decrease < 0
         ):
             raise ValueError(
                 f"min_impurity_decrease must be a float >= 0, got {self.min_impurity_decrease!r}"
             )
         _check_int(self.max_bins, "max_bins", 2, allow_none=True)
 
-    def _fit(self, X, y, sample_weight, stats_factory):
+    def _fit(self, X, y, sample_weight, prepare_target):
+        """Validate everything, grow the tree, and only then set fitted attributes.
+
+        ``prepare_target(y, weights)`` checks the target and returns the final
+        per-sample weights, the fitted attributes it owns (e.g. ``classes_``)
+        and a function that builds the sufficient statistics for kept rows.
+        Assigning attributes last means a failed refit leaves the previous
+        model intact.
+        """
         self._validate_params()
         X = _as_table(X)
-        validate_data(self, X, reset=True, skip_check_array=True)
         n_samples = X.shape[0]
         if n_samples == 0:
             raise ValueError("X is empty: at least one sample is needed to fit a tree")
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             y = y.ravel()
@@ -113,8 +132,20 @@ class _BaseTree(BaseEstimator):
         if y.shape[0] != n_samples:
             raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
         weights = check_sample_weight(sample_weight, n_samples)
+        weights, attributes, make_statistics = prepare_target(y, weights)
+        # A sample of weight 0 must not influence the tree, not even through
+        # its feature values (candidate thresholds) or by making a branch
+        # non-empty: drop it before binning.
+        keep = weights > 0
+        if not keep.any():
+            raise ValueError(
+                "every sample has weight 0 (after sample_weight and class_weight); "
+                "at least one positive weight is needed"
+            )
+        rows = None if keep.all() else np.flatnonzero(keep)
+        X_kept = X if rows is None else (X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows])
         codes, specs = bin_features(
-            X,
+            X_kept,
             categorical_features=self.categorical_features,
             max_bins=self.max_bins,
             random_state=0,
@@ -129,7 +160,7 @@ class _BaseTree(BaseEstimator):
                     "categorical_features=, or use C45Classifier or CARTClassifier, which "
                     "bi-partition numeric features."
                 )
-        stats_model = stats_factory(y, weights)
+        stats_model = make_statistics(keep)
         rules = SplitRules(
             multiway_categorical=self._multiway_categorical,
             selection=self._selection,
@@ -143,8 +174,12 @@ class _BaseTree(BaseEstimator):
             require_positive_gain=self._require_positive_gain,
         )
         rng = np.random.default_rng(self.random_state)
+        tree = grow_tree(codes, specs, stats_model, rules, limits, rng)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        for name, value in attributes.items():
+            setattr(self, name, value)
         self._specs = specs
-        self.tree_ = grow_tree(codes, specs, stats_model, rules, limits, rng)
+        self.tree_ = tree
         return self
 
     def _values(self, X) -> np.ndarray:
@@ -173,7 +208,8 @@ class _BaseTree(BaseEstimator):
 
     def apply(self, X) -> np.ndarray:
         """Index of the node each sample ends in (a leaf, or see :meth:`Tree.apply`)."""
-        return self.tree_.apply(self._values(X))
+        values = self._values(X)
+        return self.tree_.apply(values)
 
     def decision_path(self, X):
         """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits."""
@@ -219,45 +255,42 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
         -------
         self
         """
-        y_array = np.asarray(y)
-        if y_array.ndim == 2 and y_array.shape[1] == 1:
-            y_array = y_array.ravel()
-        if y_array.ndim == 1 and y_array.dtype.kind == "f" and np.isnan(y_array).any():
-            raise ValueError("y contains NaN")
-        if y_array.ndim == 1 and y_array.dtype.kind == "O" and pd.isna(y_array).any():
-            raise ValueError("y contains missing values")
-        self.classes_, y_codes = (
-            np.unique(y_array, return_inverse=True)
-            if y_array.ndim == 1
-            else (np.asarray([]), y_array)
-        )
-        self.n_classes_ = len(self.classes_)
-        self.n_outputs_ = 1
+        return self._fit(X, y, sample_weight, self._prepare_classes)
 
-        def factory(_, weights):
-            weights = weights * self._class_weights(y_codes)
+    def _prepare_classes(self, y, weights):
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("y contains NaN")
+        if y.dtype.kind == "O" and pd.isna(y).any():
+            raise ValueError("y contains missing values (None or NaN)")
+        check_classification_targets(y)  # rejects inf and continuous targets
+        classes, y_codes = np.unique(y, return_inverse=True)
+        weights = weights * self._class_weights(y_codes, classes)
+        attributes = {"classes_": classes, "n_classes_": len(classes), "n_outputs_": 1}
+
+        def make_statistics(keep):
             return ClassificationStatistics(
-                y_codes, weights, self.n_classes_, self._engine_criterion
+                y_codes[keep], weights[keep], len(classes), self._engine_criterion
             )
 
-        return self._fit(X, y_array, sample_weight, factory)
+        return weights, attributes, make_statistics
 
     @property
     def _engine_criterion(self) -> str:
         return "gini" if self.criterion == "gini" else "entropy"
 
-    def _class_weights(self, y_codes):
+    def _class_weights(self, y_codes, classes):
         if self.class_weight is None:
             return np.ones(y_codes.shape[0])
-        if self.class_weight == "balanced":
-            counts = np.bincount(y_codes, minlength=self.n_classes_)
-            per_class = y_codes.shape[0] / (self.n_classes_ * np.maximum(counts, 1))
+        n_classes = len(classes)
+        if isinstance(self.class_weight, str) and self.class_weight == "balanced":
+            counts = np.bincount(y_codes, minlength=n_classes)
+            per_class = y_codes.shape[0] / (n_classes * np.maximum(counts, 1))
             return per_class[y_codes]
         if isinstance(self.class_weight, dict):
-            unknown = set(self.class_weight) - set(self.classes_.tolist())
+            unknown = set(self.class_weight) - set(classes.tolist())
             if unknown:
                 raise ValueError(f"class_weight names classes not in y: {sorted(unknown)!r}")
-            per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in self.classes_])
+            per_class = np.array([float(self.class_weight.get(c, 1.0)) for c in classes])
             if (per_class < 0).any():
                 raise ValueError("class_weight values must be >= 0")
             return per_class[y_codes]
@@ -267,11 +300,13 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the class fractions of the node each sample reaches."""
-        return self.tree_.value[self.apply(X)]
+        nodes = self.apply(X)  # checks that the model is fitted first
+        return self.tree_.value[nodes]
 
     def predict(self, X) -> np.ndarray:
         """The most probable class; ties go to the first class in ``classes_``."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class _TreeRegressor(RegressorMixin, _BaseTree):
@@ -291,18 +326,27 @@ class _TreeRegressor(RegressorMixin, _BaseTree):
         -------
         self
         """
+        return self._fit(X, y, sample_weight, self._prepare_targets)
+
+    def _prepare_targets(self, y, weights):
+        if y.dtype.kind == "c":
+            raise ValueError("y holds complex numbers; a regression tree needs real targets")
         try:
-            y_array = np.asarray(y, dtype=np.float64)
+            y = y.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"y must be numeric for a regression tree: {exc}") from exc
-        if not np.isfinite(y_array).all():
+        if not np.isfinite(y).all():
             raise ValueError("y contains NaN or inf")
-        self.n_outputs_ = 1
-        return self._fit(X, y_array, sample_weight, RegressionStatistics)
+
+        def make_statistics(keep):
+            return RegressionStatistics(y[keep], weights[keep])
+
+        return weights, {"n_outputs_": 1}, make_statistics
 
     def predict(self, X) -> np.ndarray:
         """The mean target of the node each sample reaches."""
-        return self.tree_.value[self.apply(X), 0]
+        nodes = self.apply(X)
+        return self.tree_.value[nodes, 0]
 
 
 _SHARED_PARAMS = """
