@@ -281,7 +281,8 @@ def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
     if not isinstance(X, pd.DataFrame) and all(spec.kind == NUMERIC for spec in specs):
         array = np.asarray(X)
         if array.dtype.kind in "biuf":  # fast path: a numeric array, no pandas
-            return _check_prediction_shape(np.ascontiguousarray(array, dtype=np.float64), specs)
+            values = np.ascontiguousarray(array, dtype=np.float64)
+            return _check_prediction_shape(values, specs, check_inf=False)
     frame = _as_frame(X)
     if frame.shape[1] != len(specs):
         raise ValueError(
@@ -301,7 +302,10 @@ def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
     return _check_prediction_shape(values, specs)  # only once every column is filled
 
 
-def _check_prediction_shape(values: np.ndarray, specs: list[FeatureSpec]) -> np.ndarray:
+def _check_prediction_shape(
+    values: np.ndarray, specs: list[FeatureSpec], *, check_inf: bool = True
+) -> np.ndarray:
+    """Shape checks; ``check_inf=False`` when the caller checks finiteness itself."""
     if values.ndim != 2:
         raise ValueError(f"X must be 2-dimensional, got shape {values.shape}")
     if values.shape[1] != len(specs):
@@ -310,6 +314,6 @@ def _check_prediction_shape(values: np.ndarray, specs: list[FeatureSpec]) -> np.
         )
     if values.shape[0] == 0:
         raise ValueError("X is empty: at least one sample is needed")
-    if np.isinf(values).any():
+    if check_inf and np.isinf(values).any():
         raise ValueError("X contains inf")
     return values

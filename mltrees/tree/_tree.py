@@ -20,6 +20,7 @@ import numpy as np
 __all__ = ["LEAF", "Tree"]
 
 LEAF = -1  # value of ``feature`` at a leaf
+APPLY_CHUNK = 16384  # rows per pass of apply: keeps the working set in cache
 NUMERIC_NODE, CATEGORICAL_NODE = 0, 1
 
 
@@ -106,7 +107,16 @@ class Tree:
             node's value is then the prediction -- the empty-branch rule of
             chapter 2: an unknown branch inherits its parent's distribution.
         """
-        n_samples, n_features = values.shape
+        n_samples = values.shape[0]
+        if not return_path and n_samples > APPLY_CHUNK:
+            # Chunks small enough that the per-level arrays stay in cache.
+            return np.concatenate(
+                [
+                    self.apply(values[start : start + APPLY_CHUNK])
+                    for start in range(0, n_samples, APPLY_CHUNK)
+                ]
+            )
+        n_features = values.shape[1]
         # Flat indices into the matrix: one 1-D gather per level, C or F order.
         if values.flags.c_contiguous:
             flat = values.ravel(order="C")

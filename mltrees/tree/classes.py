@@ -193,7 +193,9 @@ class _BaseTree(BaseEstimator):
         # A category unseen in training is routed (see Tree.apply); a missing
         # value is not, because this estimator has no missing-value method.
         missing = []
-        if np.isnan(values[:, numeric] if categorical else values).any():  # one pass
+        if not np.isfinite(values[:, numeric] if categorical else values).all():  # one pass
+            if np.isinf(values[:, numeric]).any():
+                raise ValueError("X contains inf")
             missing = [j for j in numeric if np.isnan(values[:, j]).any()]
         if categorical:
             frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
@@ -305,8 +307,9 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
 
     def predict(self, X) -> np.ndarray:
         """The most probable class; ties go to the first class in ``classes_``."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        nodes = self.apply(X)
+        # The class each node predicts, looked up once per node, not per sample.
+        return self.classes_[np.argmax(self.tree_.value, axis=1)[nodes]]
 
 
 class _TreeRegressor(RegressorMixin, _BaseTree):
