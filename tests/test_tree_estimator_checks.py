@@ -76,18 +76,6 @@ _EXPECTED_ALL = {
         "object columns are categorical by design (strings are valid features), so an object "
         "array of floats is not coerced to numbers and the dict cell fails in pandas' hashing"
     ),
-    "check_estimators_empty_data_messages": (
-        "X of shape (12, 0) gets ValueError 'X is empty (shape (12, 0)); at least one sample "
-        "and feature needed', clear but not sklearn's '0 feature(s) (shape=...)' wording"
-    ),
-    "check_fit2d_predict1d": (
-        "1-D X gets ValueError 'X must be 2-dimensional ...; reshape a single feature with "
-        "X.reshape(-1, 1)', clear but not sklearn's literal 'Reshape your data'"
-    ),
-    "check_supervised_y_2d": (
-        "y of shape (n, 1) is ravelled silently instead of with a DataConversionWarning; "
-        "the fitted model equals the one for 1-D y"
-    ),
 }
 _EXPECTED_CLASSIFIER: dict[str, str] = {}
 _EXPECTED_NUMERIC_CLASSIFIER = {

@@ -324,7 +324,7 @@ def test_empty_X_at_fit(Estimator):
 
 @pytest.mark.parametrize("Estimator", ALL)
 def test_X_without_features(Estimator):
-    with pytest.raises(ValueError, match=r"X is empty \(shape \(5, 0\)\)"):
+    with pytest.raises(ValueError, match=r"0 feature\(s\) \(shape=\(5, 0\)\)"):
         Estimator().fit(np.empty((5, 0)), np.arange(5) % 2)
 
 

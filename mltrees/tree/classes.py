@@ -9,10 +9,12 @@ leaf value. The growth itself is :func:`mltrees.tree._grow.grow_tree`.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -42,8 +44,9 @@ def _as_table(X, name: str = "X"):
         raise TypeError(f"{name} holds complex numbers; real numbers or categories expected")
     if array.ndim != 2:
         raise ValueError(
-            f"{name} must be 2-dimensional (n_samples, n_features), got shape {array.shape}; "
-            "reshape a single feature with X.reshape(-1, 1)"
+            f"{name} must be 2-dimensional (n_samples, n_features), got shape {array.shape}. "
+            "Reshape your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) "
+            "for a single sample"
         )
     return array
 
@@ -117,15 +120,28 @@ class _BaseTree(BaseEstimator):
         """
         self._validate_params()
         X = _as_table(X)
-        n_samples = X.shape[0]
+        n_samples, n_features = X.shape
+        # Wording as scikit-learn's, so messages read the same across libraries.
         if n_samples == 0:
-            raise ValueError("X is empty: at least one sample is needed to fit a tree")
+            raise ValueError(
+                f"X is empty: 0 sample(s) (shape={X.shape}) while a minimum of 1 is required."
+            )
+        if n_features == 0:
+            raise ValueError(
+                f"X is empty: 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
+            )
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
+            warnings.warn(
+                "A column-vector y was passed when a 1d array was expected; it is "
+                "used as y.ravel(). Pass a 1-D array to silence this warning.",
+                DataConversionWarning,
+                stacklevel=3,
+            )
             y = y.ravel()
         if y.ndim != 1:
             raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
