@@ -276,8 +276,8 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
         return self._fit(X, y, sample_weight, self._prepare_classes)
 
     def _prepare_classes(self, y, weights):
-        if y.dtype.kind == "f" and np.isnan(y).any():
-            raise ValueError("y contains NaN")
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            raise ValueError(f"y contains {'NaN' if np.isnan(y).any() else 'inf'}")
         if y.dtype.kind == "O" and pd.isna(y).any():
             raise ValueError("y contains missing values (None or NaN)")
         check_classification_targets(y)  # rejects inf and continuous targets
