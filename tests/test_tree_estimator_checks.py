@@ -60,6 +60,7 @@ ESTIMATORS = [
     CARTClassifier(max_bins=16),
     CARTRegressor(),
     CARTRegressor(max_bins=16),
+    CARTRegressor(criterion="absolute_error"),
     C45Classifier(),
     C45Classifier(max_bins=16),
     _ID3AllColumnsCategorical(),

@@ -23,8 +23,15 @@ import numpy as np
 
 from mltrees.criteria import class_impurity, squared_error_impurity
 from mltrees.tree._data import CATEGORICAL, FeatureSpec
+from mltrees.tree._order_statistics import RangeAbsoluteDeviation
 
-__all__ = ["ClassificationStatistics", "FrontierSplits", "RegressionStatistics", "find_splits"]
+__all__ = [
+    "AbsoluteErrorStatistics",
+    "ClassificationStatistics",
+    "FrontierSplits",
+    "RegressionStatistics",
+    "find_splits",
+]
 
 NEG_INF = -np.inf
 TIE_TOLERANCE = 1e-10  # relative to the node's impurity: below it, gains are ties
@@ -151,6 +158,82 @@ class RegressionStatistics:
         return self.value(stats)[:, 0]
 
 
+class AbsoluteErrorStatistics:
+    """Statistics of a regression node under absolute error.
+
+    Columns: (count, Σw, Σwy, Σw|y - m|, m) with ``m`` the weighted median,
+    the constant that minimises absolute error. Unlike sums, a median cannot
+    be combined from the medians of parts, so node columns are computed from
+    the samples (a sort by node, then y), and candidate splits are scored with
+    :class:`~mltrees.tree._order_statistics.RangeAbsoluteDeviation`.
+    """
+
+    criterion = "absolute_error"
+    needs_samples = True
+
+    def __init__(self, y: np.ndarray, weights: np.ndarray):
+        self.y = y
+        self.w = weights
+
+    def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
+        """Per group: count, weight, weighted sum, absolute deviation, weighted median."""
+        y, w = self.y[rows], self.w[rows]
+        order = np.lexsort((y, group))
+        y, w, group = y[order], w[order], group[order]
+        count = np.bincount(group, minlength=n_groups).astype(np.float64)
+        weight = np.bincount(group, weights=w, minlength=n_groups)
+        weighted_y = np.bincount(group, weights=w * y, minlength=n_groups)
+        cum_w = np.concatenate([[0.0], np.cumsum(w)])
+        cum_wy = np.concatenate([[0.0], np.cumsum(w * y)])
+        start = np.concatenate([[0], np.cumsum(count).astype(np.int64)[:-1]])
+        present = count > 0
+        # The median: the first sample of the group whose cumulative weight
+        # reaches half of the group's weight.
+        target = cum_w[start] + weight / 2.0
+        position = np.searchsorted(cum_w[1:], target, side="left")
+        position = np.clip(position, 0, max(y.size - 1, 0))
+        median = np.where(present, y[position] if y.size else 0.0, 0.0)
+        below_w = cum_w[position] - cum_w[start]
+        below_wy = cum_wy[position] - cum_wy[start]
+        deviation = weighted_y - 2.0 * below_wy - median * (weight - 2.0 * below_w)
+        deviation = np.where(present, np.maximum(deviation, 0.0), 0.0)
+        # When the weight splits exactly in half (an even number of equal
+        # weights, say), every value between the two middle samples is a median;
+        # predict their midpoint, as numpy.median and scikit-learn do. The
+        # deviation above is the same for any of them.
+        following = np.minimum(position + 1, max(y.size - 1, 0))
+        in_group = following < start + count
+        exact_half = np.isclose(cum_w[position + 1] - cum_w[start], weight / 2.0, rtol=1e-12)
+        split_median = present & in_group & exact_half
+        if y.size:
+            median = np.where(split_median, (median + y[following]) / 2.0, median)
+        return np.column_stack([count, weight, weighted_y, deviation, median])
+
+    @staticmethod
+    def count(stats):
+        return stats[..., 0]
+
+    @staticmethod
+    def weight(stats):
+        return stats[..., 1]
+
+    @staticmethod
+    def weight_of_columns(columns):
+        return columns[1]
+
+    def impurity(self, stats):
+        w = stats[..., 1]
+        return stats[..., 3] / np.where(w > 0, w, 1.0)
+
+    def value(self, stats):
+        """The weighted median: the constant that minimises absolute error."""
+        return stats[..., 4:5].copy()
+
+    def order_score(self, stats, parent_stats):
+        """Median target of each category (a heuristic order for subset splits)."""
+        return stats[:, 4]
+
+
 @dataclass
 class FrontierSplits:
     """The best split found for each frontier node (arrays of length n_frontier).
@@ -203,7 +286,9 @@ def _segments(entry_node):
     return starts, np.cumsum(is_start) - 1
 
 
-def _best_ordered_cut(stats_model, entry_node, entry_stats, node_stats, parent_impurity, rules):
+def _best_ordered_cut(
+    stats_model, entry_node, entry_stats, node_stats, parent_impurity, rules, cut_deviation=None
+):
     """Score every cut between consecutive entries of a node; return the best per node.
 
     Returns the gain of each node's best cut (``-inf`` if none) and the index
@@ -232,9 +317,12 @@ def _best_ordered_cut(stats_model, entry_node, entry_stats, node_stats, parent_i
         weight = stats_model.weight_of_columns
         valid &= (weight(left) >= rules.min_weight_leaf) & (weight(right) >= rules.min_weight_leaf)
     w_total = stats_model.weight(node_stats)[entry_node]
-    gain = parent_impurity[entry_node] - (
-        stats_model.weighted_impurity(left) + stats_model.weighted_impurity(right)
-    ) / np.where(w_total > 0, w_total, 1.0)
+    if cut_deviation is None:
+        children = stats_model.weighted_impurity(left) + stats_model.weighted_impurity(right)
+    else:  # absolute error: from the samples, for the valid cuts only
+        children = np.zeros(entry_node.size)
+        children[valid] = cut_deviation(np.flatnonzero(valid), starts, run)
+    gain = parent_impurity[entry_node] - children / np.where(w_total > 0, w_total, 1.0)
     gain[~valid] = NEG_INF
     run_max = np.maximum.reduceat(gain, starts)
     position = np.arange(gain.size)
@@ -247,6 +335,26 @@ def _best_ordered_cut(stats_model, entry_node, entry_stats, node_stats, parent_i
     best_gain[nodes] = gain[first_best[found]]
     best_entry[nodes] = first_best[found]
     return best_gain, best_entry
+
+
+def _cut_deviation(stats_model, rows, entry_of_sample, entry_stats):
+    """Scorer of cuts under absolute error: sum of both children's deviations.
+
+    The samples are laid out in entry order (node, then the feature's order),
+    so every child of every candidate is a contiguous range of that sequence.
+    """
+    sequence = np.argsort(entry_of_sample, kind="stable")
+    ranges = RangeAbsoluteDeviation(stats_model.y[rows][sequence], stats_model.w[rows][sequence])
+    entry_end = np.cumsum(stats_model.count(entry_stats)).astype(np.int64)
+
+    def score(cuts, starts, run):
+        run_start = entry_end[starts] - stats_model.count(entry_stats[starts]).astype(np.int64)
+        run_end = entry_end[np.append(starts[1:], entry_end.size) - 1]
+        lo, end = run_start[run[cuts]], run_end[run[cuts]]
+        middle = entry_end[cuts]
+        return ranges.absolute_deviation(lo, middle) + ranges.absolute_deviation(middle, end)
+
+    return score
 
 
 def _intrinsic_value(child_weights: np.ndarray) -> np.ndarray:
@@ -319,6 +427,10 @@ def find_splits(
             )
             gains[:, j], ratios[:, j] = gain_j, ratio_j
             continue
+        entry_of_sample = None
+        if getattr(stats_model, "needs_samples", False):
+            keys = entry_node.astype(np.int64) * spec.n_codes + entry_code
+            entry_of_sample = np.searchsorted(keys, node.astype(np.int64) * spec.n_codes + code)
         if spec.kind == CATEGORICAL:
             score = stats_model.order_score(entry_stats, node_stats[entry_node])
             order = np.lexsort((score, entry_node))
@@ -327,8 +439,21 @@ def find_splits(
                 entry_code[order],
                 entry_stats[order],
             )
+            if entry_of_sample is not None:
+                position_of = np.empty_like(order)
+                position_of[order] = np.arange(order.size)
+                entry_of_sample = position_of[entry_of_sample]
+        cut_deviation = None
+        if entry_of_sample is not None:
+            cut_deviation = _cut_deviation(stats_model, rows, entry_of_sample, entry_stats)
         gain_j, best = _best_ordered_cut(
-            stats_model, entry_node, entry_stats, node_stats, parent_impurity, rules
+            stats_model,
+            entry_node,
+            entry_stats,
+            node_stats,
+            parent_impurity,
+            rules,
+            cut_deviation,
         )
         gains[:, j] = gain_j
         has = best >= 0

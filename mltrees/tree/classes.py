@@ -21,7 +21,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from mltrees._validation import check_sample_weight
 from mltrees.tree._data import NUMERIC, bin_features, encode_features
 from mltrees.tree._grow import GrowthLimits, grow_tree
-from mltrees.tree._split import ClassificationStatistics, RegressionStatistics, SplitRules
+from mltrees.tree._split import (
+    AbsoluteErrorStatistics,
+    ClassificationStatistics,
+    RegressionStatistics,
+    SplitRules,
+)
 
 __all__ = [
     "C45Classifier",
@@ -357,8 +362,12 @@ class _TreeRegressor(RegressorMixin, _BaseTree):
         if not np.isfinite(y).all():
             raise ValueError("y contains NaN or inf")
 
+        statistics = (
+            AbsoluteErrorStatistics if self.criterion == "absolute_error" else RegressionStatistics
+        )
+
         def make_statistics(keep):
-            return RegressionStatistics(y[keep], weights[keep])
+            return statistics(y[keep], weights[keep])
 
         return weights, {"n_outputs_": 1}, make_statistics
 
@@ -448,18 +457,22 @@ class CARTClassifier(_TreeClassifier):
 class CARTRegressor(_TreeRegressor):
     """CART regression tree: binary splits that most reduce the squared error.
 
-    Leaves predict the mean of their targets; a categorical feature is split
-    into two subsets of categories ordered by their mean target, which is
-    optimal for squared error (Breiman et al. 1984).
+    With squared error, leaves predict the mean of their targets and a
+    categorical feature is split into two subsets of categories ordered by
+    their mean target, which is optimal (Breiman et al. 1984). With absolute
+    error, leaves predict the weighted median and candidate splits are scored
+    by the exact sum of absolute deviations of both children; categories are
+    then ordered by their median (a heuristic).
 
     Parameters
     ----------
-    criterion : {"squared_error"}, default "squared_error"
-        Node impurity: the weighted variance of the targets.
+    criterion : {"squared_error", "absolute_error"}, default "squared_error"
+        Node impurity: the weighted variance of the targets, or their mean
+        absolute deviation from the weighted median.
     {shared_parameters}
     """
 
-    _criteria = ("squared_error",)
+    _criteria = ("squared_error", "absolute_error")
 
     def __init__(
         self,
