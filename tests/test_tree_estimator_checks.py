@@ -78,25 +78,11 @@ _EXPECTED_ALL = {
         "array of floats is not coerced to numbers and the dict cell fails in pandas' hashing"
     ),
 }
-_EXPECTED_CLASSIFIER: dict[str, str] = {}
-_EXPECTED_NUMERIC_CLASSIFIER = {
-    "check_class_weight_classifiers": (
-        "the check needs min_weight_fraction_leaf=0.01, which mltrees lacks; a fully grown "
-        "tree has pure leaves that class_weight cannot change (sklearn's own tree fails too)"
-    ),
-}
 
 
 def expected_failed_checks(estimator) -> dict[str, str]:
     """Justified expected failures of ``estimator`` (design decisions, not bugs)."""
-    expected = dict(_EXPECTED_ALL)
-    if isinstance(estimator, ID3Classifier | CARTClassifier):
-        expected.update(_EXPECTED_CLASSIFIER)
-    if isinstance(estimator, C45Classifier | CARTClassifier) or type(estimator) is ID3Classifier:
-        # With every column categorical, the check's test points are unseen categories and
-        # stop at the root, whose weighted distribution favours class 0: the check passes.
-        expected.update(_EXPECTED_NUMERIC_CLASSIFIER)
-    return expected
+    return dict(_EXPECTED_ALL)
 
 
 def _strict_xfails(estimator) -> dict[str, str]:

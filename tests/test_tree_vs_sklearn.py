@@ -120,3 +120,28 @@ def test_histogram_mode_close_to_exact_on_breast_cancer():
     agreement = (exact.predict(X_test) == hist.predict(X_test)).mean()
     assert agreement > 0.9
     assert abs(exact.score(X_test, y_test) - hist.score(X_test, y_test)) < 0.05
+
+
+@pytest.mark.parametrize("fraction", [0.02, 0.1])
+@pytest.mark.parametrize("name", ["breast_cancer", "wine"])
+def test_min_weight_fraction_leaf_matches_sklearn(name, fraction):
+    X_train, X_test, y_train, _ = _split(name)
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, size=len(y_train))
+
+    def make(seed):
+        return tree.DecisionTreeClassifier(min_weight_fraction_leaf=fraction, random_state=seed)
+
+    predictions = [make(seed).fit(X_train, y_train, weights).predict(X_test) for seed in SEEDS]
+    if not all(np.array_equal(predictions[0], p) for p in predictions[1:]):
+        pytest.skip("sklearn's tree depends on its random feature order here (ties)")
+    ours = CARTClassifier(min_weight_fraction_leaf=fraction).fit(X_train, y_train, weights)
+    np.testing.assert_array_equal(ours.predict(X_test), predictions[0])
+    leaf_weight = ours.tree_.weighted_n_node_samples[ours.tree_.feature < 0]
+    assert leaf_weight.min() >= fraction * weights.sum() - 1e-9
+
+
+@pytest.mark.parametrize("fraction", [-0.1, 0.6, float("nan"), True, "0.1"])
+def test_min_weight_fraction_leaf_rejects_bad_values(fraction):
+    X, y = datasets.load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="min_weight_fraction_leaf"):
+        CARTClassifier(min_weight_fraction_leaf=fraction).fit(X, y)

@@ -113,6 +113,15 @@ class _BaseTree(BaseEstimator):
                 f"min_impurity_decrease must be a float >= 0, got {self.min_impurity_decrease!r}"
             )
         _check_int(self.max_bins, "max_bins", 2, allow_none=True)
+        fraction = self.min_weight_fraction_leaf
+        if (
+            isinstance(fraction, bool)
+            or not isinstance(fraction, numbers.Real)
+            or not 0.0 <= fraction <= 0.5
+        ):
+            raise ValueError(
+                f"min_weight_fraction_leaf must be a float in [0, 0.5], got {fraction!r}"
+            )
 
     def _fit(self, X, y, sample_weight, prepare_target):
         """Validate everything, grow the tree, and only then set fitted attributes.
@@ -186,6 +195,7 @@ class _BaseTree(BaseEstimator):
             multiway_categorical=self._multiway_categorical,
             selection=self._selection,
             min_samples_leaf=self.min_samples_leaf,
+            min_weight_leaf=self.min_weight_fraction_leaf * float(weights[keep].sum()),
         )
         limits = GrowthLimits(
             max_depth=self.max_depth,
@@ -385,6 +395,9 @@ _SHARED_PARAMS = """
     min_samples_leaf : int, default 1
         Every child of a binary split must keep at least this many samples;
         a multiway split needs two branches that do (C4.5's MINOBJS rule).
+    min_weight_fraction_leaf : float in [0, 0.5], default 0
+        Every child of a binary split must keep at least this fraction of
+        the total sample weight.
     min_impurity_decrease : float, default 0
         Split only if ``N_t / N * gain >= min_impurity_decrease``.
     max_features : None, "sqrt", "log2", int or float, default None
@@ -434,6 +447,7 @@ class CARTClassifier(_TreeClassifier):
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
         min_impurity_decrease=0.0,
         max_features=None,
         random_state=None,
@@ -445,6 +459,7 @@ class CARTClassifier(_TreeClassifier):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.random_state = random_state
@@ -481,6 +496,7 @@ class CARTRegressor(_TreeRegressor):
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
         min_impurity_decrease=0.0,
         max_features=None,
         random_state=None,
@@ -491,6 +507,7 @@ class CARTRegressor(_TreeRegressor):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.random_state = random_state
@@ -528,6 +545,7 @@ class ID3Classifier(_TreeClassifier):
         max_depth=None,
         min_samples_split=2,
         min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
         min_impurity_decrease=0.0,
         max_features=None,
         random_state=None,
@@ -539,6 +557,7 @@ class ID3Classifier(_TreeClassifier):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.random_state = random_state
