@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["FeatureSpec", "bin_features", "encode_features"]
+__all__ = ["FeatureSpec", "as_table", "bin_features", "encode_features"]
 
 NUMERIC, CATEGORICAL = 0, 1
 
@@ -63,17 +63,6 @@ class FeatureSpec:
 
 def _is_categorical_column(column: pd.Series) -> bool:
     return isinstance(column.dtype, pd.CategoricalDtype) or column.dtype.kind in "OUSb"
-
-
-def _as_frame(X) -> pd.DataFrame:
-    if isinstance(X, pd.DataFrame):
-        return X
-    array = np.asarray(X)
-    if array.ndim != 2:
-        raise ValueError(
-            f"X must be 2-dimensional (n_samples, n_features), got shape {array.shape}"
-        )
-    return pd.DataFrame(array)
 
 
 def _quantile_edges(values: np.ndarray, max_bins: int, rng: np.random.Generator) -> np.ndarray:
@@ -120,7 +109,7 @@ def bin_features(
     specs : list of FeatureSpec
         One per column.
     """
-    table = _as_table(X)
+    table = as_table(X)
     n_samples, n_features = table.shape
     if n_samples == 0 or n_features == 0:
         raise ValueError(
@@ -159,14 +148,24 @@ def bin_features(
     return codes, specs
 
 
-def _as_table(X):
-    """A DataFrame stays a DataFrame (its dtypes matter); anything else becomes a 2-D array."""
+def as_table(X, name: str = "X"):
+    """Validated 2-D input for fit and predict.
+
+    A DataFrame stays a DataFrame (its dtypes say which columns are
+    categorical); anything else becomes a 2-D numpy array.
+    """
     if isinstance(X, pd.DataFrame):
         return X
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError(f"{name} is a sparse matrix; pass a dense array or a DataFrame")
     array = np.asarray(X)
+    if array.dtype.kind == "c":
+        raise TypeError(f"{name} holds complex numbers; real numbers or categories expected")
     if array.ndim != 2:
         raise ValueError(
-            f"X must be 2-dimensional (n_samples, n_features), got shape {array.shape}"
+            f"{name} must be 2-dimensional (n_samples, n_features), got shape {array.shape}. "
+            "Reshape your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) "
+            "for a single sample"
         )
     return array
 
@@ -283,7 +282,8 @@ def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
         if array.dtype.kind in "biuf":  # fast path: a numeric array, no pandas
             values = np.ascontiguousarray(array, dtype=np.float64)
             return _check_prediction_shape(values, specs, check_inf=False)
-    frame = _as_frame(X)
+    table = as_table(X)
+    frame = table if isinstance(table, pd.DataFrame) else pd.DataFrame(table)
     if frame.shape[1] != len(specs):
         raise ValueError(
             f"X has {frame.shape[1]} features, but the estimator was fitted with {len(specs)}"

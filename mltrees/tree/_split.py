@@ -110,7 +110,23 @@ class ClassificationStatistics:
         return fractions[np.arange(len(fractions)), majority]
 
 
-class RegressionStatistics:
+class _RegressionColumns:
+    """Column layout shared by the regression statistics: (count, Σw, ...)."""
+
+    @staticmethod
+    def count(stats):
+        return stats[..., 0]
+
+    @staticmethod
+    def weight(stats):
+        return stats[..., 1]
+
+    @staticmethod
+    def weight_of_columns(columns):
+        return columns[1]
+
+
+class RegressionStatistics(_RegressionColumns):
     """Sufficient statistics of a regression node: (count, Σw, Σwy, Σwy²)."""
 
     criterion = "squared_error"
@@ -127,18 +143,6 @@ class RegressionStatistics:
         for values in (self.w, self.wy, self.wy2):
             columns.append(np.bincount(group, weights=values[rows], minlength=n_groups))
         return np.column_stack(columns)
-
-    @staticmethod
-    def count(stats):
-        return stats[..., 0]
-
-    @staticmethod
-    def weight(stats):
-        return stats[..., 1]
-
-    @staticmethod
-    def weight_of_columns(columns):
-        return columns[1]
 
     def impurity(self, stats):
         return squared_error_impurity(stats[..., 1], stats[..., 2], stats[..., 3])
@@ -158,7 +162,7 @@ class RegressionStatistics:
         return self.value(stats)[:, 0]
 
 
-class AbsoluteErrorStatistics:
+class AbsoluteErrorStatistics(_RegressionColumns):
     """Statistics of a regression node under absolute error.
 
     Columns: (count, Σw, Σwy, Σw|y - m|, m) with ``m`` the weighted median,
@@ -208,18 +212,6 @@ class AbsoluteErrorStatistics:
         if y.size:
             median = np.where(split_median, (median + y[following]) / 2.0, median)
         return np.column_stack([count, weight, weighted_y, deviation, median])
-
-    @staticmethod
-    def count(stats):
-        return stats[..., 0]
-
-    @staticmethod
-    def weight(stats):
-        return stats[..., 1]
-
-    @staticmethod
-    def weight_of_columns(columns):
-        return columns[1]
 
     def impurity(self, stats):
         w = stats[..., 1]

@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._validation import check_sample_weight
-from mltrees.tree._data import NUMERIC, bin_features, encode_features
+from mltrees.tree._data import NUMERIC, as_table, bin_features, encode_features
 from mltrees.tree._grow import GrowthLimits, grow_tree
 from mltrees.tree._split import (
     AbsoluteErrorStatistics,
@@ -36,24 +36,6 @@ __all__ = [
     "DecisionTreeRegressor",
     "ID3Classifier",
 ]
-
-
-def _as_table(X, name: str = "X"):
-    """Keep DataFrames (their dtypes say which columns are categorical); arrays otherwise."""
-    if isinstance(X, pd.DataFrame):
-        return X
-    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-        raise TypeError(f"{name} is a sparse matrix; pass a dense array or a DataFrame")
-    array = np.asarray(X)
-    if array.dtype.kind == "c":
-        raise TypeError(f"{name} holds complex numbers; real numbers or categories expected")
-    if array.ndim != 2:
-        raise ValueError(
-            f"{name} must be 2-dimensional (n_samples, n_features), got shape {array.shape}. "
-            "Reshape your data: X.reshape(-1, 1) for a single feature, X.reshape(1, -1) "
-            "for a single sample"
-        )
-    return array
 
 
 def _resolve_max_features(max_features, n_features: int) -> int | None:
@@ -133,7 +115,7 @@ class _BaseTree(BaseEstimator):
         model intact.
         """
         self._validate_params()
-        X = _as_table(X)
+        X = as_table(X)
         n_samples, n_features = X.shape
         # Wording as scikit-learn's, so messages read the same across libraries.
         if n_samples == 0:
@@ -216,7 +198,7 @@ class _BaseTree(BaseEstimator):
     def _values(self, X) -> np.ndarray:
         """Validated prediction input as one float matrix (see ``encode_features``)."""
         check_is_fitted(self, "tree_")
-        X = _as_table(X)
+        X = as_table(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         values = encode_features(X, self._specs)
         numeric = [j for j, spec in enumerate(self._specs) if spec.kind == NUMERIC]
