@@ -8,6 +8,8 @@ are computed in one call. Entropy itself lives in :mod:`mltrees.information`.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from mltrees._validation import check_distribution, check_labels, check_sample_weight
@@ -20,6 +22,7 @@ __all__ = [
     "gini_index",
     "information_gain",
     "intrinsic_value",
+    "m_estimate",
     "misclassification_error",
     "select_by_gain_ratio",
 ]
@@ -269,6 +272,45 @@ def best_bipartition(values, y, *, criterion: str = "entropy", sample_weight=Non
     gains = impurity - children
     best = int(np.argmax(gains))
     return float((distinct[best] + distinct[best + 1]) / 2), float(gains[best])
+
+
+def m_estimate(counts, prior, m: float) -> float | np.ndarray:
+    r"""The m-estimate of class probabilities: counts smoothed towards a prior.
+
+    Implements :eq:`eq-m-estimate` (chapter 2),
+    :math:`\hat p_k = (n_k + m \pi_k) / (n + m)`, the posterior mean under a
+    Dirichlet prior of strength :math:`m` centred on :math:`\pi`. An empty
+    node (:math:`n = 0`) gets the prior -- the empty-branch rule, with the
+    parent's distribution as :math:`\pi` -- and :math:`m 	o 0` gives the
+    node's own frequencies. :math:`m = K` with a uniform prior is Laplace's
+    rule of succession.
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., n_classes)
+        Non-negative (weighted) class counts of one or many nodes.
+    prior : array_like, shape (..., n_classes)
+        Prior class probabilities, broadcast against ``counts``; each must sum to 1.
+    m : float
+        Prior strength, > 0.
+
+    Returns
+    -------
+    float array of shape (..., n_classes)
+        The smoothed class probabilities.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim == 0 or counts.size == 0:
+        raise ValueError(f"counts must have at least one class axis, got shape {counts.shape}")
+    if not np.isfinite(counts).all() or (counts < 0).any():
+        raise ValueError("counts must be finite and non-negative")
+    prior = check_distribution(prior, "prior", event_ndim=1, counts=False)
+    if prior.shape[-1] != counts.shape[-1]:
+        raise ValueError(f"prior has {prior.shape[-1]} classes but counts have {counts.shape[-1]}")
+    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not np.isfinite(m) or m <= 0:
+        raise ValueError(f"m must be a positive finite number, got {m!r}")
+    total = counts.sum(axis=-1, keepdims=True)
+    return (counts + m * prior) / (total + m)
 
 
 # ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from mltrees.criteria import (
     gini_index,
     information_gain,
     intrinsic_value,
+    m_estimate,
     select_by_gain_ratio,
 )
 from mltrees.information import entropy
@@ -155,3 +156,44 @@ def test_entropy_criterion_uses_bits():
     y = np.array([0, 0, 1, 1])
     model = CARTClassifier(criterion="entropy").fit(X, y)
     assert model.tree_.impurity[0] == pytest.approx(entropy([2, 2]))
+
+
+# --- The m-estimate of chapter 2 ----------------------------------------------------
+
+
+def test_m_estimate_is_the_dirichlet_posterior_mean_by_simulation():
+    """Posterior mean under Dirichlet(m * prior) with counts n: checked by sampling."""
+    local = np.random.default_rng(11)
+    counts, prior, m = np.array([3.0, 1.0, 0.0]), np.array([0.2, 0.5, 0.3]), 4.0
+    draws = local.dirichlet(counts + m * prior, size=400_000)
+    np.testing.assert_allclose(m_estimate(counts, prior, m), draws.mean(axis=0), atol=3e-3)
+
+
+def test_m_estimate_limits_are_the_two_leaf_rules():
+    counts = np.array([[2.0, 1.0], [0.0, 0.0]])
+    parent = np.array([0.25, 0.75])
+    smoothed = m_estimate(counts, parent, 1e-12)
+    np.testing.assert_allclose(smoothed[0], [2 / 3, 1 / 3])  # a node: its frequencies
+    np.testing.assert_allclose(m_estimate(counts, parent, 5.0)[1], parent)  # empty: prior
+
+
+def test_m_estimate_with_uniform_prior_is_laplace():
+    counts = np.array([7.0, 0.0, 3.0])
+    expected = (counts + 1) / (counts.sum() + 3)
+    np.testing.assert_allclose(m_estimate(counts, np.full(3, 1 / 3), 3.0), expected)
+
+
+@pytest.mark.parametrize(
+    ("counts", "prior", "m", "match"),
+    [
+        ([1.0, -1.0], [0.5, 0.5], 1.0, "non-negative"),
+        ([1.0, 2.0], [0.5, 0.6], 1.0, "sum to 1"),
+        ([1.0, 2.0], [0.2, 0.3, 0.5], 1.0, "classes"),
+        ([1.0, 2.0], [0.5, 0.5], 0.0, "positive"),
+        ([1.0, 2.0], [0.5, 0.5], float("nan"), "positive"),
+        (3.0, [1.0], 1.0, "class axis"),
+    ],
+)
+def test_m_estimate_bad_input(counts, prior, m, match):
+    with pytest.raises(ValueError, match=match):
+        m_estimate(counts, prior, m)
