@@ -7,7 +7,9 @@ random_state=0)``, the first 80% for training and the last 20% for testing.
 Each measurement runs in a fresh subprocess. Its peak memory is the growth of
 the resident set during ``fit`` alone: the kernel's high-water mark (VmHWM) is
 reset after the data are loaded (``/proc/self/clear_refs``, Linux), and the
-resident size at that moment is subtracted. Prints one table; ratios below 1 favour mltrees.
+resident size at that moment is subtracted. Predict time is the fastest of
+five calls on the test set (mltrees walks blocks of rows on one thread per
+core; sklearn's single-tree predict is single-threaded). Prints one table; ratios below 1 favour mltrees.
 
 Goals (issue 3): histogram CART at depth 12 fits in <= 0.5x sklearn's time
 with accuracy within 0.5 points; full depth <= 1x; predict <= 1x; peak memory
@@ -54,9 +56,12 @@ start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start
 peak = status_kb("VmHWM")
-start = time.perf_counter()
-predicted = model.predict(X_test)
-predict_time = time.perf_counter() - start
+predict_times = []
+for _ in range(5):  # the fastest of five calls: prediction takes milliseconds
+    start = time.perf_counter()
+    predicted = model.predict(X_test)
+    predict_times.append(time.perf_counter() - start)
+predict_time = min(predict_times)
 print(json.dumps({
     "fit": fit_time, "predict": predict_time, "accuracy": float((predicted == y_test).mean()),
     "peak_mb": (peak - baseline) / 1024, "nodes": int(model.tree_.node_count),

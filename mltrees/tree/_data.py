@@ -170,6 +170,18 @@ def as_table(X, name: str = "X"):
     return array
 
 
+def all_finite(values: np.ndarray) -> bool:
+    """Whether a float array holds no NaN and no infinity, in one fast pass.
+
+    A NaN or an infinity makes the sum NaN or infinite, so a finite sum proves
+    every entry finite; only when the sum is not finite (possibly an overflow
+    of finite numbers) are the entries checked one by one.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.add.reduce(values, axis=None)
+    return bool(np.isfinite(total)) or bool(np.isfinite(values).all())
+
+
 def _column(table, j: int):
     return table.iloc[:, j] if isinstance(table, pd.DataFrame) else table[:, j]
 

@@ -8,19 +8,26 @@ consecutive ids ``first_child[i] .. first_child[i] + n_children[i] - 1``, so
 routing a sample means computing a *slot* and adding it.
 
 Prediction moves all samples down one level per step with fancy indexing:
-the loop runs over depth, never over samples or nodes.
+the loop runs over depth, never over samples or nodes. Rows are walked in
+cache-sized blocks, on one thread per core, and samples that reached their
+leaf are set aside every few steps.
 """
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LEAF", "Tree"]
+__all__ = ["LEAF", "Tree", "available_cores"]
 
 LEAF = -1  # value of ``feature`` at a leaf
-APPLY_CHUNK = 16384  # rows per pass of apply: keeps the working set in cache
+APPLY_CHUNK = 16384  # rows per block of apply: keeps the working set in cache
+# Set finished samples aside when fewer than this share of a block still walks;
+# checked every COMPACT_EVERY levels, since each compaction costs a few passes.
+COMPACT_BELOW, COMPACT_EVERY = 0.85, 4
 NUMERIC_NODE, CATEGORICAL_NODE = 0, 1
 
 
@@ -88,7 +95,9 @@ class Tree:
         """Number of leaves."""
         return int(self.is_leaf.sum())
 
-    def apply(self, values: np.ndarray, *, return_path: bool = False):
+    def apply(
+        self, values: np.ndarray, *, return_path: bool = False, n_threads=None, check_block=None
+    ):
         """Node reached by each sample; optionally every node on its path.
 
         Parameters
@@ -98,6 +107,14 @@ class Tree:
             for categorical ones, as produced by ``encode_features``.
         return_path : bool
             Also return ``(sample, node)`` pairs of every node visited.
+        n_threads : int or None
+            Threads that walk blocks of rows in parallel (NumPy releases the
+            GIL inside its gathers). None: one per available CPU core. The
+            result does not depend on it.
+        check_block : callable or None
+            Called on each block of rows before it is walked, while the block
+            is in cache (the estimators check finiteness here, saving a pass
+            over the whole input); an exception it raises propagates.
 
         Returns
         -------
@@ -107,53 +124,31 @@ class Tree:
             node's value is then the prediction -- the empty-branch rule of
             chapter 2: an unknown branch inherits its parent's distribution.
         """
-        n_samples = values.shape[0]
-        if not return_path and n_samples > APPLY_CHUNK:
-            # Chunks small enough that the per-level arrays stay in cache.
-            return np.concatenate(
-                [
-                    self.apply(values[start : start + APPLY_CHUNK])
-                    for start in range(0, n_samples, APPLY_CHUNK)
-                ]
-            )
-        n_features = values.shape[1]
-        # Flat indices into the matrix: one 1-D gather per level, C or F order.
-        if values.flags.c_contiguous:
-            flat = values.ravel(order="C")
-            row_base, column_step = np.arange(n_samples) * n_features, 1
-        else:
-            flat = np.asfortranarray(values).ravel(order="F")
-            row_base, column_step = np.arange(n_samples), n_samples
-        # Leaves loop onto themselves (feature 0, threshold +inf, slot 0), so all
-        # samples take one step per level without compacting the active set.
-        leaf = self.is_leaf
-        feature = np.where(leaf, 0, self.feature)
-        threshold = np.where(leaf, np.inf, self.threshold)
-        first_child = np.where(leaf, np.arange(self.node_count), self.first_child)
-        categorical_tree = bool((self.kind == CATEGORICAL_NODE).any())
-        column_offset = feature * column_step
-        node = np.zeros(n_samples, dtype=np.intp)
-        path_samples, path_nodes = [np.arange(n_samples)], [node]
-        for _ in range(self.max_depth):
-            value = flat[row_base + column_offset[node]]
-            step = first_child[node] + (value > threshold[node])
-            if categorical_tree:
-                categorical = np.flatnonzero(self.kind[node] == CATEGORICAL_NODE)
-                at = node[categorical]
-                codes = value[categorical].astype(np.intp)
-                known = (codes >= 0) & (codes < self.n_categories[at])
-                slot = self.route_table[np.where(known, self.route_offset[at] + codes, 0)]
-                slot = np.where(known, slot, -1)
-                # slot -1: the category never reached this node, stay here.
-                step[categorical] = np.where(slot >= 0, first_child[at] + slot, at)
-            if return_path:
-                moved = np.flatnonzero(step != node)
-                path_samples.append(moved)
-                path_nodes.append(step[moved])
-            node = step
+        steps = _StepTables(self)
+        values = np.ascontiguousarray(values, dtype=np.float64)
         if return_path:
-            return node, np.concatenate(path_samples), np.concatenate(path_nodes)
-        return node
+            if check_block is not None:
+                check_block(values)
+            return steps.descend(values, record_path=True)
+        n_samples = values.shape[0]
+        # Blocks small enough that the per-level arrays stay in cache.
+        starts = range(0, n_samples, APPLY_CHUNK)
+        nodes = np.empty(n_samples, dtype=np.intp)
+
+        def walk(start: int) -> None:
+            block = values[start : start + APPLY_CHUNK]
+            if check_block is not None:
+                check_block(block)
+            nodes[start : start + APPLY_CHUNK] = steps.descend(block)
+
+        n_threads = available_cores() if n_threads is None else int(n_threads)
+        if n_threads > 1 and len(starts) > 1:
+            with ThreadPoolExecutor(max_workers=min(n_threads, len(starts))) as pool:
+                list(pool.map(walk, starts))
+        else:
+            for start in starts:
+                walk(start)
+        return nodes
 
     def compute_feature_importances(self, n_features: int) -> np.ndarray:
         """Mean decrease in impurity per feature, normalised to sum to 1.
@@ -173,3 +168,82 @@ class Tree:
         np.add.at(importances, self.feature[internal], decrease)
         total = importances.sum()
         return importances / total if total > 0 else importances
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity mask where supported)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+class _StepTables:
+    """The node arrays of one step of :eq:`eq-level-step`, ready for a walk.
+
+    Leaves loop onto themselves (feature 0, threshold +inf, first child
+    themselves), so a sample that reached its leaf stays there whatever the
+    step computes, and all samples of a block can take every step together.
+    """
+
+    def __init__(self, tree: Tree):
+        leaf = tree.is_leaf
+        self.is_leaf = leaf
+        self.feature = np.where(leaf, 0, tree.feature).astype(np.intp)
+        self.threshold = np.where(leaf, np.inf, tree.threshold)
+        self.first_child = np.where(leaf, np.arange(tree.node_count), tree.first_child)
+        self.max_depth = tree.max_depth
+        self.first_leaf_depth = int(tree.depth[leaf].min())
+        self.tree = tree
+        self.categorical = bool((tree.kind == CATEGORICAL_NODE).any())
+
+    def descend(self, values: np.ndarray, *, record_path: bool = False):
+        """Walk a block of rows (C-contiguous) from the root to their nodes."""
+        n_samples, n_features = values.shape
+        flat = values.ravel()  # one 1-D gather per level reads x[i, feature[node_i]]
+        row_start = np.arange(0, n_samples * n_features, n_features)
+        node = np.zeros(n_samples, dtype=np.intp)
+        walking = None  # ids of the samples still walking, once some were set aside
+        ended = np.empty(n_samples, dtype=np.intp)
+        path_samples, path_nodes = [np.arange(n_samples)], [node]
+        for level in range(1, self.max_depth + 1):
+            value = flat[row_start + self.feature[node]]
+            step = self.first_child[node] + (value > self.threshold[node])
+            if self.categorical:
+                self._route_categories(node, value, step)
+            if record_path:
+                moved = np.flatnonzero(step != node)
+                path_samples.append(moved)
+                path_nodes.append(step[moved])
+            node = step
+            if (
+                record_path
+                or level < self.first_leaf_depth
+                or level == self.max_depth
+                or (level - self.first_leaf_depth) % COMPACT_EVERY
+            ):
+                continue
+            # Many samples sit in leaves by now: stop carrying them along.
+            still = ~self.is_leaf[node]
+            if np.count_nonzero(still) < COMPACT_BELOW * node.size:
+                if walking is None:
+                    walking = np.arange(n_samples)
+                ended[walking[~still]] = node[~still]
+                walking, node, row_start = walking[still], node[still], row_start[still]
+        if record_path:
+            return node, np.concatenate(path_samples), np.concatenate(path_nodes)
+        if walking is None:
+            return node
+        ended[walking] = node
+        return ended
+
+    def _route_categories(self, node: np.ndarray, value: np.ndarray, step: np.ndarray) -> None:
+        """Overwrite ``step`` for samples at categorical nodes (routing tables)."""
+        tree = self.tree
+        categorical = np.flatnonzero(tree.kind[node] == CATEGORICAL_NODE)
+        at = node[categorical]
+        codes = value[categorical].astype(np.intp)
+        known = (codes >= 0) & (codes < tree.n_categories[at])
+        slot = tree.route_table[np.where(known, tree.route_offset[at] + codes, 0)]
+        slot = np.where(known, slot, -1)
+        # slot -1: the category never reached this node, so the sample stays here.
+        step[categorical] = np.where(slot >= 0, self.first_child[at] + slot, at)

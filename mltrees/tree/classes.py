@@ -19,7 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._validation import check_sample_weight
-from mltrees.tree._data import NUMERIC, as_table, bin_features, encode_features
+from mltrees.tree._data import NUMERIC, all_finite, as_table, bin_features, encode_features
 from mltrees.tree._grow import GrowthLimits, grow_tree
 from mltrees.tree._split import (
     AbsoluteErrorStatistics,
@@ -196,44 +196,65 @@ class _BaseTree(BaseEstimator):
         return self
 
     def _values(self, X) -> np.ndarray:
-        """Validated prediction input as one float matrix (see ``encode_features``)."""
+        """Prediction input as one float matrix (see ``encode_features``).
+
+        Categorical columns are checked for missing values here; numeric ones
+        by :meth:`_check_numeric`, which :meth:`Tree.apply` runs block by block.
+        """
         check_is_fitted(self, "tree_")
         X = as_table(X)
         validate_data(self, X, reset=False, skip_check_array=True)
         values = encode_features(X, self._specs)
-        numeric = [j for j, spec in enumerate(self._specs) if spec.kind == NUMERIC]
-        categorical = [j for j, spec in enumerate(self._specs) if spec.kind != NUMERIC]
         # A category unseen in training is routed (see Tree.apply); a missing
         # value is not, because this estimator has no missing-value method.
-        missing = []
-        if not np.isfinite(values[:, numeric] if categorical else values).all():  # one pass
-            if np.isinf(values[:, numeric]).any():
-                raise ValueError("X contains inf")
-            missing = [j for j in numeric if np.isnan(values[:, j]).any()]
+        categorical = [j for j, spec in enumerate(self._specs) if spec.kind != NUMERIC]
         if categorical:
             frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
-            missing += [j for j in categorical if pd.isna(frame.iloc[:, j]).any()]
-        if missing:
-            name = self._specs[min(missing)].name
-            raise ValueError(
-                f"X has missing values (NaN) in column {name!r}; this estimator has no "
-                "missing-value method"
-            )
+            missing = [j for j in categorical if pd.isna(frame.iloc[:, j]).any()]
+            if missing:
+                self._raise_missing(missing[0])
         return values
+
+    def _check_numeric(self, values: np.ndarray) -> None:
+        """Raise on NaN or infinity in a numeric column of ``values``."""
+        numeric = [j for j, spec in enumerate(self._specs) if spec.kind == NUMERIC]
+        if len(numeric) < len(self._specs):
+            values = values[:, numeric]
+        if all_finite(values):
+            return
+        if np.isinf(values).any():
+            raise ValueError("X contains inf")
+        self._raise_missing(numeric[int(np.isnan(values).any(axis=0).argmax())])
+
+    def _raise_missing(self, column: int):
+        raise ValueError(
+            f"X has missing values (NaN) in column {self._specs[column].name!r}; this "
+            "estimator has no missing-value method"
+        )
+
+    def _apply(self, X, return_path: bool = False):
+        values = self._values(X)
+        try:
+            return self.tree_.apply(
+                values, return_path=return_path, check_block=self._check_numeric
+            )
+        except ValueError:
+            # A block failed: report on the whole input, so that the message
+            # names the first bad column whatever block it was found in.
+            self._check_numeric(values)
+            raise
 
     def apply(self, X) -> np.ndarray:
         """Index of the node each sample ends in (a leaf, or see :meth:`Tree.apply`)."""
-        values = self._values(X)
-        return self.tree_.apply(values)
+        return self._apply(X)
 
     def decision_path(self, X):
         """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits."""
         from scipy.sparse import csr_matrix
 
-        values = self._values(X)
-        _, samples, nodes = self.tree_.apply(values, return_path=True)
+        ends, samples, nodes = self._apply(X, return_path=True)
         data = np.ones(samples.size, dtype=np.intp)
-        shape = (values.shape[0], self.tree_.node_count)
+        shape = (ends.shape[0], self.tree_.node_count)
         return csr_matrix((data, (samples, nodes)), shape=shape)
 
     def get_depth(self) -> int:
