@@ -27,6 +27,7 @@ from mltrees.tree._split import (
     RegressionStatistics,
     SplitRules,
 )
+from mltrees.tree._tree import Tree
 
 __all__ = [
     "C45Classifier",
@@ -172,12 +173,27 @@ class _BaseTree(BaseEstimator):
                     "categorical_features=, or use C45Classifier or CARTClassifier, which "
                     "bi-partition numeric features."
                 )
-        stats_model = make_statistics(keep)
+        tree = self._grow(codes, specs, make_statistics(keep), float(weights[keep].sum()))
+        validate_data(self, X, reset=True, skip_check_array=True)
+        for name, value in attributes.items():
+            setattr(self, name, value)
+        self._specs = specs
+        self.tree_ = tree
+        return self
+
+    def _grow(self, codes, specs, stats_model, total_weight: float, rng=None) -> Tree:
+        """Grow a tree on already-binned rows with this estimator's parameters.
+
+        ``fit`` calls it after validating and binning; ensembles call it
+        directly, binning once for all their trees. ``stats_model`` holds the
+        rows' targets and weights (see ``mltrees.tree._split``); ``rng``
+        (default: from ``random_state``) draws the ``max_features`` subsets.
+        """
         rules = SplitRules(
             multiway_categorical=self._multiway_categorical,
             selection=self._selection,
             min_samples_leaf=self.min_samples_leaf,
-            min_weight_leaf=self.min_weight_fraction_leaf * float(weights[keep].sum()),
+            min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
         )
         limits = GrowthLimits(
             max_depth=self.max_depth,
@@ -186,14 +202,9 @@ class _BaseTree(BaseEstimator):
             max_features=_resolve_max_features(self.max_features, len(specs)),
             require_positive_gain=self._require_positive_gain,
         )
-        rng = np.random.default_rng(self.random_state)
-        tree = grow_tree(codes, specs, stats_model, rules, limits, rng)
-        validate_data(self, X, reset=True, skip_check_array=True)
-        for name, value in attributes.items():
-            setattr(self, name, value)
-        self._specs = specs
-        self.tree_ = tree
-        return self
+        if rng is None:
+            rng = np.random.default_rng(self.random_state)
+        return grow_tree(codes, specs, stats_model, rules, limits, rng)
 
     def _values(self, X) -> np.ndarray:
         """Prediction input as one float matrix (see ``encode_features``).
