@@ -9,7 +9,8 @@ the resident set during ``fit`` alone: the kernel's high-water mark (VmHWM) is
 reset after the data are loaded (``/proc/self/clear_refs``, Linux), and the
 resident size at that moment is subtracted. Predict time is the fastest of
 five calls on the test set (mltrees walks blocks of rows on one thread per
-core; sklearn's single-tree predict is single-threaded). Prints one table; ratios below 1 favour mltrees.
+core; sklearn's single-tree predict is single-threaded). Prints one table;
+ratios below 1 favour mltrees.
 
 Goals (issue 3): histogram CART at depth 12 fits in <= 0.5x sklearn's time
 with accuracy within 0.5 points; full depth <= 1x; predict <= 1x; peak memory
