@@ -412,13 +412,33 @@ def node_boxes(ax):
 
 
 def assert_no_overlap(ax):
+    """No two texts overlap: node boxes (with their frames) and branch labels."""
     figure = ax.figure
     renderer = figure.canvas.get_renderer()
     figure.draw(renderer)
-    extents = [t.get_bbox_patch().get_window_extent(renderer) for t in node_boxes(ax)]
+    extents = [
+        t.get_bbox_patch().get_window_extent(renderer)
+        if t.get_bbox_patch() is not None
+        else t.get_window_extent(renderer)
+        for t in ax.texts
+    ]
     for i, a in enumerate(extents):
         for b in extents[i + 1 :]:
-            assert not a.overlaps(b), (a, b)
+            assert not a.overlaps(b), (ax.texts[i].get_text(), a, b)
+
+
+@pytest.mark.parametrize("figsize", [None, (6, 4)])
+def test_plot_c45_watermelon_3_labels_do_not_overlap(figsize):
+    """Regression: sibling labels of a multiway node once overlapped ("= slightly
+    hollow" ran into "= flat") on the C4.5 tree of watermelon 3.0."""
+    from mltrees.datasets import load_watermelon
+
+    X, y = load_watermelon("3.0", return_X_y=True)
+    estimator = C45Classifier().fit(X, y)
+    ax = None if figsize is None else plt.subplots(figsize=figsize)[1]
+    ax = plot_tree(estimator, decimals=4, ax=ax)
+    assert len(node_boxes(ax)) == estimator.tree_.node_count
+    assert_no_overlap(ax)
 
 
 def test_plot_weather_multiway(tmp_path, monkeypatch):

@@ -431,6 +431,9 @@ def _layout(tree: Tree, shown: np.ndarray, expanded: np.ndarray) -> np.ndarray:
     return x
 
 
+EDGE_LABEL_POSITION = 0.6  # where a branch label sits, from parent (0) to child (1)
+
+
 def plot_tree(
     estimator,
     *,
@@ -506,6 +509,7 @@ def plot_tree(
     ):
         raise ValueError(f"fontsize must be a positive number or None, got {fontsize!r}")
     import matplotlib.pyplot as plt
+    from matplotlib import patheffects
 
     tree = view.tree
     limit = np.inf if max_depth is None else max_depth
@@ -542,16 +546,19 @@ def plot_tree(
     def draw_edge(parent: int, child: int, label: str):
         xp, yp, xc, yc = x[parent], -tree.depth[parent], x[child], -tree.depth[child]
         ax.plot([xp, xc], [yp, yc], color="0.35", linewidth=0.9, zorder=1)
-        side = np.sign(xc - xp)
-        return ax.annotate(
+        # On the line, nearer the child than the parent: siblings' labels sit
+        # at one height and are spread by most of their children's spacing.
+        along = EDGE_LABEL_POSITION
+        return ax.text(
+            xp + along * (xc - xp),
+            yp + along * (yc - yp),
             label,
-            xy=((xp + xc) / 2.0, (yp + yc) / 2.0),
-            xytext=(4.0 * side if side else 4.0, 0.0),
-            textcoords="offset points",
-            ha="right" if side < 0 else "left",
+            ha="center",
             va="center",
             fontsize=0.85 * size,
             color="0.15",
+            # a white halo, not a bbox: node boxes are the texts with a bbox patch
+            path_effects=[patheffects.withStroke(linewidth=3, foreground="white")],
             zorder=2,
         )
 
@@ -590,21 +597,55 @@ def plot_tree(
 
 
 def _shrink_to_fit(figure, node_texts, edge_texts, column_pts, level_pts) -> None:
-    """Measure the drawn boxes and scale all fonts down if they would overlap."""
+    """Measure the drawn texts and scale all fonts down until none overlap.
+
+    Node boxes must fit their column and level; then branch labels and boxes
+    are checked pairwise, and the fonts shrink step by step while any two
+    overlap (a label crossing its own edge line is fine: it has a white
+    halo).
+    """
     get_renderer = getattr(figure.canvas, "get_renderer", None)
     if get_renderer is None or not node_texts:
         return
     try:
         renderer = get_renderer()
-        for text in node_texts:
-            text.update_bbox_position_size(renderer)
-        extents = [text.get_bbox_patch().get_window_extent(renderer) for text in node_texts]
+        extents = _extents(node_texts, renderer)
     except Exception:  # a backend without a usable renderer: keep the estimate
         return
     to_points = 72.0 / figure.dpi
-    widest = max(e.width for e in extents) * to_points
-    tallest = max(e.height for e in extents) * to_points
+    widest = (extents[:, 2] - extents[:, 0]).max() * to_points
+    tallest = (extents[:, 3] - extents[:, 1]).max() * to_points
     scale = min(1.0, 0.92 * column_pts / widest, 0.62 * level_pts / tallest)
-    if scale < 1.0:
-        for text in node_texts + edge_texts:
-            text.set_fontsize(text.get_fontsize() * scale)
+    texts = node_texts + edge_texts
+    for _ in range(12):
+        if scale < 1.0:
+            for text in texts:
+                text.set_fontsize(text.get_fontsize() * scale)
+        if not _any_overlap(_extents(texts, renderer)):
+            return
+        scale = 0.9
+
+
+def _extents(texts, renderer) -> np.ndarray:
+    """Display-space boxes (x0, y0, x1, y1) of texts, their bbox patch included."""
+    boxes = []
+    for text in texts:
+        if text.get_bbox_patch() is not None:
+            text.update_bbox_position_size(renderer)
+            boxes.append(text.get_bbox_patch().get_window_extent(renderer).extents)
+        else:
+            boxes.append(text.get_window_extent(renderer).extents)
+    return np.array(boxes)
+
+
+def _any_overlap(extents: np.ndarray) -> bool:
+    """Whether any two of the boxes intersect (touching edges do not count)."""
+    x0, y0, x1, y1 = (extents[:, k] for k in range(4))
+    apart = (
+        (x1[:, None] <= x0[None, :])
+        | (x1[None, :] <= x0[:, None])
+        | (y1[:, None] <= y0[None, :])
+        | (y1[None, :] <= y0[:, None])
+    )
+    np.fill_diagonal(apart, True)
+    return not apart.all()
