@@ -5,7 +5,17 @@ function names the book equation it implements; the chapters import this
 package and never keep private copies of an algorithm.
 """
 
+from mltrees import losses
 from mltrees.criteria import gini, misclassification_error
+from mltrees.ensemble import (
+    AdaBoostClassifier,
+    BaggingClassifier,
+    BaggingRegressor,
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
 from mltrees.information import (
     conditional_entropy,
     contingency_table,
@@ -22,31 +32,45 @@ from mltrees.tree import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     ID3Classifier,
+    RuleSetClassifier,
     export_text,
+    extract_rules,
     plot_tree,
+    prune_reduced_error,
     to_dot,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AdaBoostClassifier",
+    "BaggingClassifier",
+    "BaggingRegressor",
     "C45Classifier",
     "CARTClassifier",
     "CARTRegressor",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
     "ID3Classifier",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "RuleSetClassifier",
     "__version__",
     "conditional_entropy",
     "contingency_table",
     "empirical_entropy",
     "entropy",
     "export_text",
+    "extract_rules",
     "gini",
     "joint_entropy",
     "kl_divergence",
+    "losses",
     "misclassification_error",
     "mutual_information",
     "plot_tree",
+    "prune_reduced_error",
     "to_dot",
 ]

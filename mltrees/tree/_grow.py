@@ -16,6 +16,14 @@ The three stopping cases of chapter 2 appear as:
    node's own class distribution;
 3. an empty branch of a multiway split becomes a leaf that takes its
    *parent's* distribution.
+
+Missing values (chapter 6) follow ``rules.missing``. With a learned default
+direction every row still belongs to exactly one node. With C4.5's method a
+row whose tested value is missing goes into every child with a share of its
+weight, so membership becomes a list of (row, node, weight factor) entries.
+Only the rows that met a missing value are listed that way
+(:class:`_FractionalEntries`); every other row keeps its one node in
+``sample_node`` and costs nothing extra.
 """
 
 from __future__ import annotations
@@ -26,7 +34,14 @@ import numpy as np
 
 from mltrees.tree._data import CATEGORICAL
 from mltrees.tree._split import SplitRules, find_splits
-from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE, Tree
+from mltrees.tree._tree import (
+    CATEGORICAL_NODE,
+    LEAF,
+    MISSING_ALL_BRANCHES,
+    MISSING_NONE,
+    NUMERIC_NODE,
+    Tree,
+)
 
 __all__ = ["GrowthLimits", "grow_tree"]
 
@@ -90,6 +105,7 @@ class _NodeStore:
             weighted_n_node_samples=cat("weighted_n_node_samples"),
             depth=cat("depth"),
             parent=cat("parent"),
+            missing_slot=cat("missing_slot"),
         )
 
 
@@ -118,6 +134,10 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
     n_samples, n_features = codes.shape
     all_rows = np.arange(n_samples)
     sample_node = np.zeros(n_samples, dtype=np.intp)
+    missing = getattr(rules, "missing", "error")
+    entries = None
+    if missing == "c45" and codes.dtype.kind == "i" and (codes < 0).any():
+        entries = _FractionalEntries(stats_model, n_samples)
     frontier_stats = stats_model.aggregate(np.zeros(n_samples, dtype=np.intp), 1, all_rows)
     frontier_value = stats_model.value(frontier_stats)
     frontier_parent = np.array([-1], dtype=np.intp)
@@ -134,9 +154,11 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
         n_frontier = frontier_stats.shape[0]
         impurity = stats_model.impurity(frontier_stats)
         count = stats_model.count(frontier_stats)
+        cases = count if entries is None else entries.cases(count, first_id)
         splittable = (
-            (count >= limits.min_samples_split)
-            & (count >= 2 * rules.min_samples_leaf)
+            (cases >= limits.min_samples_split)
+            & (cases >= 2 * rules.min_samples_leaf)
+            & ((rules.min_cases <= 1) | (stats_model.weight(frontier_stats) >= 2 * rules.min_cases))
             & (impurity > PURE)
             & (depth < max_depth)
             & ~frontier_empty
@@ -145,6 +167,7 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
         threshold = np.full(n_frontier, np.nan)
         first_child = np.full(n_frontier, -1, dtype=np.intp)
         n_children = np.zeros(n_frontier, dtype=np.intp)
+        missing_slot = np.full(n_frontier, MISSING_NONE, dtype=np.intp)
         candidates = np.flatnonzero(splittable)
         next_stats = None
         if candidates.size:
@@ -153,6 +176,10 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
             in_frontier = sample_node >= first_id
             rows = all_rows[in_frontier]
             node_local = local[sample_node[rows] - first_id]
+            if entries is not None and entries.size:
+                # Fractional entries are numbered after the rows (see _FractionalEntries).
+                rows = np.concatenate([rows, n_samples + np.arange(entries.size)])
+                node_local = np.concatenate([node_local, local[entries.node - first_id]])
             keep = node_local >= 0
             rows, node_local = rows[keep], node_local[keep]
             mask = _feature_mask(candidates.size, n_features, limits.max_features, rng)
@@ -162,10 +189,11 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
                 rows,
                 node_local,
                 candidates.size,
-                stats_model,
+                stats_model if entries is None else entries.stats,
                 frontier_stats[candidates],
                 rules,
                 mask,
+                None if entries is None else entries.row_of(),
             )
             weight = stats_model.weight(frontier_stats[candidates])
             decrease = weight / total_weight * splits.gain
@@ -197,7 +225,17 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
                     stats_model,
                     int(n_children.sum()),
                     next_first,
+                    entries,
                 )
+                if missing == "c45":
+                    missing_slot[chosen] = MISSING_ALL_BRANCHES
+                elif missing == "default_direction":
+                    missing_slot[chosen] = _default_slots(
+                        splits.missing_slot[split],
+                        first_child[chosen] - next_first,
+                        next_stats,
+                        stats_model,
+                    )
         store.add_level(
             feature=feature,
             threshold=threshold,
@@ -209,6 +247,7 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
             weighted_n_node_samples=stats_model.weight(frontier_stats),
             depth=np.full(n_frontier, depth, dtype=np.intp),
             parent=frontier_parent,
+            missing_slot=missing_slot,
         )
         if next_stats is None:
             break
@@ -235,6 +274,117 @@ def _feature_mask(n_nodes, n_features, max_features, rng):
     return mask
 
 
+def _default_slots(learned, first_child_local, next_stats, stats_model):
+    """Default child of each new node for missing values (XGBoost's default direction).
+
+    Where the node's rows held missing values the learned slot is kept;
+    elsewhere nothing was learned and missing values go to the heavier child
+    (ties: left), as scikit-learn's histogram gradient boosting does.
+    """
+    weight = stats_model.weight(next_stats)
+    heavier = np.where(weight[first_child_local] >= weight[first_child_local + 1], 0, 1)
+    return np.where(learned >= 0, learned, heavier)
+
+
+class _FractionalEntries:
+    """C4.5's fractional memberships: rows present in several nodes (chapter 6).
+
+    A row whose tested value was missing at some split is no longer in one
+    node but in every child of that split, with its weight multiplied by the
+    branch share r~_k (:eq:`eq-c45-r`). Such (row, node, factor) entries are
+    kept here and numbered ``n_rows + i``, after the ordinary rows, so the
+    statistics and split search treat them as extra rows: ``stats`` holds the
+    statistics of all rows followed by the entries (weights times factors),
+    and ``row_of()`` maps every number back to its row of ``codes``. The
+    entries in nodes that became leaves are dropped; rows that never met a
+    missing tested value are not listed at all.
+    """
+
+    def __init__(self, stats_model, n_rows: int):
+        self.base, self.n_rows = stats_model, n_rows
+        self.row = np.zeros(0, dtype=np.intp)
+        self.node = np.zeros(0, dtype=np.intp)
+        self.factor = np.zeros(0)
+        self.stats = stats_model
+
+    @property
+    def size(self) -> int:
+        return self.row.size
+
+    def cases(self, count: np.ndarray, first_id: int) -> np.ndarray:
+        """Number of cases of each frontier node, a fractional entry counting its factor.
+
+        Quinlan counts cases this way; the stopping rules (min_samples_split,
+        min_samples_leaf) compare it, so that slivers of rows -- a node of
+        many tiny fractions -- are not split forever.
+        """
+        if not self.size:
+            return count
+        local = self.node - first_id
+        n_entries = np.bincount(local, minlength=count.size)
+        return count - n_entries + np.bincount(local, weights=self.factor, minlength=count.size)
+
+    def row_of(self) -> np.ndarray | None:
+        if not self.size:
+            return None
+        return np.concatenate([np.arange(self.n_rows), self.row])
+
+    def route(self, rows, node_local, slot, child_local, child_parent, n_next, next_first, nodes):
+        """Move the entries of split nodes to their children; return the children's statistics.
+
+        ``slot`` is -1 where the tested value is missing: such an entry is
+        replaced by one entry per child, its factor multiplied by the child's
+        share of the node's known weight (:eq:`eq-c45-r`).
+        """
+        known = slot >= 0
+        weight = self.stats.w[rows]
+        known_child = child_local[known]
+        child_weight = np.bincount(known_child, weights=weight[known], minlength=n_next)
+        node_weight = np.bincount(child_parent, weights=child_weight, minlength=nodes.size)
+        parent_weight = node_weight[child_parent]
+        share = child_weight / np.where(parent_weight > 0, parent_weight, 1.0)
+        # Entries whose value is missing: one copy per child of their node.
+        lost = rows[~known]
+        counts = nodes.n_children[node_local[~known]]
+        start = np.cumsum(counts) - counts
+        first = nodes.first_child_local[node_local[~known]]
+        copy_child = np.repeat(first - start, counts) + np.arange(int(counts.sum()))
+        is_entry = lost >= self.n_rows
+        factor = np.ones(lost.size)
+        factor[is_entry] = self.factor[lost[is_entry] - self.n_rows]
+        real_row = lost.copy()
+        real_row[is_entry] = self.row[lost[is_entry] - self.n_rows]
+        copy_factor = np.repeat(factor, counts) * share[copy_child]
+        copy_row = np.repeat(real_row, counts)
+        nonzero = copy_factor > 0  # an empty branch gets no share
+        # Rows that stay whole keep their single node; rows that were split leave it.
+        known_rows = rows[known]
+        whole = known_rows < self.n_rows
+        nodes.sample_node[known_rows[whole]] = known_child[whole] + next_first
+        nodes.sample_node[lost[~is_entry]] = -1
+        moved = known_rows[~whole] - self.n_rows
+        self.row = np.concatenate([self.row[moved], copy_row[nonzero]])
+        self.node = np.concatenate([known_child[~whole], copy_child[nonzero]]) + next_first
+        self.factor = np.concatenate([self.factor[moved], copy_factor[nonzero]])
+        self.stats = self.base.take(
+            np.concatenate([np.arange(self.n_rows), self.row]),
+            np.concatenate([np.ones(self.n_rows), self.factor]),
+        )
+        members = np.concatenate([known_rows[whole], self.n_rows + np.arange(self.size)])
+        group = np.concatenate([known_child[whole], self.node - next_first])
+        return self.stats.aggregate(group, n_next, members)
+
+
+class _SplitNodes:
+    """What routing needs to know about the nodes being split (candidate-local ids)."""
+
+    def __init__(self, n_children, first_child_local, sample_node):
+        self.n_children = n_children
+        self.first_child_local = first_child_local
+        self.sample_node = sample_node
+        self.size = n_children.size
+
+
 def _route_samples(
     codes,
     rows,
@@ -249,15 +399,30 @@ def _route_samples(
     stats_model,
     n_next,
     next_first,
+    entries=None,
 ):
-    """Send the samples of split nodes to their children; return the children's statistics."""
+    """Send the samples of split nodes to their children; return the children's statistics.
+
+    A row whose tested value is missing (code -1, chapter 6) goes to the
+    node's learned default child, or, with C4.5's method (``entries``), into
+    every child with a share of its weight.
+    """
     moving = split[node_local]
     rows, node_local = rows[moving], node_local[moving]
+    code_rows = rows
+    if entries is not None and entries.size:
+        code_rows = entries.row_of()[rows]
+    signed = codes.dtype.kind == "i"
     feature = splits.feature[node_local]
     slot = np.empty(rows.size, dtype=np.intp)
-    for j in np.unique(feature):
-        mine = feature == j
-        code = codes[:, j][rows[mine]].astype(np.intp)
+    # Group the rows by their node's feature with one stable sort, rather than
+    # one pass over all rows per feature (deep levels use every feature).
+    key = feature.astype(np.uint8) if codes.shape[1] <= 256 else feature  # radix sort
+    order = np.argsort(key, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(key, minlength=codes.shape[1]))])
+    for j in np.flatnonzero(bounds[1:] > bounds[:-1]):
+        mine = order[bounds[j] : bounds[j + 1]]
+        code = codes[:, j][code_rows[mine]].astype(np.intp)
         nodes = node_local[mine]
         split_code = splits.split_code[nodes]
         if (split_code >= 0).all():
@@ -266,6 +431,21 @@ def _route_samples(
             tables = np.stack([routes[first_id + int(candidates[i])] for i in np.unique(nodes)])
             which = np.searchsorted(np.unique(nodes), nodes)
             slot[mine] = tables[which, code]
+        if signed:
+            slot[mine[code < 0]] = -1  # missing
+    if entries is not None:
+        child_local = first_child_of_candidate[node_local] + np.maximum(slot, 0) - next_first
+        n_children = splits.n_children.copy()
+        n_children[~split] = 0
+        child_parent = np.repeat(np.arange(n_children.size), n_children)
+        nodes = _SplitNodes(n_children, first_child_of_candidate - next_first, sample_node)
+        return entries.route(
+            rows, node_local, slot, child_local, child_parent, n_next, next_first, nodes
+        )
+    if signed:
+        lost = np.flatnonzero(slot < 0)
+        if lost.size:  # the learned default direction
+            slot[lost] = np.maximum(splits.missing_slot[node_local[lost]], 0)
     child = first_child_of_candidate[node_local] + slot
     sample_node[rows] = child
     return stats_model.aggregate(child - next_first, n_next, rows)

@@ -65,6 +65,17 @@ class ClassificationStatistics:
     def count(stats):
         return stats[..., 0]
 
+    def take(self, index: np.ndarray, scale: np.ndarray) -> ClassificationStatistics:
+        """Statistics of the rows ``index`` with their weights multiplied by ``scale``.
+
+        The growth engine uses it for C4.5's fractional entries (chapter 6): a
+        row whose tested value is missing is present in every child, with a
+        share of its weight in each.
+        """
+        return ClassificationStatistics(
+            self.y[index], self.w[index] * scale, self.n_classes, self.criterion
+        )
+
     @staticmethod
     def weight(stats):
         return stats[..., 1:].sum(axis=-1)
@@ -124,6 +135,10 @@ class _RegressionColumns:
     @staticmethod
     def weight_of_columns(columns):
         return columns[1]
+
+    def take(self, index: np.ndarray, scale: np.ndarray):
+        """Statistics of the rows ``index`` with their weights multiplied by ``scale``."""
+        return type(self)(self.y[index], self.w[index] * scale)
 
 
 class RegressionStatistics(_RegressionColumns):
@@ -242,6 +257,9 @@ class FrontierSplits:
     split_code: np.ndarray
     n_children: np.ndarray
     routes: dict
+    # Sparsity-aware splits (missing="default_direction"): the child slot that
+    # missing values go to, -1 where the node had no missing value to learn from.
+    missing_slot: np.ndarray | None = None
 
 
 @dataclass
@@ -249,10 +267,18 @@ class SplitRules:
     """How candidates are generated and compared: the algorithm's configuration."""
 
     multiway_categorical: bool  # ID3/C4.5: one child per category; CART: a subset split
-    selection: str  # "gain" (ID3, CART) or "gain_ratio" (C4.5's above-average rule)
-    min_samples_leaf: int = 1
+    # "gain" (ID3, CART), "gain_ratio" (the largest ratio) or "c45" (C4.5's
+    # above-average-gain rule)
+    selection: str
+    min_samples_leaf: int = 1  # every non-empty child holds at least this many samples
+    min_cases: int = 1  # C4.5's MINOBJS: at least two children hold this much weight
     min_weight_leaf: float = 0.0
     allow_numeric: bool = True
+    # Rows whose tested value is missing (code -1), chapter 6: "error" (binning
+    # rejected them, none can occur), "c45" (gain on the known rows times the
+    # known fraction, eq-c45-gain) or "default_direction" (XGBoost's learned
+    # direction, eq-default-direction).
+    missing: str = "error"
 
 
 def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
@@ -279,19 +305,37 @@ def _segments(entry_node):
 
 
 def _best_ordered_cut(
-    stats_model, entry_node, entry_stats, node_stats, parent_impurity, rules, cut_deviation=None
+    stats_model,
+    entry_node,
+    entry_stats,
+    node_stats,
+    parent_impurity,
+    rules,
+    cut_deviation=None,
+    missing_stats=None,
 ):
     """Score every cut between consecutive entries of a node; return the best per node.
 
     Returns the gain of each node's best cut (``-inf`` if none) and the index
     of the last entry on the left of that cut (-1 if none). Ties go to the
     first cut, i.e. the smallest threshold.
+
+    With ``missing_stats`` (per node, the rows whose value is missing), the
+    entries and ``node_stats`` cover the known rows only, every cut is scored
+    twice -- missing rows on the left, then on the right -- and the better
+    direction is kept (XGBoost's sparsity-aware split finding,
+    :eq:`eq-default-direction`, chapter 6; ties go left). The cut after a
+    node's last entry is then a candidate too: known rows left, missing rows
+    right. A third array is returned: whether each node's best cut sends
+    missing values left.
     """
     n_nodes = node_stats.shape[0]
     best_gain = np.full(n_nodes, NEG_INF)
     best_entry = np.full(n_nodes, -1, dtype=np.intp)
-    if entry_node.size < 2:
-        return best_gain, best_entry
+    if entry_node.size < 2 and (missing_stats is None or entry_node.size == 0):
+        if missing_stats is None:
+            return best_gain, best_entry
+        return best_gain, best_entry, np.ones(n_nodes, dtype=bool)
     starts, run = _segments(entry_node)
     # Column by column, so every array below is contiguous: left = prefix sums
     # within the node's run, right = node total - left.
@@ -303,19 +347,37 @@ def _best_ordered_cut(
         left.append(left_c)
         right.append(node_stats[entry_node, c] - left_c)
     last_of_run = np.append(entry_node[1:] != entry_node[:-1], True)
-    valid = ~last_of_run
-    valid &= (left[0] >= rules.min_samples_leaf) & (right[0] >= rules.min_samples_leaf)
-    if rules.min_weight_leaf > 0:
-        weight = stats_model.weight_of_columns
-        valid &= (weight(left) >= rules.min_weight_leaf) & (weight(right) >= rules.min_weight_leaf)
     w_total = stats_model.weight(node_stats)[entry_node]
-    if cut_deviation is None:
-        children = stats_model.weighted_impurity(left) + stats_model.weighted_impurity(right)
-    else:  # absolute error: from the samples, for the valid cuts only
-        children = np.zeros(entry_node.size)
-        children[valid] = cut_deviation(np.flatnonzero(valid), starts, run)
-    gain = parent_impurity[entry_node] - children / np.where(w_total > 0, w_total, 1.0)
-    gain[~valid] = NEG_INF
+    if missing_stats is None:
+        valid = _valid_cuts(stats_model, left, right, last_of_run, rules)
+        if cut_deviation is None:
+            children = stats_model.weighted_impurity(left) + stats_model.weighted_impurity(right)
+        else:  # absolute error: from the samples, for the valid cuts only
+            children = np.zeros(entry_node.size)
+            children[valid] = cut_deviation(np.flatnonzero(valid), starts, run)
+        gain = parent_impurity[entry_node] - children / np.where(w_total > 0, w_total, 1.0)
+        gain[~valid] = NEG_INF
+    else:
+        if cut_deviation is not None:
+            raise NotImplementedError("default directions need additive statistics")
+        missing = [missing_stats[entry_node, c] for c in range(entry_stats.shape[1])]
+        w_total = w_total + stats_model.weight(missing_stats)[entry_node]
+        safe_total = np.where(w_total > 0, w_total, 1.0)
+        direction_gain = []
+        for to_left in (True, False):
+            side_l = [a + m for a, m in zip(left, missing, strict=True)] if to_left else left
+            side_r = right if to_left else [a + m for a, m in zip(right, missing, strict=True)]
+            ok = _valid_cuts(stats_model, side_l, side_r, last_of_run, rules)
+            if not to_left:  # also "known rows left, missing rows right", as XGBoost does
+                anywhere = np.zeros_like(last_of_run)
+                ok |= last_of_run & _valid_cuts(stats_model, side_l, side_r, anywhere, rules)
+            children = stats_model.weighted_impurity(side_l) + stats_model.weighted_impurity(side_r)
+            gain = parent_impurity[entry_node] - children / safe_total
+            gain[~ok] = NEG_INF
+            direction_gain.append(gain)
+        cut_missing_left = direction_gain[0] >= direction_gain[1]
+        gain = np.maximum(direction_gain[0], direction_gain[1])
+        valid = np.isfinite(gain)
     run_max = np.maximum.reduceat(gain, starts)
     position = np.arange(gain.size)
     # Gains within rounding noise of the best are ties: take the first cut.
@@ -326,7 +388,55 @@ def _best_ordered_cut(
     nodes = entry_node[starts[found]]
     best_gain[nodes] = gain[first_best[found]]
     best_entry[nodes] = first_best[found]
+    if missing_stats is not None:
+        missing_left = np.ones(n_nodes, dtype=bool)
+        missing_left[nodes] = cut_missing_left[first_best[found]]
+        return best_gain, best_entry, missing_left
     return best_gain, best_entry
+
+
+def _valid_cuts(stats_model, left, right, last_of_run, rules):
+    """Cuts that leave both children big enough (a cut after a node's last entry is none)."""
+    valid = ~last_of_run
+    valid &= (left[0] >= rules.min_samples_leaf) & (right[0] >= rules.min_samples_leaf)
+    if rules.min_cases > 1:  # C4.5's MINOBJS counts weight, so fractional cases count too
+        weight = stats_model.weight_of_columns
+        valid &= (weight(left) >= rules.min_cases) & (weight(right) >= rules.min_cases)
+    if rules.min_weight_leaf > 0:
+        weight = stats_model.weight_of_columns
+        valid &= (weight(left) >= rules.min_weight_leaf) & (weight(right) >= rules.min_weight_leaf)
+    return valid
+
+
+def _set_missing_aside(stats_model, rows, node, code, n_nodes):
+    """Split a feature's rows into known and missing (code -1) ones.
+
+    Returns the per-node statistics of the missing rows and the known rows,
+    their nodes and codes. Implements the first step of :eq:`eq-c45-gain`
+    (chapter 6): a feature is judged on the rows where it is known.
+    """
+    known = code >= 0
+    missing_stats = stats_model.aggregate(node[~known], n_nodes, rows[~known])
+    return missing_stats, rows[known], node[known], code[known]
+
+
+def _unknown_outcome(gain, branch_weight, missing_weight):
+    """C4.5's gain and gain ratio when some rows of a node miss the feature (chapter 6).
+
+    ``gain`` was computed on the known rows; it is multiplied by the known
+    fraction rho (:eq:`eq-c45-gain`). The split information treats "unknown"
+    as one more outcome, as Quinlan's C4.5 does: ``branch_weight`` holds the
+    known weight of every branch (n_nodes, n_branches), ``missing_weight`` the
+    weight of the rows that miss the feature.
+    """
+    known = branch_weight.sum(axis=1)
+    total = known + missing_weight
+    rho = known / np.where(total > 0, total, 1.0)
+    finite = np.isfinite(gain)
+    scaled = np.where(finite, np.where(finite, gain, 0.0) * rho, NEG_INF)
+    split_info = _intrinsic_value(np.column_stack([branch_weight, missing_weight]))
+    ratio = np.where(finite, scaled / np.maximum(split_info, 1e-300), NEG_INF)
+    return scaled, ratio
 
 
 def _cut_deviation(stats_model, rows, entry_of_sample, entry_stats):
@@ -364,6 +474,7 @@ def find_splits(
     node_stats: np.ndarray,
     rules: SplitRules,
     feature_mask: np.ndarray | None = None,
+    row_of: np.ndarray | None = None,
 ) -> FrontierSplits:
     """Find the best split of every frontier node.
 
@@ -387,6 +498,10 @@ def find_splits(
         The algorithm's configuration.
     feature_mask : ndarray of bool (n_nodes, n_features), optional
         Features each node may use (``max_features``); all if None.
+    row_of : ndarray of int, optional
+        When ``rows`` index the entries of ``stats_model`` rather than the
+        rows of ``codes`` (C4.5's fractional entries, chapter 6): the row of
+        ``codes`` of every entry.
 
     Returns
     -------
@@ -399,32 +514,77 @@ def find_splits(
     thresholds = np.full((n_nodes, n_features), np.nan)
     split_codes = np.full((n_nodes, n_features), -1, dtype=np.intp)
     subset_routes = {}
+    default_direction = rules.missing == "default_direction"
+    missing_left = np.ones((n_nodes, n_features), dtype=bool)
+    has_missing = np.zeros((n_nodes, n_features), dtype=bool)
+    level_code_rows = None
+    by_feature = None if feature_mask is None else _rows_by_feature(rows, node, feature_mask)
     for j, spec in enumerate(specs):
-        if feature_mask is not None and not feature_mask[:, j].any():
-            continue
-        code = codes[:, j][rows].astype(np.intp)
-        entry_node, entry_code, entry_stats = _cell_statistics(
-            stats_model, node, code, n_nodes, spec.n_codes, rows
-        )
+        rows_j, node_j = rows, node
+        if by_feature is not None:
+            # Random forests: only the nodes that drew feature j need its
+            # statistics, so the work per level shrinks with max_features.
+            rows_j, node_j = by_feature(j)
+            if rows_j.size == 0:
+                continue
+        if row_of is None:
+            code_rows = rows_j
+        elif rows_j is rows:  # every node uses feature j: map the rows once per level
+            code_rows = level_code_rows if level_code_rows is not None else row_of[rows]
+            level_code_rows = code_rows
+        else:
+            code_rows = row_of[rows_j]
+        code = codes[:, j][code_rows].astype(np.intp)
+        base_stats, base_impurity, missing_j = node_stats, parent_impurity, None
+        entry_node = None
+        if rules.missing != "error" and code.size and code.min() < 0:
+            # Chapter 6: the feature is scored on the rows where it is known.
+            if getattr(stats_model, "needs_samples", False):  # medians: per-sample work
+                missing_j, rows_j, node_j, code = _set_missing_aside(
+                    stats_model, rows_j, node_j, code, n_nodes
+                )
+                base_stats = stats_model.aggregate(node_j, n_nodes, rows_j)
+            else:  # sums: one pass with "missing" as cell 0, known = all - missing
+                entry_node, entry_code, entry_stats = _cell_statistics(
+                    stats_model, node_j, code + 1, n_nodes, spec.n_codes + 1, rows_j
+                )
+                lost = entry_code == 0
+                missing_j = np.zeros_like(node_stats)
+                missing_j[entry_node[lost]] = entry_stats[lost]
+                known = ~lost
+                entry_node, entry_code = entry_node[known], entry_code[known] - 1
+                entry_stats = entry_stats[known]
+                base_stats = node_stats - missing_j
+            has_missing[:, j] = stats_model.weight(missing_j) > 0
+            if not default_direction:  # C4.5: the entropy of the known rows
+                base_impurity = stats_model.impurity(base_stats)
+        if entry_node is None:
+            entry_node, entry_code, entry_stats = _cell_statistics(
+                stats_model, node_j, code, n_nodes, spec.n_codes, rows_j
+            )
         if spec.kind == CATEGORICAL and rules.multiway_categorical:
             gain_j, ratio_j = _multiway(
                 stats_model,
                 entry_node,
                 entry_code,
                 entry_stats,
-                node_stats,
+                base_stats,
                 spec.n_codes,
-                parent_impurity,
+                base_impurity,
                 rules,
             )
+            if missing_j is not None:
+                branch = np.zeros((n_nodes, spec.n_codes))
+                branch[entry_node, entry_code] = stats_model.weight(entry_stats)
+                gain_j, ratio_j = _unknown_outcome(gain_j, branch, stats_model.weight(missing_j))
             gains[:, j], ratios[:, j] = gain_j, ratio_j
             continue
         entry_of_sample = None
         if getattr(stats_model, "needs_samples", False):
             keys = entry_node.astype(np.int64) * spec.n_codes + entry_code
-            entry_of_sample = np.searchsorted(keys, node.astype(np.int64) * spec.n_codes + code)
+            entry_of_sample = np.searchsorted(keys, node_j.astype(np.int64) * spec.n_codes + code)
         if spec.kind == CATEGORICAL:
-            score = stats_model.order_score(entry_stats, node_stats[entry_node])
+            score = stats_model.order_score(entry_stats, base_stats[entry_node])
             order = np.lexsort((score, entry_node))
             entry_node, entry_code, entry_stats = (
                 entry_node[order],
@@ -437,30 +597,47 @@ def find_splits(
                 entry_of_sample = position_of[entry_of_sample]
         cut_deviation = None
         if entry_of_sample is not None:
-            cut_deviation = _cut_deviation(stats_model, rows, entry_of_sample, entry_stats)
-        gain_j, best = _best_ordered_cut(
+            cut_deviation = _cut_deviation(stats_model, rows_j, entry_of_sample, entry_stats)
+        found = _best_ordered_cut(
             stats_model,
             entry_node,
             entry_stats,
-            node_stats,
-            parent_impurity,
+            base_stats,
+            base_impurity,
             rules,
             cut_deviation,
+            missing_j if default_direction else None,
         )
-        gains[:, j] = gain_j
+        gain_j, best = found[0], found[1]
+        if len(found) == 3:
+            missing_left[:, j] = found[2]
         has = best >= 0
-        if rules.selection == "gain_ratio":
+        if missing_j is not None and not default_direction:
             left_weight = _left_weight(stats_model, entry_stats, entry_node, best, has)
-            total_weight = stats_model.weight(node_stats[has])
+            branch = np.zeros((n_nodes, 2))
+            branch[has, 0] = left_weight
+            branch[has, 1] = stats_model.weight(base_stats[has]) - left_weight
+            gain_j, ratios[:, j] = _unknown_outcome(gain_j, branch, stats_model.weight(missing_j))
+        elif rules.selection != "gain":
+            left_weight = _left_weight(stats_model, entry_stats, entry_node, best, has)
+            total_weight = stats_model.weight(base_stats[has])
             branch = np.column_stack([left_weight, total_weight - left_weight])
             ratios[has, j] = gain_j[has] / np.maximum(_intrinsic_value(branch), 1e-300)
+        gains[:, j] = gain_j
         if spec.kind == CATEGORICAL:
             subset_routes[j] = _subset_routes(entry_node, entry_code, best, spec.n_codes, n_nodes)
         else:
             left_code = entry_code[best[has]]
-            right_code = entry_code[best[has] + 1]
+            right_code = entry_code[np.minimum(best[has] + 1, entry_code.size - 1)]
             split_codes[has, j] = left_code
-            thresholds[has, j] = _safe_threshold(spec, left_code, right_code)
+            # Known rows left, missing right (a cut after a node's last entry,
+            # default direction only): every number goes left.
+            between = np.ones(left_code.size, dtype=bool)
+            if missing_j is not None and default_direction:
+                between = ~np.append(entry_node[1:] != entry_node[:-1], True)[best[has]]
+            threshold_j = np.full(left_code.size, np.inf)
+            threshold_j[between] = _safe_threshold(spec, left_code[between], right_code[between])
+            thresholds[has, j] = threshold_j
     if feature_mask is not None:
         gains[~feature_mask] = NEG_INF
         ratios[~feature_mask] = NEG_INF
@@ -479,6 +656,10 @@ def find_splits(
         elif spec.kind == CATEGORICAL:
             for i in at:
                 routes[int(i)] = subset_routes[j][i]
+    missing_slot = None
+    if default_direction:  # slot 0 = left, 1 = right; -1: nothing to learn from
+        missing_slot = np.where(has_missing[rows_idx, chosen], 1, -1)
+        missing_slot[missing_left[rows_idx, chosen] & (missing_slot == 1)] = 0
     return FrontierSplits(
         gain=best_gain,
         feature=chosen,
@@ -486,7 +667,33 @@ def find_splits(
         split_code=split_codes[rows_idx, chosen],
         n_children=n_children,
         routes=routes,
+        missing_slot=missing_slot,
     )
+
+
+def _rows_by_feature(rows, node, feature_mask):
+    """Group the (row, feature) pairs of a level by feature, for nodes that drew few features.
+
+    Returns ``part(j)`` -> the rows (ascending, as ``rows``) whose node drew
+    feature ``j``, and their nodes. One stable sort of ``rows * max_features``
+    pairs replaces a pass over all rows per feature.
+    """
+    n_features = feature_mask.shape[1]
+    drawn = feature_mask.sum(axis=1)
+    if drawn.size == 0 or (drawn != drawn[0]).any():  # not a max_features draw: one mask each
+        return lambda j: (rows[feature_mask[node, j]], node[feature_mask[node, j]])
+    k = int(drawn[0])
+    node_features = np.nonzero(feature_mask)[1].reshape(-1, k)
+    dtype = np.uint8 if n_features <= 256 else np.intp  # radix sort for small keys
+    pair_feature = node_features.astype(dtype)[node].ravel()
+    order = np.argsort(pair_feature, kind="stable") // k  # the pair's row position
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(pair_feature, minlength=n_features))])
+    rows_sorted, node_sorted = rows[order], node[order]
+
+    def part(j):
+        return rows_sorted[bounds[j] : bounds[j + 1]], node_sorted[bounds[j] : bounds[j + 1]]
+
+    return part
 
 
 def _left_weight(stats_model, entry_stats, entry_node, best, has):
@@ -537,8 +744,13 @@ def _multiway(
     safe_total = np.where(total > 0, total, 1.0)
     weighted = (child_weight * stats_model.impurity(table)).sum(axis=1) / safe_total
     gain = parent_impurity - weighted
-    # At least two branches must hold min_samples_leaf samples (C4.5's MINOBJS rule).
-    big_enough = (child_count >= max(rules.min_samples_leaf, 1)).sum(axis=1) >= 2
+    # At least two branches must hold min_cases samples (C4.5's MINOBJS rule),
+    # and no non-empty branch fewer than min_samples_leaf.
+    big_enough = child_count > 0
+    if rules.min_cases > 1:  # C4.5's MINOBJS counts weight, so fractional cases count too
+        big_enough &= child_weight >= rules.min_cases
+    big_enough = big_enough.sum(axis=1) >= 2
+    big_enough &= ((child_count == 0) | (child_count >= rules.min_samples_leaf)).all(axis=1)
     gain = np.where(big_enough, gain, NEG_INF)
     ratio = np.where(big_enough, gain / np.maximum(_intrinsic_value(child_weight), 1e-300), NEG_INF)
     return gain, ratio
@@ -547,7 +759,8 @@ def _multiway(
 def _select(gains: np.ndarray, ratios: np.ndarray, selection: str, tolerance) -> np.ndarray:
     """The feature each node splits on.
 
-    ``"gain"``: the largest gain. ``"gain_ratio"``: C4.5's rule -- among
+    ``"gain"``: the largest gain. ``"gain_ratio"``: the largest gain ratio.
+    ``"c45"``: C4.5's rule -- among
     features whose gain is at least the average gain of the node's candidate
     features, the largest gain ratio. Scores within ``tolerance`` (per node)
     of the best are ties, and ties go to the lowest feature index, so the
@@ -555,6 +768,9 @@ def _select(gains: np.ndarray, ratios: np.ndarray, selection: str, tolerance) ->
     """
     if selection == "gain":
         scores = gains
+    elif selection == "gain_ratio":
+        scores = np.where(np.isfinite(gains), ratios, NEG_INF)
+        tolerance = TIE_TOLERANCE * np.abs(np.max(scores, axis=1, initial=0.0))
     else:
         finite = np.isfinite(gains)
         n_candidates = finite.sum(axis=1)

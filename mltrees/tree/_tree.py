@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import ClassVar
 
 import numpy as np
 
@@ -29,6 +30,11 @@ APPLY_CHUNK = 16384  # rows per block of apply: keeps the working set in cache
 # checked every COMPACT_EVERY levels, since each compaction costs a few passes.
 COMPACT_BELOW, COMPACT_EVERY = 0.85, 4
 NUMERIC_NODE, CATEGORICAL_NODE = 0, 1
+# ``missing_slot`` of a node (chapter 6): where a sample whose tested value is
+# missing (NaN) goes. A slot >= 0 is a learned default child (XGBoost);
+# MISSING_ALL_BRANCHES sends it down every child with a share of its weight
+# (C4.5); MISSING_NONE stops it at the node, like an unseen category.
+MISSING_NONE, MISSING_ALL_BRANCHES = -1, -2
 
 
 @dataclass
@@ -57,7 +63,15 @@ class Tree:
         Class fractions (classification) or the mean (regression) of every
         node, internal nodes included.
     impurity, n_node_samples, weighted_n_node_samples, depth, parent : ndarray
-        Per-node statistics.
+        Per-node statistics. With C4.5's missing-value method (chapter 6) a
+        row whose tested value is missing counts in every child, so
+        ``n_node_samples`` counts (row, node) entries and
+        ``weighted_n_node_samples`` sums their fractional weights.
+    missing_slot : ndarray of int, optional
+        Where a missing (NaN) tested value goes at each node: a child slot
+        (learned default direction), ``MISSING_ALL_BRANCHES`` (-2, every
+        branch, weighted by :meth:`branch_fraction`: C4.5) or ``MISSING_NONE``
+        (-1: the sample stops at the node). Defaults to -1 everywhere.
     """
 
     feature: np.ndarray
@@ -74,6 +88,105 @@ class Tree:
     weighted_n_node_samples: np.ndarray
     depth: np.ndarray
     parent: np.ndarray
+    missing_slot: np.ndarray | None = None
+
+    # Fields that are not indexed by node (``collapse`` leaves them alone),
+    # and what a node that becomes a leaf holds in the routing fields.
+    _NON_NODE_FIELDS: ClassVar[set] = {"route_table"}
+    _LEAF_FILL: ClassVar[dict] = {
+        "feature": LEAF,
+        "kind": -1,
+        "threshold": np.nan,
+        "n_children": 0,
+        "route_offset": 0,
+        "n_categories": 0,
+        "missing_slot": MISSING_NONE,
+    }
+
+    def __post_init__(self):
+        if self.missing_slot is None:
+            self.missing_slot = np.full(self.feature.shape[0], MISSING_NONE, dtype=np.intp)
+
+    def branch_fraction(self) -> np.ndarray:
+        """Share of its parent's training weight that each node received (1 at the root).
+
+        For a tree grown with C4.5's fractional weights this is the branch
+        share r~_k of :eq:`eq-c45-r`: a child receives the known rows of its
+        branch plus the share r~_k of the rows whose value is missing, i.e.
+        r~_k of the parent's weight. Prediction sends a missing value down every branch with
+        these shares (:eq:`eq-c45-predict`, chapter 6).
+        """
+        weight = self.weighted_n_node_samples
+        fraction = np.ones(self.node_count)
+        child = np.flatnonzero(self.parent >= 0)
+        parent_weight = weight[self.parent[child]]
+        fraction[child] = np.where(
+            parent_weight > 0, weight[child] / np.where(parent_weight > 0, parent_weight, 1.0), 0.0
+        )
+        return fraction
+
+    def apply_weighted(self, values: np.ndarray, *, n_threads=None, check_block=None):
+        """Every node a sample ends in, with its weight: C4.5's prediction (chapter 6).
+
+        A sample walks as in :meth:`apply`. When it meets a missing (NaN)
+        value at a node whose ``missing_slot`` is ``MISSING_ALL_BRANCHES``, it
+        goes down every branch, its weight multiplied by the branch's
+        :meth:`branch_fraction`, and each part walks on (:eq:`eq-c45-predict`).
+        A sample that meets no such node is routed exactly as by
+        :meth:`apply`, with weight 1. Loops run over depth, never over samples.
+
+        Returns
+        -------
+        sample, node, weight : ndarray
+            One entry per (sample, end node); a sample's weights sum to 1.
+        """
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        nodes = self.apply(values, n_threads=n_threads, check_block=check_block)
+        n_samples = values.shape[0]
+        everyone = np.arange(n_samples)
+        if not (self.missing_slot == MISSING_ALL_BRANCHES).any():
+            return everyone, nodes, np.ones(n_samples)
+        steps = _StepTables(self)
+        split = _split_entries(self, values, everyone, nodes)
+        if not split.any():
+            return everyone, nodes, np.ones(n_samples)
+        fraction = self.branch_fraction()
+        out = [(everyone[~split], nodes[~split], np.ones(n_samples - int(split.sum())))]
+        sample, node, weight = everyone[split], nodes[split], np.ones(int(split.sum()))
+        while sample.size:
+            counts = self.n_children[node]
+            first = np.cumsum(counts) - counts
+            child = np.repeat(self.first_child[node] - first, counts) + np.arange(counts.sum())
+            sample = np.repeat(sample, counts)
+            weight = np.repeat(weight, counts) * fraction[child]
+            keep = weight > 0  # an empty branch holds no share
+            sample, weight = sample[keep], weight[keep]
+            node = steps.descend(values[sample], start=child[keep])
+            split = _split_entries(self, values, sample, node)
+            out.append((sample[~split], node[~split], weight[~split]))
+            sample, node, weight = sample[split], node[split], weight[split]
+        return tuple(np.concatenate(parts) for parts in zip(*out, strict=True))
+
+    def weighted_value(self, values: np.ndarray, *, n_threads=None, check_block=None):
+        """Prediction of every sample: the weighted mix of its end nodes' values.
+
+        Implements :eq:`eq-c45-predict` (chapter 6) with
+        :meth:`apply_weighted`; a sample that meets no missing value gets
+        its node's ``value`` unchanged.
+        """
+        sample, node, weight = self.apply_weighted(
+            values, n_threads=n_threads, check_block=check_block
+        )
+        n_samples = np.shape(values)[0]
+        if sample.size == n_samples:  # nobody was split: one node per sample
+            out = np.empty((n_samples, self.value.shape[1]))
+            out[sample] = self.value[node]
+            return out
+        out = np.empty((n_samples, self.value.shape[1]))
+        for k in range(self.value.shape[1]):
+            mixed = weight * self.value[node, k]
+            out[:, k] = np.bincount(sample, weights=mixed, minlength=n_samples)
+        return out
 
     @property
     def node_count(self) -> int:
@@ -169,12 +282,106 @@ class Tree:
         total = importances.sum()
         return importances / total if total > 0 else importances
 
+    def collapse(self, make_leaf) -> Tree:
+        """A new tree in which the given internal nodes become leaves (pruning).
+
+        The subtrees below those nodes are dropped and the remaining nodes are
+        renumbered in their old order, so siblings stay consecutive and every
+        parent still precedes its children. A new leaf keeps its own ``value``
+        and statistics, which is what a pruned node predicts (chapter 5).
+
+        Parameters
+        ----------
+        make_leaf : array_like of bool (n_nodes,) or of int
+            Mask or ids of the nodes to turn into leaves; leaves are ignored.
+
+        Returns
+        -------
+        Tree
+        """
+        n_nodes = self.node_count
+        mask = np.asarray(make_leaf)
+        if mask.dtype != bool:
+            ids, mask = mask.astype(np.intp), np.zeros(n_nodes, dtype=bool)
+            mask[ids] = True
+        mask = mask & ~self.is_leaf
+        # A node is dropped when an ancestor is collapsed; parents precede
+        # children, so one pass per depth settles every node.
+        dropped = np.zeros(n_nodes, dtype=bool)
+        has_parent = np.flatnonzero(self.parent >= 0)
+        for _ in range(self.max_depth):
+            above = self.parent[has_parent]
+            dropped[has_parent] = dropped[above] | mask[above]
+        keep = np.flatnonzero(~dropped)
+        new_id = np.cumsum(~dropped) - 1
+        parent = self.parent[keep]
+        parent = np.where(parent >= 0, new_id[np.maximum(parent, 0)], -1)
+        leaf = mask[keep] | self.is_leaf[keep]
+        first_child = np.where(leaf, -1, new_id[np.maximum(self.first_child[keep], 0)])
+        return self.rebuild(
+            keep, parent=parent, first_child=first_child, depth=self.depth[keep], make_leaf=leaf
+        )
+
+    def rebuild(self, old, *, parent, first_child, depth, make_leaf, **overrides) -> Tree:
+        """A tree whose node ``i`` copies node ``old[i]`` of this one, with a new layout.
+
+        The copy is generic: every field whose first dimension is ``n_nodes``
+        is a per-node array and is gathered by ``old`` (so fields added for
+        other purposes, e.g. missing-value routing, follow automatically);
+        ``route_table`` is rebuilt for the categorical nodes that stay
+        internal. ``parent``, ``first_child`` and ``depth`` give the new
+        layout (children at consecutive ids, parents before children);
+        ``make_leaf`` marks the nodes that are leaves in it; ``overrides``
+        replace per-node arrays (e.g. new class distributions after subtree
+        raising, chapter 5).
+        """
+        n_nodes = self.node_count
+        old = np.asarray(old, dtype=np.intp)
+        arrays = {}
+        for item in fields(self):
+            array = getattr(self, item.name)
+            if item.name in self._NON_NODE_FIELDS or np.ndim(array) == 0:
+                arrays[item.name] = array
+            elif array.shape[0] == n_nodes:
+                arrays[item.name] = array[old].copy()
+            else:
+                arrays[item.name] = array
+        arrays["parent"] = np.asarray(parent, dtype=self.parent.dtype)
+        arrays["first_child"] = np.asarray(first_child, dtype=self.first_child.dtype)
+        arrays["depth"] = np.asarray(depth, dtype=self.depth.dtype)
+        for name, array in overrides.items():
+            arrays[name] = np.asarray(array, dtype=getattr(self, name).dtype)
+        leaf = np.asarray(make_leaf, dtype=bool)
+        for name, fill in self._LEAF_FILL.items():
+            if name in arrays:
+                arrays[name][leaf] = fill
+        # Routing tables of the categorical nodes that are still internal.
+        internal = arrays["feature"] != LEAF
+        categorical = np.flatnonzero(internal & (arrays["kind"] == CATEGORICAL_NODE))
+        sizes = arrays["n_categories"][categorical]
+        starts = arrays["route_offset"][categorical]
+        offsets = np.zeros(old.size, dtype=self.route_offset.dtype)
+        offsets[categorical] = np.cumsum(sizes) - sizes
+        take = np.repeat(starts - offsets[categorical], sizes) + np.arange(int(sizes.sum()))
+        arrays["route_offset"] = offsets
+        arrays["route_table"] = self.route_table[take.astype(np.intp)]
+        return type(self)(**arrays)
+
 
 def available_cores() -> int:
     """CPU cores this process may run on (its affinity mask where supported)."""
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+def _split_entries(tree: Tree, values: np.ndarray, sample: np.ndarray, node: np.ndarray):
+    """Which entries stopped at a C4.5 node because their tested value is missing."""
+    split = np.zeros(sample.size, dtype=bool)
+    at = np.flatnonzero(tree.missing_slot[node] == MISSING_ALL_BRANCHES)
+    if at.size:
+        split[at] = np.isnan(values[sample[at], tree.feature[node[at]]])
+    return split
 
 
 class _StepTables:
@@ -195,13 +402,15 @@ class _StepTables:
         self.first_leaf_depth = int(tree.depth[leaf].min())
         self.tree = tree
         self.categorical = bool((tree.kind == CATEGORICAL_NODE).any())
+        self.missing_slot = tree.missing_slot
+        self.missing_routes = bool((tree.missing_slot != MISSING_NONE).any())
 
-    def descend(self, values: np.ndarray, *, record_path: bool = False):
-        """Walk a block of rows (C-contiguous) from the root to their nodes."""
+    def descend(self, values: np.ndarray, *, record_path: bool = False, start=None):
+        """Walk a block of rows (C-contiguous) from the root (or ``start``) to their nodes."""
         n_samples, n_features = values.shape
         flat = values.ravel()  # one 1-D gather per level reads x[i, feature[node_i]]
         row_start = np.arange(0, n_samples * n_features, n_features)
-        node = np.zeros(n_samples, dtype=np.intp)
+        node = np.zeros(n_samples, dtype=np.intp) if start is None else start
         walking = None  # ids of the samples still walking, once some were set aside
         ended = np.empty(n_samples, dtype=np.intp)
         path_samples, path_nodes = [np.arange(n_samples)], [node]
@@ -210,6 +419,8 @@ class _StepTables:
             step = self.first_child[node] + (value > self.threshold[node])
             if self.categorical:
                 self._route_categories(node, value, step)
+            if self.missing_routes:
+                self._route_missing(node, value, step)
             if record_path:
                 moved = np.flatnonzero(step != node)
                 path_samples.append(moved)
@@ -236,12 +447,27 @@ class _StepTables:
         ended[walking] = node
         return ended
 
+    def _route_missing(self, node: np.ndarray, value: np.ndarray, step: np.ndarray) -> None:
+        """Overwrite ``step`` for samples whose tested value is missing (chapter 6).
+
+        A learned default slot sends them to that child; otherwise (C4.5's
+        nodes, whose split :meth:`Tree.apply_weighted` handles, or nodes
+        without a method) they stay at the node. Leaves have no slot, so a
+        sample in a leaf stays there whatever its values.
+        """
+        missing = np.flatnonzero(np.isnan(value))
+        if missing.size:
+            at = node[missing]
+            slot = self.missing_slot[at]
+            step[missing] = np.where(slot >= 0, self.first_child[at] + slot, at)
+
     def _route_categories(self, node: np.ndarray, value: np.ndarray, step: np.ndarray) -> None:
         """Overwrite ``step`` for samples at categorical nodes (routing tables)."""
         tree = self.tree
         categorical = np.flatnonzero(tree.kind[node] == CATEGORICAL_NODE)
         at = node[categorical]
-        codes = value[categorical].astype(np.intp)
+        code_values = value[categorical]
+        codes = np.where(code_values >= 0, code_values, -1).astype(np.intp)  # NaN -> -1
         known = (codes >= 0) & (codes < tree.n_categories[at])
         slot = tree.route_table[np.where(known, tree.route_offset[at] + codes, 0)]
         slot = np.where(known, slot, -1)

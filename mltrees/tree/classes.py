@@ -28,6 +28,7 @@ from mltrees.tree._split import (
     SplitRules,
 )
 from mltrees.tree._tree import Tree
+from mltrees.tree.pruning import cost_complexity_path, prune_cost_complexity, prune_pessimistic
 
 __all__ = [
     "C45Classifier",
@@ -80,6 +81,7 @@ class _BaseTree(BaseEstimator):
     _criteria: tuple[str, ...] = ()
 
     def _validate_params(self):
+        self._validate_missing()
         if self.criterion not in self._criteria:
             raise ValueError(f"criterion must be one of {self._criteria}, got {self.criterion!r}")
         _check_int(self.max_depth, "max_depth", 1, allow_none=True)
@@ -96,6 +98,7 @@ class _BaseTree(BaseEstimator):
                 f"min_impurity_decrease must be a float >= 0, got {self.min_impurity_decrease!r}"
             )
         _check_int(self.max_bins, "max_bins", 2, allow_none=True)
+        self._validate_pruning_params()
         fraction = self.min_weight_fraction_leaf
         if (
             isinstance(fraction, bool)
@@ -161,6 +164,7 @@ class _BaseTree(BaseEstimator):
             X_kept,
             categorical_features=self.categorical_features,
             max_bins=self.max_bins,
+            allow_nan=self._missing != "error",
             random_state=0,
         )
         if not self._numeric_features:
@@ -173,7 +177,9 @@ class _BaseTree(BaseEstimator):
                     "categorical_features=, or use C45Classifier or CARTClassifier, which "
                     "bi-partition numeric features."
                 )
-        tree = self._grow(codes, specs, make_statistics(keep), float(weights[keep].sum()))
+        statistics = make_statistics(keep)
+        tree = self._grow(codes, specs, statistics, float(weights[keep].sum()))
+        tree = self._prune_grown(tree, X_kept, specs, statistics)
         validate_data(self, X, reset=True, skip_check_array=True)
         for name, value in attributes.items():
             setattr(self, name, value)
@@ -191,9 +197,11 @@ class _BaseTree(BaseEstimator):
         """
         rules = SplitRules(
             multiway_categorical=self._multiway_categorical,
-            selection=self._selection,
+            selection=getattr(self, "selection", self._selection),
             min_samples_leaf=self.min_samples_leaf,
+            min_cases=getattr(self, "min_cases", 1),
             min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
+            missing=self._missing,
         )
         limits = GrowthLimits(
             max_depth=self.max_depth,
@@ -204,7 +212,64 @@ class _BaseTree(BaseEstimator):
         )
         if rng is None:
             rng = np.random.default_rng(self.random_state)
-        return grow_tree(codes, specs, stats_model, rules, limits, rng)
+        tree = grow_tree(codes, specs, stats_model, rules, limits, rng)
+        ccp_alpha = getattr(self, "ccp_alpha", 0.0)
+        if ccp_alpha > 0:
+            tree = prune_cost_complexity(tree, ccp_alpha)
+        return tree
+
+    _missing_methods: tuple[str, ...] = ("error", "c45")
+
+    @property
+    def _missing(self) -> str:
+        """The missing-value method (estimators without ``missing=`` have none)."""
+        return getattr(self, "missing", "error")
+
+    def _validate_missing(self):
+        """Check ``missing=`` against the methods this algorithm supports (chapter 6)."""
+        if self._missing not in self._missing_methods:
+            allowed = ", ".join(repr(m) for m in self._missing_methods)
+            raise ValueError(
+                f"missing must be one of {allowed} for {type(self).__name__}, got {self._missing!r}"
+            )
+        if self._missing == "default_direction" and self.criterion == "absolute_error":
+            raise ValueError(
+                "missing='default_direction' needs additive node statistics and is not "
+                "available with criterion='absolute_error'; use missing='c45'"
+            )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._missing != "error"
+        return tags
+
+    def _validate_pruning_params(self):
+        """Parameters of the subclasses that prune (``ccp_alpha``, ``pruning``...)."""
+        if hasattr(self, "ccp_alpha"):
+            alpha = self.ccp_alpha
+            if (
+                isinstance(alpha, bool)
+                or not isinstance(alpha, numbers.Real)
+                or not np.isfinite(alpha)
+                or alpha < 0
+            ):
+                raise ValueError(f"ccp_alpha must be a float >= 0, got {alpha!r}")
+        if hasattr(self, "selection") and self.selection not in ("gain", "gain_ratio", "c45"):
+            raise ValueError(
+                f"selection must be 'gain', 'gain_ratio' or 'c45', got {self.selection!r}"
+            )
+        if hasattr(self, "min_cases"):
+            _check_int(self.min_cases, "min_cases", 1)
+        if hasattr(self, "pruning"):
+            if self.pruning not in (None, "pessimistic"):
+                raise ValueError(f"pruning must be 'pessimistic' or None, got {self.pruning!r}")
+            cf = self.confidence
+            if isinstance(cf, bool) or not isinstance(cf, numbers.Real) or not 0 < cf <= 0.5:
+                raise ValueError(f"confidence must be a float in (0, 0.5], got {cf!r}")
+
+    def _prune_grown(self, tree, X_kept, specs, statistics) -> Tree:
+        """Post-pruning that needs the training rows (C4.5); the default keeps the tree."""
+        return tree
 
     def _values(self, X) -> np.ndarray:
         """Prediction input as one float matrix (see ``encode_features``).
@@ -219,7 +284,7 @@ class _BaseTree(BaseEstimator):
         # A category unseen in training is routed (see Tree.apply); a missing
         # value is not, because this estimator has no missing-value method.
         categorical = [j for j, spec in enumerate(self._specs) if spec.kind != NUMERIC]
-        if categorical:
+        if categorical and self._missing == "error":
             frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
             missing = [j for j in categorical if pd.isna(frame.iloc[:, j]).any()]
             if missing:
@@ -235,6 +300,8 @@ class _BaseTree(BaseEstimator):
             return
         if np.isinf(values).any():
             raise ValueError("X contains inf")
+        if self._missing != "error":  # NaN is a missing value the tree can route
+            return
         self._raise_missing(numeric[int(np.isnan(values).any(axis=0).argmax())])
 
     def _raise_missing(self, column: int):
@@ -256,8 +323,28 @@ class _BaseTree(BaseEstimator):
             raise
 
     def apply(self, X) -> np.ndarray:
-        """Index of the node each sample ends in (a leaf, or see :meth:`Tree.apply`)."""
+        """Index of the node each sample ends in (a leaf, or see :meth:`Tree.apply`).
+
+        With ``missing="c45"`` a sample whose tested value is missing ends
+        at the node where its weight is divided among the branches.
+        """
         return self._apply(X)
+
+    def _node_values(self, X):
+        """Each sample's prediction as node values: ``(nodes, None)`` or ``(None, mixed)``.
+
+        With C4.5's method a sample may end in several leaves; its value is
+        then the weighted mix of their values (:eq:`eq-c45-predict`, chapter
+        6). Samples that meet no missing value get exactly their node's value.
+        """
+        if self._missing != "c45":
+            return self._apply(X), None
+        values = self._values(X)
+        try:
+            return None, self.tree_.weighted_value(values, check_block=self._check_numeric)
+        except ValueError:
+            self._check_numeric(values)
+            raise
 
     def decision_path(self, X):
         """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits."""
@@ -347,12 +434,14 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the class fractions of the node each sample reaches."""
-        nodes = self.apply(X)  # checks that the model is fitted first
-        return self.tree_.value[nodes]
+        nodes, mixed = self._node_values(X)  # checks that the model is fitted first
+        return self.tree_.value[nodes] if mixed is None else mixed
 
     def predict(self, X) -> np.ndarray:
         """The most probable class; ties go to the first class in ``classes_``."""
-        nodes = self.apply(X)
+        nodes, mixed = self._node_values(X)
+        if mixed is not None:
+            return self.classes_[np.argmax(mixed, axis=1)]
         # The class each node predicts, looked up once per node, not per sample.
         return self.classes_[np.argmax(self.tree_.value, axis=1)[nodes]]
 
@@ -397,8 +486,8 @@ class _TreeRegressor(RegressorMixin, _BaseTree):
 
     def predict(self, X) -> np.ndarray:
         """The mean target of the node each sample reaches."""
-        nodes = self.apply(X)
-        return self.tree_.value[nodes, 0]
+        nodes, mixed = self._node_values(X)
+        return self.tree_.value[nodes, 0] if mixed is None else mixed[:, 0]
 
 
 _SHARED_PARAMS = """
@@ -407,8 +496,8 @@ _SHARED_PARAMS = """
     min_samples_split : int, default 2
         A node with fewer samples is not split.
     min_samples_leaf : int, default 1
-        Every child of a binary split must keep at least this many samples;
-        a multiway split needs two branches that do (C4.5's MINOBJS rule).
+        Every child of a split must keep at least this many samples (for a
+        multiway split: every non-empty branch).
     min_weight_fraction_leaf : float in [0, 0.5], default 0
         Every child of a binary split must keep at least this fraction of
         the total sample weight.
@@ -433,8 +522,32 @@ def _shared_parameters(cls):
     return cls
 
 
+class _CostComplexityMixin:
+    """CART's cost-complexity pruning (chapter 5), with scikit-learn's semantics."""
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The weakest-link sequence of the unpruned tree grown on ``(X, y)``.
+
+        Implements :eq:`eq-ccp-alpha-eff` (chapter 5) through
+        :func:`mltrees.tree.pruning.cost_complexity_path`: one node is pruned
+        per step, so alphas can repeat, as in scikit-learn.
+
+        Returns
+        -------
+        sklearn.utils.Bunch
+            ``ccp_alphas`` (increasing, 0 first) and ``impurities`` (the total
+            weighted leaf impurity of the pruned tree after each step).
+        """
+        from sklearn.base import clone
+        from sklearn.utils import Bunch
+
+        full = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight=sample_weight)
+        alphas, impurities, _ = cost_complexity_path(full.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
+
+
 @_shared_parameters
-class CARTClassifier(_TreeClassifier):
+class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
     """CART classification tree: binary splits scored by the Gini index.
 
     Implements Breiman et al.'s CART :cite:p:`breiman1984` as chapter 4
@@ -450,9 +563,22 @@ class CARTClassifier(_TreeClassifier):
     {shared_parameters}
     class_weight : dict, "balanced" or None, default None
         Per-class weights multiplied into the sample weights.
+    missing : {"error", "c45", "default_direction"}, default "error"
+        What to do with missing values (NaN, None) in X, at fit and predict
+        (chapter 6). "error": a ValueError naming the column. "c45": Quinlan's
+        fractional weights (:eq:`eq-c45-gain`, :eq:`eq-c45-predict`).
+        "default_direction": XGBoost's learned default child
+        (:eq:`eq-default-direction`). The default is "error" because CART's
+        own method, surrogate splits, is not implemented: neither of the
+        others is Breiman's, so the choice is left to the user.
+    ccp_alpha : float >= 0, default 0
+        Cost-complexity parameter alpha of :eq:`eq-ccp-cost` (chapter 5): the
+        tree is pruned to the subtree of the weakest-link sequence whose
+        effective alphas are at most ``ccp_alpha`` (0: no pruning).
     """
 
     _criteria = ("gini", "entropy", "log_loss")
+    _missing_methods = ("error", "c45", "default_direction")
 
     def __init__(
         self,
@@ -468,6 +594,8 @@ class CARTClassifier(_TreeClassifier):
         class_weight=None,
         max_bins=None,
         categorical_features=None,
+        ccp_alpha=0.0,
+        missing="error",
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -480,10 +608,12 @@ class CARTClassifier(_TreeClassifier):
         self.class_weight = class_weight
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
+        self.missing = missing
 
 
 @_shared_parameters
-class CARTRegressor(_TreeRegressor):
+class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
     """CART regression tree: binary splits that most reduce the squared error.
 
     With squared error, leaves predict the mean of their targets and a
@@ -499,9 +629,23 @@ class CARTRegressor(_TreeRegressor):
         Node impurity: the weighted variance of the targets, or their mean
         absolute deviation from the weighted median.
     {shared_parameters}
+    missing : {"error", "c45", "default_direction"}, default "error"
+        What to do with missing values (NaN, None) in X, at fit and predict
+        (chapter 6). "error": a ValueError naming the column. "c45": Quinlan's
+        fractional weights (:eq:`eq-c45-gain`, :eq:`eq-c45-predict`).
+        "default_direction": XGBoost's learned default child
+        (:eq:`eq-default-direction`; not with absolute error). The default
+        is "error" because CART's own method, surrogate splits, is not
+        implemented: neither of the others is Breiman's, so the choice is
+        left to the user.
+    ccp_alpha : float >= 0, default 0
+        Cost-complexity parameter alpha of :eq:`eq-ccp-cost` (chapter 5): the
+        tree is pruned to the subtree of the weakest-link sequence whose
+        effective alphas are at most ``ccp_alpha`` (0: no pruning).
     """
 
     _criteria = ("squared_error", "absolute_error")
+    _missing_methods = ("error", "c45", "default_direction")
 
     def __init__(
         self,
@@ -516,6 +660,8 @@ class CARTRegressor(_TreeRegressor):
         random_state=None,
         max_bins=None,
         categorical_features=None,
+        ccp_alpha=0.0,
+        missing="error",
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -527,6 +673,8 @@ class CARTRegressor(_TreeRegressor):
         self.random_state = random_state
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
+        self.missing = missing
 
 
 @_shared_parameters
@@ -545,6 +693,15 @@ class ID3Classifier(_TreeClassifier):
     {shared_parameters}
     class_weight : dict, "balanced" or None, default None
         Per-class weights multiplied into the sample weights.
+    selection : {"gain", "gain_ratio", "c45"}, default "gain"
+        How the split feature is chosen: the largest information gain
+        (:eq:`eq-mutual-information`, ID3), the largest gain ratio, or C4.5's
+        rule (the largest gain ratio among features with at least average gain).
+    missing : {"error", "c45"}, default "error"
+        What to do with missing values (NaN, None) in X (chapter 6). "error":
+        a ValueError naming the column. "c45": Quinlan's fractional weights
+        (:eq:`eq-c45-gain`, :eq:`eq-c45-predict`), which Zhou applies to ID3's
+        information gain on watermelon 2.0alpha.
     """
 
     _criteria = ("entropy",)
@@ -566,6 +723,8 @@ class ID3Classifier(_TreeClassifier):
         class_weight=None,
         max_bins=None,
         categorical_features=None,
+        selection="gain",
+        missing="error",
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -578,15 +737,21 @@ class ID3Classifier(_TreeClassifier):
         self.class_weight = class_weight
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.selection = selection
+        self.missing = missing
 
 
 @_shared_parameters
 class C45Classifier(ID3Classifier):
-    """Quinlan's C4.5 (unpruned): gain ratio with the above-average-gain rule.
+    """Quinlan's C4.5: gain ratio with the above-average-gain rule, then pessimistic pruning.
 
     Categorical features get multiway splits, numeric ones are bi-partitioned
     at midpoints. Among the features whose information gain is at least the
-    average, the one with the largest gain ratio wins.
+    average, the one with the largest gain ratio wins. The grown tree is then
+    pruned as C4.5 and Weka's J48 do by default (chapter 5): subtrees that do
+    not lower the training errors are collapsed, and pessimistic error pruning
+    with confidence 0.25 replaces subtrees by leaves or by their largest
+    branch (subtree raising).
 
     Parameters
     ----------
@@ -595,10 +760,84 @@ class C45Classifier(ID3Classifier):
     {shared_parameters}
     class_weight : dict, "balanced" or None, default None
         Per-class weights multiplied into the sample weights.
+    selection : {"c45", "gain_ratio", "gain"}, default "c45"
+        C4.5's rule, the plain largest gain ratio, or the largest information
+        gain (as in Zhou's Figure 4.8).
+    min_cases : int, default 2
+        C4.5's MINOBJS (``-M`` of J48): a split is admissible only if at least
+        two of its branches hold ``min_cases`` samples (both children of a
+        binary split), and a node with fewer than ``2 * min_cases`` samples is
+        not split. Unlike ``min_samples_leaf`` it allows small branches of a
+        multiway split.
+    pruning : {"pessimistic", None}, default "pessimistic"
+        C4.5's pessimistic error pruning (:eq:`eq-pessimistic-rule`); None
+        keeps the grown tree.
+    confidence : float in (0, 0.5], default 0.25
+        C4.5's CF: the confidence level of the upper error bound
+        (:eq:`eq-pessimistic-upper`); smaller values prune more.
+    subtree_raising : bool, default True
+        Let pessimistic pruning replace a node by its largest branch (J48's
+        default).
+    missing : {"c45", "error"}, default "c45"
+        What to do with missing values (NaN, None) in X (chapter 6). "c45",
+        as Quinlan's C4.5 and Weka's J48 do: a feature is scored on the rows
+        where it is known, its gain multiplied by their weight fraction
+        (:eq:`eq-c45-gain`); a row whose tested value is missing goes down
+        every branch with a share of its weight (:eq:`eq-c45-r`), at fit and at
+        predict (:eq:`eq-c45-predict`). "error": a ValueError naming the column.
     """
 
-    _selection = "gain_ratio"
+    def __init__(
+        self,
+        *,
+        criterion="entropy",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        min_impurity_decrease=0.0,
+        max_features=None,
+        random_state=None,
+        class_weight=None,
+        max_bins=None,
+        categorical_features=None,
+        selection="c45",
+        min_cases=2,
+        pruning="pessimistic",
+        confidence=0.25,
+        subtree_raising=True,
+        missing="c45",
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.random_state = random_state
+        self.class_weight = class_weight
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+        self.selection = selection
+        self.min_cases = min_cases
+        self.pruning = pruning
+        self.confidence = confidence
+        self.subtree_raising = subtree_raising
+        self.missing = missing
+
     _numeric_features = True
+
+    def _prune_grown(self, tree, X_kept, specs, statistics) -> Tree:
+        """C4.5's collapse and pessimistic pruning (:eq:`eq-pessimistic-rule`)."""
+        if self.pruning is None:
+            return tree
+        data = None
+        if self.subtree_raising:
+            data = (encode_features(X_kept, specs), statistics.y, statistics.w)
+        return prune_pessimistic(
+            tree, self.confidence, subtree_raising=bool(self.subtree_raising), data=data
+        )
 
 
 DecisionTreeClassifier = CARTClassifier

@@ -1,0 +1,141 @@
+"""Random forests: mltrees against scikit-learn, same data, same run.
+
+    python benchmarks/bench_forest.py [--n-samples 1000000] [--small-samples 100000]
+                                      [--n-estimators 50] [--skip-large]
+
+Data: ``make_classification(n_samples, n_features=28, n_informative=20,
+random_state=0)``, the first 80% for training and the last 20% for testing
+(the single-tree benchmark's data). Both forests: ``n_estimators=50,
+n_jobs=2, random_state=0``, default ``max_features="sqrt"``, fully grown
+trees; mltrees in histogram mode (``max_bins=255``, binned once per forest).
+
+Each fit runs in a fresh subprocess. Peak memory is the growth of the
+resident set during ``fit`` alone (VmHWM reset through /proc/self/clear_refs
+after loading the data, Linux); both libraries use threads, so the whole
+forest lives in that one process. Predict time is the fastest of three calls
+on the test set. The load average before each run and the process CPU time
+are printed too: wall-clock ratios are only meaningful on an idle machine.
+Ratios below 1 favour mltrees.
+
+Goals (issue 5): fit <= 1x sklearn, accuracy within 0.5 points, peak memory
+<= 1.5x, predict <= 1x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import make_classification
+
+CHILD = r"""
+import gc, json, os, sys, time
+import numpy as np
+
+
+def status_kb(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+
+
+data = np.load(sys.argv[1])
+X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+library, n_estimators = sys.argv[2], int(sys.argv[3])
+if library == "sklearn":
+    from sklearn.ensemble import RandomForestClassifier
+    model = RandomForestClassifier(n_estimators=n_estimators, n_jobs=2, random_state=0)
+else:
+    from mltrees import RandomForestClassifier
+    model = RandomForestClassifier(
+        n_estimators=n_estimators, n_jobs=2, random_state=0, max_bins=255
+    )
+gc.collect()
+with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
+    handle.write("5")
+baseline = status_kb("VmRSS")
+load = os.getloadavg()[0]
+cpu = os.times()
+start = time.perf_counter()
+model.fit(X_train, y_train)
+fit_time = time.perf_counter() - start
+after = os.times()
+peak = status_kb("VmHWM")
+predict_times = []
+for _ in range(3):
+    start = time.perf_counter()
+    predicted = model.predict(X_test)
+    predict_times.append(time.perf_counter() - start)
+nodes = sum(int(e.tree_.node_count) for e in model.estimators_)
+print(json.dumps({
+    "fit": fit_time, "predict": min(predict_times),
+    "accuracy": float((predicted == y_test).mean()),
+    "peak_mb": (peak - baseline) / 1024, "nodes": nodes, "load": load,
+    "cpu": (after.user - cpu.user) + (after.system - cpu.system),
+}))
+"""
+
+
+def run(data_path: Path, library: str, n_estimators: int) -> dict:
+    """Fit and predict in a fresh interpreter; return its measurements."""
+    command = [sys.executable, "-c", CHILD, str(data_path), library, str(n_estimators)]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def make_data(n_samples: int, folder: Path) -> Path:
+    """The issue's data set, saved once and loaded by every subprocess."""
+    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
+    cut = int(0.8 * n_samples)
+    path = folder / f"data_{n_samples}.npz"
+    np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
+    return path
+
+
+def report(title: str, ours: dict, reference: dict) -> None:
+    """One row per quantity with the ratio mltrees / sklearn."""
+    print(f"\n{title}")
+    print(f"  {'':14}{'mltrees':>12}{'sklearn':>12}{'ratio':>8}")
+    for key, unit in (("fit", "s"), ("cpu", "s"), ("predict", "s"), ("peak_mb", "MB")):
+        ratio = ours[key] / reference[key] if reference[key] > 0 else float("nan")
+        print(f"  {key:14}{ours[key]:11.2f}{unit:1}{reference[key]:11.2f}{unit:1}{ratio:8.2f}")
+    difference = 100 * (ours["accuracy"] - reference["accuracy"])
+    print(
+        f"  {'accuracy':14}{ours['accuracy']:12.4f}{reference['accuracy']:12.4f}"
+        f"   ({difference:+.2f} points)"
+    )
+    print(f"  {'nodes':14}{ours['nodes']:12d}{reference['nodes']:12d}")
+    print(f"  {'load before':14}{ours['load']:12.2f}{reference['load']:12.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-samples", type=int, default=1_000_000)
+    parser.add_argument("--small-samples", type=int, default=100_000)
+    parser.add_argument("--n-estimators", type=int, default=50)
+    parser.add_argument("--skip-large", action="store_true")
+    args = parser.parse_args()
+    print(f"cores available: {len(os.sched_getaffinity(0))}")
+    sizes = [args.small_samples] + ([] if args.skip_large else [args.n_samples])
+    with tempfile.TemporaryDirectory() as folder:
+        for n in sizes:
+            path = make_data(n, Path(folder))
+            title = (
+                f"{n:,} rows, RandomForestClassifier(n_estimators={args.n_estimators}, "
+                "n_jobs=2): mltrees histogram (255 bins) vs sklearn"
+            )
+            report(
+                title,
+                run(path, "mltrees", args.n_estimators),
+                run(path, "sklearn", args.n_estimators),
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,418 @@
+"""AdaBoost: discrete (SAMME) and real (chapter 11).
+
+Discrete AdaBoost reweights the samples after every weak classifier and
+gives the classifier the vote :eq:`eq-ch11-alpha` (for K classes SAMME's
+:eq:`eq-ch11-samme-alpha`); Real AdaBoost lets every leaf of the weak tree
+vote with half the log-odds of its weighted class shares
+(:eq:`eq-ch11-real-leaf`, K-class form of Zhu et al.'s SAMME.R).
+
+When the weak learner is one of mltrees' trees (the default is a stump,
+``CARTClassifier(max_depth=1)``), the data are binned once and every round
+grows its tree directly on the codes with the current weights; the leaf of
+each training row is then read from the codes. Any other scikit-learn
+classifier that accepts ``sample_weight`` also works (it is refitted on X).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mltrees.ensemble._common import (
+    StackedTrees,
+    check_fraction,
+    check_positive_int,
+    class_codes,
+    node_of_codes,
+    prediction_values,
+    raw_importances,
+    validate_fit_input,
+)
+from mltrees.tree._data import bin_features
+from mltrees.tree._split import ClassificationStatistics
+from mltrees.tree.classes import CARTClassifier, _BaseTree
+
+__all__ = ["AdaBoostClassifier", "samme_alpha", "samme_weight_update"]
+
+_EPS = np.finfo(np.float64).eps
+
+
+def samme_alpha(error, n_classes: int = 2, learning_rate: float = 1.0):
+    r"""The vote of a weak classifier with weighted error ``error``.
+
+    Implements :eq:`eq-ch11-samme-alpha` (chapter 11),
+    :math:`\alpha = \nu\,[\ln((1-\epsilon)/\epsilon) + \ln(K-1)]`. For K = 2
+    this is twice the :math:`\alpha = \tfrac12\ln((1-\epsilon)/\epsilon)` of
+    :eq:`eq-ch11-alpha`; the factor 2 scales every vote alike, so the
+    classifier and the normalised weights are unchanged.
+    """
+    error = np.asarray(error, dtype=np.float64)
+    value = learning_rate * (np.log((1.0 - error) / error) + np.log(n_classes - 1.0))
+    return float(value) if value.ndim == 0 else value
+
+
+def samme_weight_update(weights, incorrect, alpha):
+    r"""Reweight: misclassified samples are multiplied by ``e^alpha``, then normalised.
+
+    Implements :eq:`eq-ch11-weight-update` (chapter 11) in SAMME's form:
+    :math:`w_i \leftarrow w_i e^{\alpha I(h(x_i) \ne y_i)} / Z`. Returns the
+    new weights (summing to 1) and the normaliser ``Z``.
+    """
+    updated = weights * np.exp(alpha * incorrect)
+    z = float(updated.sum())
+    return updated / z, z
+
+
+class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
+    """AdaBoost with trees: SAMME (discrete) or Real AdaBoost.
+
+    ``algorithm="SAMME"`` implements Freund and Schapire's AdaBoost.M1
+    (:eq:`eq-ch11-alpha`, :eq:`eq-ch11-weight-update`) in the K-class form
+    of Zhu et al. (:eq:`eq-ch11-samme-alpha`); ``algorithm="real"`` lets
+    every leaf vote with :eq:`eq-ch11-real-leaf` (chapter 11).
+
+    Parameters
+    ----------
+    estimator : classifier or None, default None
+        The weak learner; None means a stump, ``CARTClassifier(max_depth=1)``.
+        "real" needs ``predict_proba``.
+    n_estimators : int, default 50
+        Largest number of rounds.
+    learning_rate : float > 0, default 1.0
+        Multiplies every vote (shrinkage).
+    algorithm : {"SAMME", "real"}, default "SAMME"
+    random_state : int, numpy Generator or None
+        Seeds the weak learners' random choices (e.g. ``max_features``).
+
+    Attributes
+    ----------
+    estimators_ : list of classifiers
+        The fitted weak learners.
+    estimator_weights_ : ndarray of shape (n_estimators,)
+        SAMME: the votes alpha_m; "real": 1 for every fitted round.
+    estimator_errors_ : ndarray of shape (n_estimators,)
+        Weighted training error of each weak learner.
+    classes_, n_classes_
+
+    Notes
+    -----
+    As scikit-learn's SAMME: a weak learner with error 0 is kept with vote 1
+    and boosting stops (it already classifies the training set); one with
+    error >= 1 - 1/K is discarded and boosting stops (it is no better than
+    chance, and its vote would be <= 0); if that happens in the first round
+    a ``ValueError`` is raised. Weights are kept >= machine epsilon so that
+    no sample is ever forgotten for good.
+    """
+
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        n_estimators=50,
+        learning_rate=1.0,
+        algorithm="SAMME",
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.algorithm = algorithm
+        self.random_state = random_state
+
+    def _weak_learner(self):
+        return CARTClassifier(max_depth=1) if self.estimator is None else clone(self.estimator)
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost the weak learner on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+        sample_weight : array_like of shape (n_samples,), optional
+            Initial weights (normalised to sum to 1).
+
+        Returns
+        -------
+        self
+        """
+        if self.algorithm not in ("SAMME", "real"):
+            raise ValueError(f"algorithm must be 'SAMME' or 'real', got {self.algorithm!r}")
+        check_positive_int(self.n_estimators, "n_estimators")
+        check_fraction(self.learning_rate, "learning_rate", high=np.inf)
+        X, y, weights = validate_fit_input(self, X, y, sample_weight)
+        classes, y_codes = class_codes(y)
+        n_classes = classes.size
+        weak = self._weak_learner()
+        if self.algorithm == "real" and not hasattr(weak, "predict_proba"):
+            raise TypeError("algorithm='real' needs a weak learner with predict_proba")
+        native = isinstance(weak, _BaseTree)
+        if native:
+            weak._validate_params()
+            codes, specs = bin_features(
+                X, categorical_features=weak.categorical_features, max_bins=weak.max_bins
+            )
+        rng = np.random.default_rng(self.random_state)
+        w = weights / weights.sum()
+        zero = w == 0
+        estimators, votes, errors = [], [], []
+        for m in range(self.n_estimators):
+            w = np.maximum(w, _EPS)
+            w[zero] = 0.0
+            seed = int(rng.integers(2**31 - 1))
+            if native:
+                # A shallow copy of the unfitted template: clone() would inspect the
+                # signature every round, which costs more than growing a stump.
+                learner = copy.copy(weak)
+                learner.random_state = seed
+                keep = np.flatnonzero(w > 0)
+                stats = ClassificationStatistics(
+                    y_codes[keep], w[keep], n_classes, learner._engine_criterion
+                )
+                codes_m = codes if keep.size == w.size else codes[keep]
+                tree = learner._grow(
+                    np.asfortranarray(codes_m),
+                    specs,
+                    stats,
+                    float(w.sum()),
+                    np.random.default_rng(seed),
+                )
+                learner.tree_, learner._specs = tree, specs
+                learner.classes_, learner.n_classes_, learner.n_outputs_ = (
+                    classes,
+                    n_classes,
+                    1,
+                )
+                learner.n_features_in_ = X.shape[1]
+                proba = tree.value[node_of_codes(tree, codes, specs)]
+            else:
+                learner = clone(weak)
+                if "random_state" in learner.get_params():
+                    learner.set_params(random_state=seed)
+                learner.fit(X, classes[y_codes], sample_weight=w)
+                proba = _full_proba(learner, X, classes)
+            predicted = np.argmax(proba, axis=1)
+            incorrect = predicted != y_codes
+            error = float(np.average(incorrect, weights=w))
+            if self.algorithm == "real" and error <= 0:
+                # The tree already classifies every training sample: stop, as SAMME does.
+                estimators.append(learner)
+                votes.append(1.0)
+                errors.append(0.0)
+                break
+            if self.algorithm == "SAMME":
+                if error <= 0:
+                    estimators.append(learner)
+                    votes.append(1.0)
+                    errors.append(0.0)
+                    break
+                if error >= 1.0 - 1.0 / n_classes:
+                    if not estimators:
+                        raise ValueError(
+                            "the weak learner is no better than chance in the first round "
+                            f"(weighted error {error:.3g} >= 1 - 1/K); AdaBoost cannot be fitted"
+                        )
+                    break
+                alpha = samme_alpha(error, n_classes, self.learning_rate)
+                estimators.append(learner)
+                votes.append(alpha)
+                errors.append(error)
+                if m < self.n_estimators - 1:
+                    w = np.exp(np.log(np.maximum(w, 1e-300)) + alpha * incorrect * (w > 0))
+                    w[zero] = 0.0
+            else:
+                estimators.append(learner)
+                votes.append(1.0)
+                errors.append(error)
+                # y coded as 1 (true class) and -1/(K-1) otherwise; the exponent is
+                # -(K-1)/K * y^T log p (Zhu et al. 2009), -y h(x) for two classes.
+                coded = np.full((len(y_codes), n_classes), -1.0 / (n_classes - 1))
+                coded[np.arange(len(y_codes)), y_codes] = 1.0
+                log_p = np.log(np.clip(proba, _EPS, None))
+                exponent = (
+                    -self.learning_rate * (n_classes - 1) / n_classes * (coded * log_p).sum(axis=1)
+                )
+                if m < self.n_estimators - 1:
+                    w = w * np.exp(exponent)
+                    w[zero] = 0.0
+            total = w.sum()
+            if not np.isfinite(total) or total <= 0:
+                break
+            w = w / total
+        validate_data(self, X, reset=True, skip_check_array=True)
+        self.classes_, self.n_classes_ = classes, n_classes
+        self.estimators_ = estimators
+        self.estimator_weights_ = np.asarray(votes)
+        self.estimator_errors_ = np.asarray(errors)
+        self._native = native
+        self._specs = specs if native else None
+        self._stack = None
+        if native:
+            self._build_stack()
+        return self
+
+    def _node_scores(self, learner) -> np.ndarray:
+        """What each node of a fitted tree adds to the K class scores."""
+        proba = learner.tree_.value
+        if self.algorithm == "real":
+            return _real_scores(proba, self.n_classes_) * self.learning_rate
+        # SAMME: +1 for the predicted class, -1/(K-1) for the others (times the vote).
+        k = self.n_classes_
+        coded = np.full(proba.shape, -1.0 / (k - 1) if k > 1 else 0.0)
+        coded[np.arange(proba.shape[0]), np.argmax(proba, axis=1)] = 1.0
+        return coded
+
+    def _build_stack(self):
+        trees = [learner.tree_ for learner in self.estimators_]
+        node_scores = [
+            self._node_scores(learner) * (vote if self.algorithm == "SAMME" else 1.0)
+            for learner, vote in zip(self.estimators_, self.estimator_weights_, strict=True)
+        ]
+        # One output column per class: stack each class's scores as its own "tree".
+        k = self.n_classes_
+        all_trees = [t for t in trees for _ in range(k)]
+        values = [s[:, [c]] for s in node_scores for c in range(k)]
+        groups = np.tile(np.arange(k), len(trees))
+        self._stack = StackedTrees(all_trees, values, groups, k)
+
+    def _scores(self, X) -> np.ndarray:
+        check_is_fitted(self, "estimators_")
+        if self._native:
+            values, check = prediction_values(self, X, "estimators_")
+            return self._stack.predict(values, check_block=check)
+        for total in self._staged_scores_generic(X, last_only=True):
+            return total
+
+    def _staged_scores_generic(self, X, last_only=False):
+        validate_data(self, X, reset=False, skip_check_array=True)
+        total = None
+        for learner, vote in zip(self.estimators_, self.estimator_weights_, strict=True):
+            proba = _full_proba(learner, X, self.classes_)
+            if self.algorithm == "real":
+                part = _real_scores(proba, self.n_classes_) * self.learning_rate
+            else:
+                k = self.n_classes_
+                part = np.full(proba.shape, -1.0 / (k - 1) if k > 1 else 0.0)
+                part[np.arange(proba.shape[0]), np.argmax(proba, axis=1)] = 1.0
+                part = part * vote
+            total = part if total is None else total + part
+            if not last_only:
+                yield total.copy()
+        if last_only:
+            yield total
+
+    def _staged_scores(self, X):
+        check_is_fitted(self, "estimators_")
+        if not self._native:
+            yield from self._staged_scores_generic(X)
+            return
+        values, check = prediction_values(self, X, "estimators_")
+        check(values)
+        total = np.zeros((values.shape[0], self.n_classes_))
+        for learner, vote in zip(self.estimators_, self.estimator_weights_, strict=True):
+            nodes = learner.tree_.apply(values)
+            scale = vote if self.algorithm == "SAMME" else 1.0
+            total += scale * self._node_scores(learner)[nodes]
+            yield total.copy()
+
+    def decision_function(self, X) -> np.ndarray:
+        """Weighted votes: shape (n,) for two classes (positive: ``classes_[1]``), else (n, K)."""
+        scores = self._scores(X) / self._vote_total()
+        return _decision(scores, self.n_classes_)
+
+    def predict(self, X) -> np.ndarray:
+        """The class with the largest weighted vote; ties go to the first class."""
+        scores = self._scores(X)  # checks that the model is fitted first
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Probabilities from the votes, ``softmax(score / (K - 1))`` (as scikit-learn)."""
+        scores = self._scores(X)
+        return _proba(scores, self.n_classes_, self._vote_total())
+
+    def _vote_total(self):
+        return float(np.sum(self.estimator_weights_)) if self.algorithm == "SAMME" else 1.0
+
+    def staged_decision_function(self, X):
+        """Votes after each round (a generator)."""
+        cumulative = np.cumsum(self.estimator_weights_)
+        for m, scores in enumerate(self._staged_scores(X)):
+            total = float(cumulative[m]) if self.algorithm == "SAMME" else 1.0
+            yield _decision(scores / total, self.n_classes_)
+
+    def staged_predict(self, X):
+        """Predicted classes after each round (a generator)."""
+        for scores in self._staged_scores(X):
+            yield self.classes_[np.argmax(scores, axis=1)]
+
+    def staged_predict_proba(self, X):
+        """Class probabilities after each round (a generator)."""
+        cumulative = np.cumsum(self.estimator_weights_)
+        for m, scores in enumerate(self._staged_scores(X)):
+            total = float(cumulative[m]) if self.algorithm == "SAMME" else 1.0
+            yield _proba(scores, self.n_classes_, total)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity decrease per feature, averaged over the trees with their votes."""
+        check_is_fitted(self, "estimators_")
+        if not self._native:
+            raise AttributeError("feature_importances_ needs mltrees trees as weak learners")
+        per_tree = np.array(
+            [raw_importances(e.tree_, self.n_features_in_) for e in self.estimators_]
+        )
+        total_vote = np.sum(self.estimator_weights_)
+        average = (self.estimator_weights_[:, None] * per_tree).sum(axis=0) / total_vote
+        s = average.sum()
+        return average / s if s > 0 else average
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+def _full_proba(learner, X, classes) -> np.ndarray:
+    """``predict_proba`` (or one-hot ``predict``) with a column for every class of the ensemble."""
+    if hasattr(learner, "predict_proba"):
+        part = learner.predict_proba(X)
+    else:
+        predicted = learner.predict(X)
+        part = (predicted[:, None] == learner.classes_[None, :]).astype(np.float64)
+    proba = np.zeros((part.shape[0], classes.size))
+    columns = np.searchsorted(classes, learner.classes_)
+    proba[:, columns] = part
+    return proba
+
+
+def _real_scores(proba, n_classes: int) -> np.ndarray:
+    r"""Leaf votes of Real AdaBoost, :math:`(K-1)(\log p_k - \overline{\log p})`.
+
+    Implements :eq:`eq-ch11-real-leaf` (chapter 11): for two classes the
+    score of class 1 minus that of class 0 is :math:`\log(p_1/p_0)`, twice
+    the half log-odds each class receives.
+    """
+    if n_classes == 1:
+        return np.zeros_like(proba)
+    log_p = np.log(np.clip(proba, _EPS, None))
+    return (n_classes - 1) * (log_p - log_p.mean(axis=1, keepdims=True))
+
+
+def _decision(scores, n_classes):
+    if n_classes == 2:  # scikit-learn's convention: class 1's score minus class 0's
+        return scores[:, 1] - scores[:, 0]
+    if n_classes == 1:
+        return np.zeros(scores.shape[0])
+    return scores
+
+
+def _proba(scores, n_classes, total):
+    if n_classes == 1:
+        return np.ones((scores.shape[0], 1))
+    z = scores / (max(total, 1e-300) * (n_classes - 1))
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)

@@ -1,0 +1,875 @@
+"""Bagging: many models fitted on bootstrap samples, averaged (chapter 9).
+
+Breiman's bootstrap aggregating :cite:p:`breiman1996` fits each member
+of the ensemble on ``n`` rows drawn *with replacement* from the training set
+and averages their predictions (:eq:`eq-bagging-average`). A row drawn ``c``
+times counts ``c`` times: here the draw becomes an integer weight per row
+(rows drawn 0 times are left out), so one tree never copies a row.
+
+When the members are ``mltrees`` trees, the data are binned **once** for the
+whole ensemble (:func:`mltrees.tree._data.bin_features`) and every tree is
+grown on the binned rows of its sample with the estimator's own
+:meth:`~mltrees.tree.classes._BaseTree._grow`. Any other scikit-learn
+estimator (k-NN, a linear model) is cloned and fitted on its resampled rows.
+
+Reproducibility: each member's sample and feature draws come from its own
+:class:`numpy.random.SeedSequence`, spawned from ``random_state``, so the
+fitted ensemble does not depend on ``n_jobs``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+import threading
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
+
+from mltrees.ensemble._common import (
+    class_codes,
+    prediction_values,
+    real_targets,
+    select_rows,
+    take_rows,
+    validate_fit_input,
+)
+from mltrees.tree._data import NUMERIC, bin_features, encode_features
+from mltrees.tree._split import ClassificationStatistics
+from mltrees.tree._tree import (
+    APPLY_CHUNK,
+    CATEGORICAL_NODE,
+    COMPACT_BELOW,
+    COMPACT_EVERY,
+    LEAF,
+    _StepTables,
+    available_cores,
+)
+from mltrees.tree.classes import (
+    CARTClassifier,
+    CARTRegressor,
+    _BaseTree,
+    _resolve_max_features,
+    _TreeClassifier,
+)
+
+__all__ = ["BaggingClassifier", "BaggingRegressor", "bootstrap_counts"]
+
+
+def bootstrap_counts(rng: np.random.Generator, n_samples: int, n_draws: int) -> np.ndarray:
+    """How many times each of ``n_samples`` rows is drawn in ``n_draws`` draws with replacement.
+
+    Implements the bootstrap sample of :eq:`eq-bootstrap-out-of-bag` (chapter 9):
+    each draw picks a row uniformly; the counts are the row's weight in the
+    member's fit, and rows with count 0 are its out-of-bag rows.
+    """
+    return np.bincount(rng.integers(0, n_samples, n_draws), minlength=n_samples)
+
+
+def _seed_sequence(random_state) -> np.random.SeedSequence:
+    """One root SeedSequence from any scikit-learn style ``random_state``."""
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state must be >= 0, got {random_state!r}")
+        return np.random.SeedSequence(int(random_state))
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.SeedSequence(int(random_state.randint(np.iinfo(np.int32).max)))
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(np.iinfo(np.int64).max)))
+    raise ValueError(
+        f"random_state must be None, an int, a numpy RandomState or Generator, got {random_state!r}"
+    )
+
+
+def _n_workers(n_jobs) -> int:
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero int, got {n_jobs!r}")
+    cores = available_cores()
+    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+
+def _subset_statistics(stats, rows: np.ndarray, weights: np.ndarray):
+    """The same kind of sufficient statistics, restricted to ``rows`` with new weights."""
+    if isinstance(stats, ClassificationStatistics):
+        return ClassificationStatistics(stats.y[rows], weights, stats.n_classes, stats.criterion)
+    return type(stats)(stats.y[rows], weights)
+
+
+class _Progress:
+    """``verbose`` output: one line per finished batch of members, on stderr."""
+
+    def __init__(self, verbose: int, total: int, name: str):
+        self.verbose, self.total, self.name = int(verbose), total, name
+        self.every = 1 if verbose > 1 else max(1, total // 10)
+        self.done, self.start, self.lock = 0, time.perf_counter(), threading.Lock()
+
+    def tick(self):
+        if not self.verbose:
+            return
+        with self.lock:
+            self.done += 1
+            if self.done % self.every == 0 or self.done == self.total:
+                elapsed = time.perf_counter() - self.start
+                print(
+                    f"[{self.name}] built {self.done}/{self.total} estimators in {elapsed:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+
+def _compact(tree):
+    """Store a grown tree's integer arrays as int32 rather than int64.
+
+    A forest holds many trees; this cuts their memory by about a third.
+    """
+    for name in (
+        "feature",
+        "first_child",
+        "n_children",
+        "route_offset",
+        "n_categories",
+        "n_node_samples",
+        "depth",
+        "parent",
+    ):
+        array = getattr(tree, name)
+        if array.dtype.itemsize > 4 and (array.size == 0 or abs(array).max() < 2**31 - 1):
+            setattr(tree, name, array.astype(np.int32))
+    return tree
+
+
+class _StackedForest:
+    """All trees' flat arrays concatenated, walked by (row, tree) pairs together.
+
+    One Python step per *level* moves every pair of a block one node down
+    (the loop runs over depth, not over trees); leaves loop onto themselves,
+    and pairs that reached a leaf are set aside every few levels, since the
+    leaves of fully grown trees lie at very different depths. Numeric
+    splits only (forests with categorical nodes use one walk per tree).
+    """
+
+    def __init__(self, trees, tables):
+        sizes = np.array([tree.node_count for tree in trees], dtype=np.intp)
+        self.roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        leaf = np.concatenate([tree.is_leaf for tree in trees])
+        self.is_leaf = leaf
+        feature = np.concatenate([tree.feature for tree in trees])
+        self.feature = np.where(leaf, 0, feature).astype(np.intp)
+        self.threshold = np.where(leaf, np.inf, np.concatenate([t.threshold for t in trees]))
+        first = np.concatenate(
+            [tree.first_child + root for tree, root in zip(trees, self.roots, strict=True)]
+        )
+        self.first_child = np.where(leaf, np.arange(leaf.size), first)
+        self.table = np.concatenate(tables)
+        self.max_depth = max(tree.max_depth for tree in trees)
+        self.n_trees = len(trees)
+
+    def sum_over_trees(self, block: np.ndarray) -> np.ndarray:
+        """Sum over trees of the node values each row of ``block`` reaches."""
+        n_rows, n_features = block.shape
+        flat = block.ravel()
+        node = np.tile(self.roots, n_rows)
+        row_start = np.repeat(np.arange(n_rows, dtype=np.intp) * n_features, self.n_trees)
+        ended = np.empty(node.size, dtype=np.intp)
+        walking = None
+        for level in range(1, self.max_depth + 1):
+            node = self.first_child[node] + (
+                flat[row_start + self.feature[node]] > self.threshold[node]
+            )
+            if level % COMPACT_EVERY or level == self.max_depth:
+                continue
+            still = ~self.is_leaf[node]
+            if np.count_nonzero(still) < COMPACT_BELOW * node.size:
+                if walking is None:
+                    walking = np.arange(node.size)
+                ended[walking[~still]] = node[~still]
+                walking, node, row_start = walking[still], node[still], row_start[still]
+        if walking is None:
+            ended = node
+        else:
+            ended[walking] = node
+        values = self.table[ended]
+        return values.reshape(n_rows, self.n_trees, -1).sum(axis=1)
+
+
+class _OrderedSum:
+    """Out-of-bag sums added in member order, whatever order the threads finish in.
+
+    Floating-point addition is not associative, so adding in completion order
+    would make the last bits of ``oob_*`` depend on ``n_jobs``. A finished
+    member's contribution waits until all earlier ones have been added.
+    """
+
+    def __init__(self, n_samples: int, width: int):
+        self.total = np.zeros((n_samples, width))
+        self.count = np.zeros(n_samples, dtype=np.intp)
+        self.pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.next, self.lock = 0, threading.Lock()
+
+    def add(self, index: int, rows: np.ndarray, values: np.ndarray) -> None:
+        with self.lock:
+            self.pending[index] = (rows, values)
+            while self.next in self.pending:
+                rows, values = self.pending.pop(self.next)
+                self.total[rows] += values
+                self.count[rows] += 1
+                self.next += 1
+
+
+def _check_bool(value, name):
+    if not isinstance(value, bool | np.bool_):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+class _BaseBagging(BaseEstimator):
+    """Resampling, fitting and averaging shared by bagging and random forests.
+
+    Subclasses provide ``_make_template()`` (the unfitted member) and
+    ``_draw_features(rng, n_features)`` (a per-member feature subset or None).
+    """
+
+    _is_classifier = False
+
+    # ------------------------------------------------------------ parameters
+    def _validate_ensemble_params(self):
+        n_estimators = self.n_estimators
+        if (
+            isinstance(n_estimators, bool)
+            or not isinstance(n_estimators, numbers.Integral)
+            or n_estimators < 1
+        ):
+            raise ValueError(f"n_estimators must be an int >= 1, got {n_estimators!r}")
+        _check_bool(self.bootstrap, "bootstrap")
+        _check_bool(self.oob_score, "oob_score")
+        if self.oob_score and not self.bootstrap:
+            raise ValueError("oob_score=True needs bootstrap=True: without it no row is out of bag")
+        verbose = self.verbose
+        if isinstance(verbose, bool) or not isinstance(verbose, numbers.Integral) or verbose < 0:
+            raise ValueError(f"verbose must be an int >= 0, got {verbose!r}")
+        _n_workers(self.n_jobs)
+
+    def _n_draws(self, n_samples: int) -> int:
+        """Rows drawn per member, from ``max_samples``."""
+        value = self.max_samples
+        if value is None:
+            return n_samples
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            if value < 1 or (not self.bootstrap and value > n_samples):
+                bound = "" if self.bootstrap else f" and <= n_samples ({n_samples})"
+                raise ValueError(f"max_samples as an int must be >= 1{bound}, got {value!r}")
+            return int(value)
+        if (
+            isinstance(value, numbers.Real)
+            and not isinstance(value, bool)
+            and np.isfinite(value)
+            and 0 < value <= 1
+        ):
+            return max(1, round(value * n_samples))
+        raise ValueError(
+            f"max_samples must be None, an int >= 1 or a float in (0, 1], got {value!r}"
+        )
+
+    def _draw_features(self, rng, n_features: int):
+        return None
+
+    def _draw_rows(self, rng, n_samples: int, n_draws: int) -> np.ndarray:
+        """Per-row counts of one member's sample (bootstrap or subsample)."""
+        if self.bootstrap:
+            return bootstrap_counts(rng, n_samples, n_draws)
+        counts = np.zeros(n_samples, dtype=np.intp)
+        counts[rng.choice(n_samples, n_draws, replace=False)] = 1
+        return counts
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None):
+        """Fit ``n_estimators`` members, each on its own resampled training set.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+            Features; pandas category/object/bool columns are categorical
+            (for ``mltrees`` members).
+        y : array_like of shape (n_samples,)
+            Class labels or real targets.
+        sample_weight : array_like of shape (n_samples,), optional
+            Non-negative weights, multiplied by the bootstrap counts.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_ensemble_params()
+        template = self._make_template()
+        X, y, weights = validate_fit_input(self, X, y, sample_weight)
+        if isinstance(template, _BaseTree):
+            template._validate_params()
+            fitted = self._fit_binned(template, X, y, weights)
+        else:
+            fitted = self._fit_generic(template, X, y, weights, sample_weight is not None)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        for name, value in fitted.items():
+            setattr(self, name, value)
+        if isinstance(template, _BaseTree):
+            for member in self.estimators_:
+                member.n_features_in_ = self.n_features_in_
+                if hasattr(self, "feature_names_in_"):
+                    member.feature_names_in_ = self.feature_names_in_
+        return self
+
+    def _targets(self, template, y, weights):
+        """Checked targets: (weights, attributes, full statistics maker) for trees."""
+        if self._is_classifier:
+            return template._prepare_classes(y, weights)
+        return template._prepare_targets(y, weights)
+
+    def _map(self, function, n_items: int):
+        """``[function(i) for i in range(n_items)]`` on ``n_jobs`` threads."""
+        workers = min(_n_workers(self.n_jobs), n_items)
+        if workers <= 1:
+            return [function(i) for i in range(n_items)]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return list(pool.map(function, range(n_items)))
+
+    def _fit_binned(self, template, X, y, weights) -> dict:
+        weights, attributes, make_statistics = self._targets(template, y, weights)
+        keep = weights > 0
+        if not keep.any():
+            raise ValueError(
+                "every sample has weight 0 (after sample_weight and class_weight); "
+                "at least one positive weight is needed"
+            )
+        kept = np.flatnonzero(keep)
+        X_kept = X if kept.size == X.shape[0] else select_rows(X, kept)
+        # Bin once: every member reads the same integer codes.
+        codes, specs = bin_features(
+            X_kept,
+            categorical_features=template.categorical_features,
+            max_bins=template.max_bins,
+            random_state=0,
+        )
+        if not template._numeric_features:
+            numeric = [spec.name for spec in specs if spec.kind == NUMERIC]
+            if numeric:
+                raise ValueError(
+                    f"{type(template).__name__} splits categorical features only, but "
+                    f"column(s) {numeric[:5]} are numeric; mark them with categorical_features= "
+                    "or choose a base estimator that splits numbers"
+                )
+        stats = make_statistics(keep)
+        n_samples, n_features = codes.shape
+        _resolve_max_features(template.max_features, n_features)  # fail before any tree
+        n_draws = self._n_draws(n_samples)
+        seeds = _seed_sequence(self.random_state).spawn(self.n_estimators)
+        balanced_subsample = getattr(self, "class_weight", None) == "balanced_subsample"
+        oob = self.oob_score
+        if oob:
+            # Out-of-bag rows are predicted from their raw values, as new data would be.
+            values = encode_features(X_kept, specs)
+            width = attributes["n_classes_"] if self._is_classifier else 1
+            oob_sums = _OrderedSum(n_samples, width)
+        progress = _Progress(self.verbose, self.n_estimators, type(self).__name__)
+
+        def build(i):
+            rng = np.random.default_rng(seeds[i])
+            counts = self._draw_rows(rng, n_samples, n_draws)
+            features = self._draw_features(rng, n_features)
+            rows = np.flatnonzero(counts)
+            tree_weights = stats.w[rows] * counts[rows]
+            if balanced_subsample:
+                # sklearn's "balanced_subsample": class weights from this sample's counts.
+                k = stats.n_classes
+                per_class = np.bincount(stats.y[rows], weights=counts[rows], minlength=k)
+                factor = counts.sum() / (k * np.maximum(per_class, 1))
+                tree_weights = tree_weights * factor[stats.y[rows]]
+            member_stats = _subset_statistics(stats, rows, tree_weights)
+            if features is None:
+                member_codes, member_specs = take_rows(codes, rows), specs
+            else:
+                member_codes = take_rows(codes[:, features], rows)
+                member_specs = [specs[j] for j in features]
+            tree = template._grow(
+                member_codes, member_specs, member_stats, float(tree_weights.sum()), rng
+            )
+            if features is not None:
+                internal = tree.feature != LEAF
+                tree.feature[internal] = features[tree.feature[internal]]
+            tree = _compact(tree)
+            if oob:
+                out = np.flatnonzero(counts == 0)
+                oob_sums.add(i, out, tree.value[tree.apply(values[out], n_threads=1)])
+            progress.tick()
+            return tree, features
+
+        results = self._map(build, self.n_estimators)
+        members = []
+        for tree, _ in results:
+            member = clone(template)
+            for name, value in attributes.items():
+                setattr(member, name, value)
+            member._specs = specs
+            member.tree_ = tree
+            members.append(member)
+        fitted = dict(attributes)
+        fitted.update(
+            estimator_=template,
+            estimators_=members,
+            estimators_features_=[np.arange(n_features) if f is None else f for _, f in results],
+            _specs=specs,
+            _binned=True,
+            _sampling=(seeds, kept, n_draws, None),
+        )
+        if oob:
+            fitted.update(self._oob_attributes(oob_sums.total, oob_sums.count, y[kept], attributes))
+        return fitted
+
+    def _oob_attributes(self, oob_sum, oob_count, y, attributes) -> dict:
+        """Out-of-bag prediction and score (:eq:`eq-oob-error`, chapter 9)."""
+        covered = oob_count > 0
+        if not covered.all():
+            warnings.warn(
+                f"{int((~covered).sum())} sample(s) were in the bag of every estimator and "
+                "have no out-of-bag prediction (NaN); the OOB score ignores them. "
+                "Use more estimators.",
+                UserWarning,
+                stacklevel=4,
+            )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            average = oob_sum / oob_count[:, None]
+        if self._is_classifier:
+            classes = attributes["classes_"]
+            predicted = classes[np.argmax(average[covered], axis=1)]
+            score = accuracy_score(y[covered], predicted) if covered.any() else np.nan
+            return {"oob_decision_function_": average, "oob_score_": float(score)}
+        prediction = average[:, 0]
+        score = r2_score(y[covered], prediction[covered]) if covered.sum() > 1 else np.nan
+        return {"oob_prediction_": prediction, "oob_score_": float(score)}
+
+    def _fit_generic(self, template, X, y, weights, weighted: bool) -> dict:
+        """Members that are not mltrees trees: clone and fit each on its resampled rows."""
+        if self._is_classifier:
+            classes, y_fit = class_codes(y)
+            attributes = {"classes_": classes, "n_classes_": len(classes)}
+        else:
+            y_fit = real_targets(y)
+            attributes = {}
+        supports_weight = has_fit_parameter(template, "sample_weight")
+        draw_by_weight = weighted and not supports_weight
+        if draw_by_weight and not self.bootstrap:
+            raise ValueError(
+                f"{type(template).__name__} does not accept sample_weight; with bootstrap=True "
+                "the ensemble honours the weights by drawing rows in proportion to them"
+            )
+        probabilities = weights / weights.sum() if draw_by_weight else None
+        n_samples, n_features = X.shape
+        n_draws = self._n_draws(n_samples)
+        seeds = _seed_sequence(self.random_state).spawn(self.n_estimators)
+        progress = _Progress(self.verbose, self.n_estimators, type(self).__name__)
+        oob = self.oob_score
+        width = len(attributes.get("classes_", [0]))
+        oob_sums = _OrderedSum(n_samples, width) if oob else None
+
+        def build(i):
+            rng = np.random.default_rng(seeds[i])
+            if probabilities is None:
+                counts = self._draw_rows(rng, n_samples, n_draws)
+            else:  # a weighted bootstrap: P(row i) = w_i / sum(w)
+                drawn = rng.choice(n_samples, n_draws, replace=True, p=probabilities)
+                counts = np.bincount(drawn, minlength=n_samples)
+            features = self._draw_features(rng, n_features)
+            columns = np.arange(n_features) if features is None else features
+            member = clone(template)
+            if supports_weight:
+                rows = np.flatnonzero(counts)
+                fit_weight = weights[rows] * counts[rows]
+            else:  # the estimator cannot weight rows: repeat them instead
+                rows = np.repeat(np.arange(n_samples), counts)
+                fit_weight = None
+            X_member = _columns(select_rows(X, rows), columns)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # e.g. feature-name warnings
+                if fit_weight is None:
+                    member.fit(X_member, y_fit[rows])
+                else:
+                    member.fit(X_member, y_fit[rows], sample_weight=fit_weight)
+            if oob:
+                out = np.flatnonzero(counts == 0)
+                X_out = _columns(select_rows(X, out), columns)
+                contribution = (
+                    self._member_output(member, X_out, width) if out.size else np.zeros((0, width))
+                )
+                oob_sums.add(i, out, contribution)
+            progress.tick()
+            return member, columns
+
+        results = self._map(build, self.n_estimators)
+        fitted = dict(attributes)
+        fitted.update(
+            estimator_=template,
+            estimators_=[m for m, _ in results],
+            estimators_features_=[c for _, c in results],
+            _binned=False,
+            _sampling=(seeds, np.arange(n_samples), n_draws, probabilities),
+        )
+        if oob:
+            fitted.update(self._oob_attributes(oob_sums.total, oob_sums.count, y, attributes))
+        return fitted
+
+    # --------------------------------------------------------------- predict
+    def _member_output(self, member, X_member, width: int) -> np.ndarray:
+        """One generic member's contribution, shape (n_rows, width): its predictions."""
+        return np.asarray(member.predict(X_member), dtype=np.float64)[:, None]
+
+    def _node_tables(self) -> list[np.ndarray]:
+        """What each node of each tree contributes to the average."""
+        return [member.tree_.value for member in self.estimators_]
+
+    def _average(self, X) -> np.ndarray:
+        """Mean over members of their outputs, shape (n_samples, n_columns)."""
+        check_is_fitted(self, "estimators_")
+        if not self._binned:
+            X = _generic_input(self, X)
+            width = len(self.classes_) if self._is_classifier else 1
+            total = None
+            for member, columns in zip(self.estimators_, self.estimators_features_, strict=True):
+                part = self._member_output(member, _columns(X, columns), width)
+                total = part if total is None else total + part
+            return total / len(self.estimators_)
+        values, check = prediction_values(self, X, "estimators_")
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        trees = [member.tree_ for member in self.estimators_]
+        tables = self._node_tables()
+        n_samples = values.shape[0]
+        out = np.empty((n_samples, tables[0].shape[1]))
+        if any((tree.kind == CATEGORICAL_NODE).any() for tree in trees):
+            steps = [_StepTables(tree) for tree in trees]
+
+            def descend(block):
+                total = np.zeros((block.shape[0], out.shape[1]))
+                for step, table in zip(steps, tables, strict=True):
+                    total += table[step.descend(block)]
+                return total
+
+            block_size = APPLY_CHUNK
+        else:
+            forest = _StackedForest(trees, tables)
+            descend = forest.sum_over_trees
+            # (rows x trees) pairs per block: small enough to stay in cache.
+            block_size = max(256, (1 << 17) // len(trees))
+
+        def walk(start):
+            block = values[start : start + block_size]
+            check(block)
+            out[start : start + block_size] = descend(block) / len(trees)
+
+        starts = range(0, n_samples, block_size)
+        workers = min(_n_workers(self.n_jobs), len(starts))
+        if workers > 1:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                list(pool.map(walk, starts))
+        else:
+            for start in starts:
+                walk(start)
+        return out
+
+    @property
+    def estimators_samples_(self) -> list[np.ndarray]:
+        """Training rows drawn for each member (with repeats), as in scikit-learn.
+
+        Recomputed from the members' seeds rather than stored, so a fitted
+        ensemble holds no per-member index arrays. Out-of-bag rows of member
+        ``t`` are the rows that do not appear in ``estimators_samples_[t]``.
+        """
+        check_is_fitted(self, "estimators_")
+        seeds, kept, n_draws, probabilities = self._sampling
+        samples = []
+        for seed in seeds:
+            rng = np.random.default_rng(seed)
+            if probabilities is None:
+                counts = self._draw_rows(rng, kept.size, n_draws)
+            else:
+                drawn = rng.choice(kept.size, n_draws, replace=True, p=probabilities)
+                counts = np.bincount(drawn, minlength=kept.size)
+            samples.append(np.repeat(kept, counts))
+        return samples
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Mean decrease in impurity, averaged over the trees (:eq:`eq-mdi`, chapter 10).
+
+        Each tree's importances are normalised to sum to 1, the trees'
+        vectors are averaged (trees that are a single leaf are left out), and
+        the average is normalised again, as scikit-learn does.
+        """
+        check_is_fitted(self, "estimators_")
+        if not self._binned:
+            raise AttributeError(
+                "feature_importances_ is available only when the members are mltrees trees"
+            )
+        per_tree = [
+            member.tree_.compute_feature_importances(self.n_features_in_)
+            for member in self.estimators_
+            if member.tree_.node_count > 1
+        ]
+        if not per_tree:
+            return np.zeros(self.n_features_in_)
+        mean = np.mean(per_tree, axis=0)
+        return mean / mean.sum()
+
+
+def _columns(X, columns):
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[:, columns]
+    return X[:, columns]
+
+
+def _generic_input(estimator, X):
+    from mltrees.tree._data import as_table
+
+    X = as_table(X)
+    validate_data(estimator, X, reset=False, skip_check_array=True)
+    return X
+
+
+class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
+    _is_classifier = True
+
+    def _member_output(self, member, X_member, width: int) -> np.ndarray:
+        """Class probabilities (or one-hot votes) of a member fitted on class codes."""
+        out = np.zeros((X_member.shape[0], width))
+        if getattr(self, "voting", "soft") == "hard" or not hasattr(member, "predict_proba"):
+            predicted = np.asarray(member.predict(X_member)).astype(np.intp)
+            out[np.arange(out.shape[0]), predicted] = 1.0
+        else:
+            # A member that never saw a class still yields a full-width vector.
+            out[:, np.asarray(member.classes_, dtype=np.intp)] = member.predict_proba(X_member)
+        return out
+
+    def _node_tables(self) -> list[np.ndarray]:
+        tables = [member.tree_.value for member in self.estimators_]
+        if getattr(self, "voting", "soft") != "hard":
+            return tables
+        eye = np.eye(len(self.classes_))
+        return [eye[np.argmax(table, axis=1)] for table in tables]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities averaged over the members (:eq:`eq-bagging-vote`, chapter 9).
+
+        Soft voting averages each member's class distribution; with
+        ``voting="hard"`` (bagging only) each member casts one vote and the
+        result is the share of votes per class.
+        """
+        return self._average(X)
+
+    def predict(self, X) -> np.ndarray:
+        """The class with the largest averaged probability; ties go to the first class."""
+        probabilities = self.predict_proba(X)  # checks that the model is fitted first
+        return self.classes_[np.argmax(probabilities, axis=1)]
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Logarithm of :meth:`predict_proba` (``-inf`` for probability 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+class _RegressorEnsemble(RegressorMixin, _BaseBagging):
+    def predict(self, X) -> np.ndarray:
+        """Mean of the members' predictions (:eq:`eq-bagging-average`, chapter 9)."""
+        return self._average(X)[:, 0]
+
+
+def _check_bagging_features(value, n_features: int, name: str) -> int:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        if 1 <= value <= n_features:
+            return int(value)
+    elif (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and np.isfinite(value)
+        and 0 < value <= 1
+    ):
+        return max(1, int(value * n_features))
+    raise ValueError(
+        f"{name} must be an int in [1, n_features] or a float in (0, 1], got {value!r}"
+    )
+
+
+class _BaggingMixin:
+    """Bagging's own parameters: the member estimator and per-member feature subsets."""
+
+    def _make_template(self):
+        if self.estimator is None:
+            return self._default_estimator()
+        if not hasattr(self.estimator, "fit"):
+            raise ValueError(f"estimator must be an estimator with fit, got {self.estimator!r}")
+        template = clone(self.estimator)
+        if (
+            self._is_classifier
+            and isinstance(template, _BaseTree)
+            and not isinstance(template, _TreeClassifier)
+        ):
+            raise ValueError(f"{type(self).__name__} needs a classifier as estimator")
+        _check_bool(self.bootstrap_features, "bootstrap_features")
+        return template
+
+    def _draw_features(self, rng, n_features: int):
+        k = _check_bagging_features(self.max_features, n_features, "max_features")
+        if k == n_features and not self.bootstrap_features:
+            return None
+        if self.bootstrap_features:
+            return np.unique(rng.integers(0, n_features, k))
+        return np.sort(rng.choice(n_features, k, replace=False))
+
+
+_BAGGING_PARAMS = """
+    n_estimators : int, default 10
+        Number of members.
+    max_samples : None, int or float, default None
+        Rows drawn per member: all ``n`` (None), an int, or a fraction of ``n``.
+    max_features : int or float, default 1.0
+        Features given to each member (drawn once per member, unlike a
+        random forest's draw at every node).
+    bootstrap : bool, default True
+        Draw rows with replacement (the bootstrap); False draws without.
+    bootstrap_features : bool, default False
+        Draw the member's features with replacement.
+    oob_score : bool, default False
+        Compute the out-of-bag prediction and score.
+    n_jobs : int or None, default None
+        Threads that fit (and predict with) members in parallel; -1 for all
+        cores. The fitted model does not depend on it.
+    random_state : int, RandomState, Generator or None, default None
+        Root of the per-member seeds.
+    verbose : int, default 0
+        1: a progress line on stderr every tenth of the members; 2: every member.
+"""
+
+
+class BaggingClassifier(_BaggingMixin, _ClassifierEnsemble):
+    """Bagging classifier: members fitted on bootstrap samples, votes averaged.
+
+    Implements :eq:`eq-bagging-vote` (chapter 9), Breiman's bagging
+    :cite:p:`breiman1996`.
+
+    Parameters
+    ----------
+    estimator : estimator or None, default None
+        The member; None means :class:`mltrees.CARTClassifier` (a fully grown
+        tree). Any ``mltrees`` tree is grown on data binned once for the
+        ensemble; any other scikit-learn classifier is fitted on its rows.
+    {bagging_parameters}
+    voting : {{"soft", "hard"}}, default "soft"
+        Average the members' class probabilities, or count one vote each.
+
+    Attributes
+    ----------
+    estimators_ : list of fitted estimators
+    estimators_features_ : list of ndarray
+        The features of each member.
+    classes_ : ndarray
+    oob_score_, oob_decision_function_ : float, ndarray
+        With ``oob_score=True``.
+    """
+
+    def __init__(
+        self,
+        estimator=None,
+        n_estimators=10,
+        *,
+        max_samples=None,
+        max_features=1.0,
+        bootstrap=True,
+        bootstrap_features=False,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        voting="soft",
+    ):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.bootstrap_features = bootstrap_features
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.voting = voting
+
+    def _default_estimator(self):
+        return CARTClassifier()
+
+    def _validate_ensemble_params(self):
+        super()._validate_ensemble_params()
+        if self.voting not in ("soft", "hard"):
+            raise ValueError(f"voting must be 'soft' or 'hard', got {self.voting!r}")
+
+
+class BaggingRegressor(_BaggingMixin, _RegressorEnsemble):
+    """Bagging regressor: members fitted on bootstrap samples, predictions averaged.
+
+    Implements :eq:`eq-bagging-average` (chapter 9), Breiman's bagging
+    :cite:p:`breiman1996`.
+
+    Parameters
+    ----------
+    estimator : estimator or None, default None
+        The member; None means :class:`mltrees.CARTRegressor`. Any ``mltrees``
+        tree is grown on data binned once; any other scikit-learn regressor
+        is fitted on its rows.
+    {bagging_parameters}
+
+    Attributes
+    ----------
+    estimators_ : list of fitted estimators
+    estimators_features_ : list of ndarray
+    oob_score_, oob_prediction_ : float, ndarray
+        With ``oob_score=True`` (the score is R²).
+    """
+
+    def __init__(
+        self,
+        estimator=None,
+        n_estimators=10,
+        *,
+        max_samples=None,
+        max_features=1.0,
+        bootstrap=True,
+        bootstrap_features=False,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.bootstrap_features = bootstrap_features
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _default_estimator(self):
+        return CARTRegressor()
+
+
+for _cls in (BaggingClassifier, BaggingRegressor):
+    _cls.__doc__ = (
+        _cls.__doc__.replace("    {bagging_parameters}\n", _BAGGING_PARAMS.lstrip("\n"))
+        .replace("{{", "{")
+        .replace("}}", "}")
+    )

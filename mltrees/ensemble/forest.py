@@ -1,0 +1,216 @@
+"""Random forests: bagged trees that draw a random subset of features at every node (chapter 10).
+
+Breiman's random forest :cite:p:`breiman2001` is bagging of fully grown
+CART trees with one change: each node chooses its split among ``max_features``
+features drawn at random for that node (:eq:`eq-forest-feature-subset`). The
+resampling, the single binning of the data, the out-of-bag estimate and the
+averaging are bagging's (:mod:`mltrees.ensemble.bagging`); the per-node draw is
+the tree engine's ``max_features``.
+"""
+
+from __future__ import annotations
+
+from mltrees.ensemble.bagging import _ClassifierEnsemble, _RegressorEnsemble
+from mltrees.tree.classes import CARTClassifier, CARTRegressor
+
+__all__ = ["RandomForestClassifier", "RandomForestRegressor"]
+
+_TREE_PARAMS = (
+    "criterion",
+    "max_depth",
+    "min_samples_split",
+    "min_samples_leaf",
+    "min_weight_fraction_leaf",
+    "max_features",
+    "min_impurity_decrease",
+    "max_bins",
+    "categorical_features",
+)
+
+_FOREST_PARAMS = """
+    n_estimators : int, default 100
+        Number of trees.
+    max_depth : int or None, default None
+        None grows every tree until its leaves are pure (or too small to split).
+    min_samples_split : int, default 2
+        A node with fewer (distinct) rows is not split.
+    min_samples_leaf : int, default 1
+        Every child must keep at least this many distinct rows.
+    min_weight_fraction_leaf : float in [0, 0.5], default 0
+        Every child must keep this fraction of the tree's total weight.
+    min_impurity_decrease : float, default 0
+        Split only if the weighted impurity decrease reaches this value.
+    bootstrap : bool, default True
+        Each tree sees a bootstrap sample (drawn with replacement); False:
+        each tree sees ``max_samples`` rows drawn without replacement (all
+        rows by default), so only the feature draws differ between trees.
+    oob_score : bool, default False
+        Compute the out-of-bag prediction and score (:eq:`eq-oob-error`).
+    n_jobs : int or None, default None
+        Threads that grow (and predict with) trees in parallel; -1 for all
+        cores. The fitted forest does not depend on it.
+    random_state : int, RandomState, Generator or None, default None
+        Root of the per-tree seeds (bootstrap and feature draws).
+    verbose : int, default 0
+        1: a progress line on stderr every tenth of the trees; 2: every tree.
+    max_samples : None, int or float, default None
+        Rows drawn per tree: ``n`` (None), an int, or a fraction of ``n``.
+    max_bins : int or None, default None
+        None: exact splits (midpoints of sorted values); an int: quantile
+        histogram with at most that many bins per feature. Either way the
+        data are binned once for the whole forest.
+    categorical_features : list of int or str, or bool mask, optional
+        Columns to treat as categorical besides pandas category/object/bool columns.
+"""
+
+
+class _ForestMixin:
+    """The member is a CART tree built from the forest's own parameters."""
+
+    def _make_template(self):
+        params = {name: getattr(self, name) for name in _TREE_PARAMS}
+        if self._is_classifier:
+            weight = self.class_weight
+            params["class_weight"] = None if weight == "balanced_subsample" else weight
+            return CARTClassifier(**params)
+        return CARTRegressor(**params)
+
+
+class RandomForestClassifier(_ForestMixin, _ClassifierEnsemble):
+    """Random forest classifier :cite:p:`breiman2001`.
+
+    Implements bagging (:eq:`eq-bagging-vote`, chapter 9) of CART trees that
+    split on the best of ``max_features`` features drawn afresh at each node
+    (:eq:`eq-forest-feature-subset`, chapter 10). Class probabilities are
+    the trees' leaf distributions averaged (soft voting), as in scikit-learn.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss"}, default "gini"
+        Node impurity.
+    max_features : "sqrt", "log2", int, float or None, default "sqrt"
+        Features drawn at each node: ``floor(sqrt(d))``, ``floor(log2(d))``,
+        a number, a fraction of ``d``, or all of them (None or 1.0: bagging).
+    {forest_parameters}
+    class_weight : dict, "balanced", "balanced_subsample" or None, default None
+        Per-class weights; "balanced_subsample" recomputes the balanced
+        weights from each tree's bootstrap sample.
+
+    Attributes
+    ----------
+    estimators_ : list of CARTClassifier
+        The fitted trees (they share the forest's binning).
+    classes_ : ndarray
+        Class labels; every tree predicts a vector over all of them.
+    feature_importances_ : ndarray
+        Mean decrease in impurity (:eq:`eq-mdi`).
+    oob_score_, oob_decision_function_ : float, ndarray
+        With ``oob_score=True``: accuracy and class probabilities from the
+        trees that did not see each row.
+    """
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="gini",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features="sqrt",
+        min_impurity_decrease=0.0,
+        bootstrap=True,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        class_weight=None,
+        max_samples=None,
+        max_bins=None,
+        categorical_features=None,
+    ):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.class_weight = class_weight
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+
+class RandomForestRegressor(_ForestMixin, _RegressorEnsemble):
+    """Random forest regressor :cite:p:`breiman2001`.
+
+    Implements bagging (:eq:`eq-bagging-average`, chapter 9) of CART
+    regression trees that split on the best of ``max_features`` features
+    drawn at each node (:eq:`eq-forest-feature-subset`, chapter 10).
+
+    Parameters
+    ----------
+    criterion : {"squared_error", "absolute_error"}, default "squared_error"
+        Node impurity.
+    max_features : "sqrt", "log2", int, float or None, default 1.0
+        Features drawn at each node; the default 1.0 (all of them, i.e.
+        bagged trees) is scikit-learn's; Breiman's and chapter 10's
+        recommendation for regression is ``d/3`` (``max_features=1/3``).
+    {forest_parameters}
+
+    Attributes
+    ----------
+    estimators_ : list of CARTRegressor
+    feature_importances_ : ndarray
+    oob_score_, oob_prediction_ : float, ndarray
+        With ``oob_score=True``: R² and predictions from the trees that did not see each row.
+    """
+
+    def __init__(
+        self,
+        n_estimators=100,
+        *,
+        criterion="squared_error",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=1.0,
+        min_impurity_decrease=0.0,
+        bootstrap=True,
+        oob_score=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+        max_samples=None,
+        max_bins=None,
+        categorical_features=None,
+    ):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.min_impurity_decrease = min_impurity_decrease
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.max_samples = max_samples
+        self.max_bins = max_bins
+        self.categorical_features = categorical_features
+
+
+for _cls in (RandomForestClassifier, RandomForestRegressor):
+    _cls.__doc__ = _cls.__doc__.replace("    {forest_parameters}\n", _FOREST_PARAMS.lstrip("\n"))

@@ -1,0 +1,282 @@
+"""Random forests (chapter 10): against scikit-learn, against brute force, bad input.
+
+* Accuracy and R² match scikit-learn's forests **within noise**: both are
+  fitted on the same splits for 6 seeds and the paired differences must have
+  a mean within 3 standard errors of 0 (their own seed-to-seed spread), plus
+  one test sample's worth of accuracy. A systematic loss of a point or more
+  fails; the random draws of two different generators do not.
+* The out-of-bag accuracy tracks the test accuracy: averaged over seeds,
+  within 3 binomial standard errors of the test accuracy.
+* Without randomness (no bootstrap, all features at every node) every tree is
+  the single CART tree; ``feature_importances_`` equals the mean of each
+  tree's normalised impurity decrease computed node by node in the test.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn import ensemble
+from sklearn.base import clone
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
+from sklearn.inspection import permutation_importance
+from sklearn.model_selection import train_test_split
+
+from mltrees.datasets import load_car_evaluation
+from mltrees.ensemble import RandomForestClassifier, RandomForestRegressor
+from mltrees.ensemble import bagging as bagging_module
+from mltrees.tree import CARTClassifier, CARTRegressor
+
+SEEDS = range(6)
+
+
+def _paired_within_noise(ours, theirs, floor):
+    """Mean paired difference within 3 standard errors (plus ``floor``) of zero."""
+    difference = np.asarray(ours) - np.asarray(theirs)
+    standard_error = difference.std(ddof=1) / math.sqrt(difference.size)
+    assert abs(difference.mean()) <= 3 * standard_error + floor, (
+        f"mean difference {difference.mean():.4f}, standard error {standard_error:.4f}"
+    )
+
+
+@pytest.mark.parametrize("loader", [load_breast_cancer, load_wine])
+@pytest.mark.parametrize("max_bins", [None, 64])
+def test_classifier_accuracy_matches_sklearn(loader, max_bins):
+    X, y = loader(return_X_y=True)
+    ours, theirs = [], []
+    for seed in SEEDS:
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=0.3, random_state=seed, stratify=y
+        )
+        model = RandomForestClassifier(n_estimators=50, random_state=seed, max_bins=max_bins)
+        reference = ensemble.RandomForestClassifier(n_estimators=50, random_state=seed)
+        ours.append(model.fit(X_train, y_train).score(X_test, y_test))
+        theirs.append(reference.fit(X_train, y_train).score(X_test, y_test))
+    _paired_within_noise(ours, theirs, floor=1 / len(y_test))
+
+
+@pytest.mark.parametrize("max_features", [1.0, 1 / 3])
+def test_regressor_r2_matches_sklearn(max_features):
+    X, y = load_diabetes(return_X_y=True)
+    ours, theirs = [], []
+    for seed in range(6):
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=seed)
+        params = {"n_estimators": 50, "random_state": seed, "max_features": max_features}
+        ours.append(RandomForestRegressor(**params).fit(X_train, y_train).score(X_test, y_test))
+        theirs.append(
+            ensemble.RandomForestRegressor(**params).fit(X_train, y_train).score(X_test, y_test)
+        )
+    _paired_within_noise(ours, theirs, floor=0.01)
+
+
+def test_oob_accuracy_tracks_test_accuracy():
+    X, y = load_breast_cancer(return_X_y=True)
+    oob, test = [], []
+    for seed in range(5):
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=0.5, random_state=seed, stratify=y
+        )
+        model = RandomForestClassifier(n_estimators=150, oob_score=True, random_state=seed)
+        model.fit(X_train, y_train)
+        oob.append(model.oob_score_)
+        test.append(model.score(X_test, y_test))
+    # Each test accuracy has binomial standard error sqrt(p(1-p)/n_test); the mean
+    # of 5 has that divided by sqrt(5). The OOB estimate is itself noisy, so we
+    # allow 3 standard errors of the difference of two such means.
+    p = float(np.mean(test))
+    se = math.sqrt(2 * p * (1 - p) / len(y_test) / 5)
+    assert abs(np.mean(oob) - p) < 3 * se
+
+
+def test_oob_r2_matches_sklearn_oob_r2():
+    # On diabetes the OOB R² of a half split sits above the test R² for both
+    # libraries (the halves differ), so the OOB estimate is compared with
+    # scikit-learn's, paired by split.
+    X, y = load_diabetes(return_X_y=True)
+    ours, theirs = [], []
+    for seed in range(5):
+        X_train, _, y_train, _ = train_test_split(X, y, test_size=0.5, random_state=seed)
+        params = {"n_estimators": 60, "oob_score": True, "random_state": seed}
+        ours.append(RandomForestRegressor(**params).fit(X_train, y_train).oob_score_)
+        theirs.append(ensemble.RandomForestRegressor(**params).fit(X_train, y_train).oob_score_)
+    _paired_within_noise(ours, theirs, floor=0.01)
+
+
+def test_no_randomness_gives_the_single_tree():
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=3, bootstrap=False, max_features=None).fit(X, y)
+    tree = CARTClassifier().fit(X, y)
+    for member in forest.estimators_:
+        np.testing.assert_array_equal(member.tree_.feature, tree.tree_.feature)
+        np.testing.assert_array_equal(member.tree_.threshold, tree.tree_.threshold)
+    np.testing.assert_array_equal(forest.predict_proba(X), tree.predict_proba(X))
+    Xr, yr = load_diabetes(return_X_y=True)
+    regression = RandomForestRegressor(n_estimators=2, bootstrap=False).fit(Xr, yr)
+    np.testing.assert_allclose(regression.predict(Xr), CARTRegressor().fit(Xr, yr).predict(Xr))
+
+
+@pytest.mark.parametrize(
+    ("max_features", "expected"),
+    [("sqrt", 5), ("log2", 4), (3, 3), (0.5, 15), (None, 30), (1.0, 30)],
+)
+def test_max_features_draws_per_node(max_features, expected):
+    # Breast cancer has d = 30: floor(sqrt 30) = 5, floor(log2 30) = 4. In a
+    # forest of stumps without bootstrap, each root picks the best of its drawn
+    # features, so the overall best feature wins exactly when it is drawn:
+    # with probability k / 30 per tree (binomial over 200 trees, 4 sigma).
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = RandomForestClassifier(
+        n_estimators=200, max_depth=1, bootstrap=False, max_features=max_features, random_state=0
+    ).fit(X, y)
+    roots = {member.tree_.feature[0] for member in forest.estimators_}
+    best = CARTClassifier(max_depth=1).fit(X, y).tree_.feature[0]
+    if expected == 30:
+        assert roots == {best}
+    else:
+        share = np.mean([m.tree_.feature[0] == best for m in forest.estimators_])
+        se = math.sqrt(expected / 30 * (1 - expected / 30) / 200)
+        assert abs(share - expected / 30) < 4 * se
+        assert len(roots) > 1
+
+
+def test_feature_importances_are_mean_of_normalised_mdi():
+    X, y = load_wine(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    per_tree = []
+    for member in forest.estimators_:
+        tree = member.tree_
+        importance = np.zeros(X.shape[1])
+        for node in range(tree.node_count):  # brute force, node by node
+            if tree.feature[node] < 0:
+                continue
+            children = range(tree.first_child[node], tree.first_child[node] + tree.n_children[node])
+            decrease = tree.weighted_n_node_samples[node] * tree.impurity[node] - sum(
+                tree.weighted_n_node_samples[c] * tree.impurity[c] for c in children
+            )
+            importance[tree.feature[node]] += decrease
+        per_tree.append(importance / importance.sum())
+    expected = np.mean(per_tree, axis=0)
+    np.testing.assert_allclose(forest.feature_importances_, expected / expected.sum())
+
+
+def test_mdi_favours_a_random_id_column_permutation_does_not():
+    # Strobl et al. (2007): impurity importance is biased towards features with
+    # many split points. Two columns carry no information about y: a random
+    # 0/1 flag and a random ID (all values distinct). Deep trees split on the
+    # ID far more often, so its MDI is several times the flag's, while the
+    # permutation importance of both is zero within its noise.
+    X, y = load_diabetes(return_X_y=True)
+    rng = np.random.default_rng(0)
+    X = np.column_stack([X, rng.integers(0, 2, len(y)), rng.permutation(len(y))])
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    forest = RandomForestRegressor(n_estimators=60, max_features=1 / 3, random_state=0)
+    forest.fit(X_train, y_train)
+    flag, identifier = forest.feature_importances_[-2:]
+    assert identifier > 3 * flag
+    result = permutation_importance(forest, X_test, y_test, n_repeats=10, random_state=0)
+    for column in (-2, -1):
+        assert abs(result.importances_mean[column]) < 3 * result.importances_std[column] + 0.01
+
+
+def test_n_jobs_does_not_change_the_forest():
+    X, y = load_diabetes(return_X_y=True)
+    one = RandomForestRegressor(n_estimators=8, oob_score=True, random_state=2, n_jobs=1)
+    two = clone(one).set_params(n_jobs=2)
+    every = clone(one).set_params(n_jobs=-1)
+    for model in (one, two, every):
+        model.fit(X, y)
+    for model in (two, every):
+        np.testing.assert_array_equal(model.predict(X), one.predict(X))
+        np.testing.assert_array_equal(model.oob_prediction_, one.oob_prediction_)
+
+
+def test_same_seed_same_forest_different_seed_different_forest():
+    X, y = load_wine(return_X_y=True)
+    a = RandomForestClassifier(n_estimators=5, random_state=1).fit(X, y)
+    b = RandomForestClassifier(n_estimators=5, random_state=1).fit(X, y)
+    c = RandomForestClassifier(n_estimators=5, random_state=2).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))
+
+
+def test_binning_once_in_both_modes(monkeypatch):
+    calls = []
+    original = bagging_module.bin_features
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("max_bins"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(bagging_module, "bin_features", counting)
+    X, y = load_wine(return_X_y=True)
+    RandomForestClassifier(n_estimators=6).fit(X, y)
+    RandomForestClassifier(n_estimators=6, max_bins=16).fit(X, y)
+    assert calls == [None, 16]
+
+
+def test_rare_class_keeps_full_width_probabilities():
+    X, y = load_wine(return_X_y=True)
+    y = np.array([f"cultivar {v}" for v in y], dtype=object)
+    y[0] = "rare"
+    forest = RandomForestClassifier(n_estimators=30, random_state=0).fit(X, y)
+    assert len(forest.classes_) == 4
+    proba = forest.predict_proba(X)
+    assert proba.shape == (len(y), 4)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    for member in forest.estimators_:
+        assert member.tree_.value.shape[1] == 4
+
+
+def test_balanced_subsample_and_categorical_table():
+    data = load_car_evaluation()
+    X, y = data.data, data.target
+    assert isinstance(X, pd.DataFrame)
+    forest = RandomForestClassifier(
+        n_estimators=20, class_weight="balanced_subsample", random_state=0
+    ).fit(X, y)
+    assert forest.score(X, y) > 0.95
+    # Balanced weights raise the recall of the rarest class over unweighted trees.
+    plain = RandomForestClassifier(n_estimators=20, random_state=0, oob_score=True).fit(X, y)
+    assert plain.oob_score_ > 0.9
+
+
+def test_absolute_error_forest():
+    X, y = load_diabetes(return_X_y=True)
+    model = RandomForestRegressor(
+        n_estimators=10, criterion="absolute_error", max_depth=4, random_state=0
+    ).fit(X, y)
+    assert model.score(X, y) > 0.4
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"max_features": "half"}, "max_features must be"),
+        ({"max_features": 0}, "max_features must be"),
+        ({"criterion": "mse"}, "criterion must be one of"),
+        ({"max_depth": 0}, "max_depth must be"),
+        ({"max_samples": -0.5}, "max_samples must be"),
+        ({"bootstrap": "yes"}, "bootstrap must be True or False"),
+    ],
+)
+def test_bad_parameters(params, message):
+    X, y = load_wine(return_X_y=True)
+    with pytest.raises(ValueError, match=message):
+        RandomForestClassifier(**{"n_estimators": 2, **params}).fit(X, y)
+
+
+def test_bad_prediction_input():
+    X, y = load_wine(return_X_y=True)
+    model = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    bad = X.copy()
+    bad[1, 4] = np.inf
+    with pytest.raises(ValueError, match="inf"):
+        model.predict(bad)
+    bad[1, 4] = np.nan
+    with pytest.raises(ValueError, match="missing values"):
+        model.predict(bad)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :3])

@@ -1,0 +1,92 @@
+"""scikit-learn's estimator checks for the bagging and random-forest estimators.
+
+Every estimator runs the full list of checks that ``parametrize_with_checks``
+generates, in exact mode and in histogram mode (``max_bins=16``), and
+bagging also with a scikit-learn member (k-NN), which takes the generic path
+(clone and fit on resampled rows) instead of the binned one.
+
+Expected failures are declared as strict xfails, with a reason each. They are
+the ones scikit-learn's own ``RandomForestClassifier`` and ``BaggingClassifier``
+declare for the same cause (a bootstrap sample drawn from the weights is not
+the same as the weights), plus the two deliberate input-type decisions of the
+single trees (complex numbers raise TypeError; object columns are categories).
+"""
+
+from __future__ import annotations
+
+from unittest import SkipTest
+
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mltrees.ensemble import (
+    BaggingClassifier,
+    BaggingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+
+ESTIMATORS = [
+    RandomForestClassifier(n_estimators=10, random_state=0),
+    RandomForestClassifier(n_estimators=10, max_bins=16, random_state=0),
+    RandomForestRegressor(n_estimators=10, random_state=0),
+    RandomForestRegressor(n_estimators=10, max_bins=16, random_state=0),
+    BaggingClassifier(n_estimators=10, random_state=0),
+    BaggingRegressor(n_estimators=10, max_features=0.5, random_state=0),
+    BaggingClassifier(KNeighborsClassifier(), n_estimators=5, random_state=0),
+    BaggingRegressor(KNeighborsRegressor(), n_estimators=5, random_state=0),
+]
+
+_BOOTSTRAP = (
+    "a row of weight 2 and the same row twice are different bootstrap populations "
+    "(sklearn's own forests and bagging declare this check as an expected failure)"
+)
+_TREE_INPUT = {
+    "check_complex_data": (
+        "complex X raises TypeError('X holds complex numbers ...'), a type error by the "
+        "project's rules; the check accepts only ValueError"
+    ),
+    "check_dtype_object": (
+        "object columns are categorical by design (strings are valid features), so an "
+        "object array of floats is not coerced to numbers"
+    ),
+}
+
+
+def expected_failed_checks(estimator) -> dict[str, str]:
+    """Justified expected failures of ``estimator`` (design decisions, not bugs)."""
+    failures = {
+        "check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP,
+        "check_sample_weight_equivalence_on_sparse_data": _BOOTSTRAP,
+        # Input is checked by the ensemble (as_table) before any member sees it.
+        "check_complex_data": _TREE_INPUT["check_complex_data"],
+    }
+    if getattr(estimator, "estimator", None) is None:  # mltrees trees read object columns
+        failures["check_dtype_object"] = _TREE_INPUT["check_dtype_object"]
+    return failures
+
+
+def _check_name(check) -> str:
+    while True:
+        if hasattr(check, "__wrapped__"):
+            check = check.__wrapped__
+        elif hasattr(check, "func"):
+            check = check.func
+        else:
+            return check.__name__
+
+
+@parametrize_with_checks(
+    ESTIMATORS, expected_failed_checks=expected_failed_checks, xfail_strict=True
+)
+def test_sklearn_estimator_checks(estimator, check):
+    name = _check_name(check)
+    if name not in expected_failed_checks(estimator):
+        check(estimator)
+        return
+    try:
+        check(estimator)
+    except SkipTest:
+        raise
+    except Exception as exc:
+        raise AssertionError(f"{name}: {type(exc).__name__}: {exc}") from None
