@@ -546,14 +546,16 @@ def plot_tree(
     def draw_edge(parent: int, child: int, label: str):
         xp, yp, xc, yc = x[parent], -tree.depth[parent], x[child], -tree.depth[child]
         ax.plot([xp, xc], [yp, yc], color="0.35", linewidth=0.9, zorder=1)
-        # On the line, nearer the child than the parent: siblings' labels sit
-        # at one height and are spread by most of their children's spacing.
+        # Beside the line, nearer the child than the parent: siblings' labels
+        # sit at one height and are spread by most of their children's spacing.
         along = EDGE_LABEL_POSITION
-        return ax.text(
-            xp + along * (xc - xp),
-            yp + along * (yc - yp),
+        side = np.sign(xc - xp)
+        return ax.annotate(
             label,
-            ha="center",
+            xy=(xp + along * (xc - xp), yp + along * (yc - yp)),
+            xytext=(4.0 * side if side else 4.0, 0.0),
+            textcoords="offset points",
+            ha="right" if side < 0 else "left",
             va="center",
             fontsize=0.85 * size,
             color="0.15",
@@ -621,7 +623,9 @@ def _shrink_to_fit(figure, node_texts, edge_texts, column_pts, level_pts) -> Non
         if scale < 1.0:
             for text in texts:
                 text.set_fontsize(text.get_fontsize() * scale)
-        if not _any_overlap(_extents(texts, renderer)):
+        # A gap of a few points between texts, so that neighbours do not read as one.
+        gap = 3.0 / to_points
+        if not _any_overlap(_extents(texts, renderer) + np.array([-gap, -gap, gap, gap]) / 2):
             return
         scale = 0.9
 
