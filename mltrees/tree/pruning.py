@@ -4,7 +4,7 @@ Four methods, all of which return a new, compacted :class:`~mltrees.tree._tree.T
 (or a pruned copy of an estimator) and leave their input untouched:
 
 * :func:`cost_complexity_path` and :func:`prune_cost_complexity` -- CART's
-  weakest-link pruning of :math:`C_\\alpha(T) = C(T) + \\alpha |T|`, with
+  weakest-link pruning of :math:`C_\alpha(T) = C(T) + \alpha |T|`, with
   scikit-learn's semantics (one node per step, so α values can repeat);
 * :func:`prune_pessimistic` -- C4.5's pessimistic error pruning with an upper
   confidence bound, as Weka's J48 does it (collapse, subtree replacement and
@@ -127,9 +127,9 @@ def cost_complexity_path(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray
     r"""CART's weakest-link sequence, one pruned node per step (scikit-learn's semantics).
 
     Implements :eq:`eq-ccp-alpha-eff` (chapter 5): with
-    :math:`R(t) = \\frac{W_t}{W} I(t)` and :math:`R(T_t)` the sum of ``R`` over the
+    :math:`R(t) = \frac{W_t}{W} I(t)` and :math:`R(T_t)` the sum of ``R`` over the
     leaves of the branch at ``t``, every step prunes the internal node with the
-    smallest effective alpha :math:`(R(t) - R(T_t)) / (|\\tilde T_t| - 1)`
+    smallest effective alpha :math:`(R(t) - R(T_t)) / (|\tilde T_t| - 1)`
     (ties: the node visited first depth-first, as scikit-learn numbers nodes).
 
     Parameters
@@ -142,7 +142,7 @@ def cost_complexity_path(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray
     alphas : ndarray (n_internal + 1,)
         0 first, then the effective alpha of each pruning step.
     impurities : ndarray (n_internal + 1,)
-        Total leaf impurity :math:`\\sum_{leaves} R(t)` after each step.
+        Total leaf impurity :math:`\sum_{leaves} R(t)` after each step.
     pruned : ndarray of int (n_internal,)
         The node pruned at each step.
     """
@@ -229,7 +229,7 @@ def _mark_branch(tree: Tree, node: int, gone: np.ndarray) -> None:
 
 
 def prune_cost_complexity(tree: Tree, ccp_alpha: float, path=None) -> Tree:
-    r"""The subtree :math:`T(\\alpha)` of CART's cost-complexity pruning.
+    r"""The subtree :math:`T(\alpha)` of CART's cost-complexity pruning.
 
     Implements :eq:`eq-ccp-cost` (chapter 5). As in scikit-learn, the weakest
     link is pruned while its effective alpha is at most ``ccp_alpha``; nodes of
@@ -260,7 +260,7 @@ def added_errors(n, e, confidence: float = 0.25):
     approximation with continuity correction :math:`f = (e + 0.5)/N`. Below one
     error C4.5 uses the exact bound for :math:`e = 0`,
     :math:`N (1 - CF^{1/N})`, interpolated linearly up to :math:`e = 1`; when
-    :math:`e + 0.5 \\ge N` it adds :math:`N - e`. These are Weka's ``Stats.addErrs``.
+    :math:`e + 0.5 \ge N` it adds :math:`N - e`. These are Weka's ``Stats.addErrs``.
 
     Parameters
     ----------
