@@ -29,9 +29,8 @@ from mltrees.ensemble._common import (
     node_of_codes,
     prediction_values,
     raw_importances,
-    validate_fit_input,
 )
-from mltrees.tree._data import bin_features
+from mltrees.tree._data import bin_features, validate_fit_input
 from mltrees.tree._split import ClassificationStatistics
 from mltrees.tree.classes import CARTClassifier, _BaseTree
 

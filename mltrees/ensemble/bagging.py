@@ -38,9 +38,8 @@ from mltrees.ensemble._common import (
     real_targets,
     select_rows,
     take_rows,
-    validate_fit_input,
 )
-from mltrees.tree._data import NUMERIC, bin_features, encode_features
+from mltrees.tree._data import NUMERIC, bin_features, encode_features, validate_fit_input
 from mltrees.tree._split import ClassificationStatistics
 from mltrees.tree._tree import (
     APPLY_CHUNK,

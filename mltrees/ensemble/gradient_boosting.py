@@ -35,10 +35,9 @@ from mltrees.ensemble._common import (
     real_targets,
     select_rows,
     take_rows,
-    validate_fit_input,
 )
 from mltrees.losses import HuberLoss, MultinomialLogLoss, get_loss
-from mltrees.tree._data import bin_features
+from mltrees.tree._data import bin_features, validate_fit_input
 from mltrees.tree._split import RegressionStatistics
 from mltrees.tree.classes import CARTRegressor
 

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from mltrees._validation import check_sample_weight
+
 __all__ = ["FeatureSpec", "as_table", "bin_features", "encode_features"]
 
 NUMERIC, CATEGORICAL = 0, 1
@@ -349,3 +351,44 @@ def _check_prediction_shape(
     if check_inf and np.isinf(values).any():
         raise ValueError("X contains inf")
     return values
+
+
+def validate_fit_input(estimator, X, y, sample_weight, *, stacklevel: int = 3):
+    """The checks every tree estimator runs on ``fit`` input, in the same wording.
+
+    Returns the input table, ``y`` as a 1-D array and the sample weights.
+    ``stacklevel`` points the column-vector warning at the user's ``fit`` call.
+    """
+    import warnings
+
+    from sklearn.exceptions import DataConversionWarning
+
+    X = as_table(X)
+    n_samples, n_features = X.shape
+    if n_samples == 0:
+        raise ValueError(
+            f"X is empty: 0 sample(s) (shape={X.shape}) while a minimum of 1 is required."
+        )
+    if n_features == 0:
+        raise ValueError(
+            f"X is empty: 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
+        )
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is None"
+        )
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it is "
+            "used as y.ravel(). Pass a 1-D array to silence this warning.",
+            DataConversionWarning,
+            stacklevel=stacklevel,
+        )
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
+    weights = check_sample_weight(sample_weight, n_samples)
+    return X, y, weights

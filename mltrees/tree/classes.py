@@ -9,17 +9,21 @@ leaf value. The growth itself is :func:`mltrees.tree._grow.grow_tree`.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mltrees._validation import check_sample_weight
-from mltrees.tree._data import NUMERIC, all_finite, as_table, bin_features, encode_features
+from mltrees.tree._data import (
+    NUMERIC,
+    all_finite,
+    as_table,
+    bin_features,
+    encode_features,
+    validate_fit_input,
+)
 from mltrees.tree._grow import GrowthLimits, grow_tree
 from mltrees.tree._split import (
     AbsoluteErrorStatistics,
@@ -119,35 +123,8 @@ class _BaseTree(BaseEstimator):
         model intact.
         """
         self._validate_params()
-        X = as_table(X)
-        n_samples, n_features = X.shape
         # Wording as scikit-learn's, so messages read the same across libraries.
-        if n_samples == 0:
-            raise ValueError(
-                f"X is empty: 0 sample(s) (shape={X.shape}) while a minimum of 1 is required."
-            )
-        if n_features == 0:
-            raise ValueError(
-                f"X is empty: 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
-            )
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None"
-            )
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn(
-                "A column-vector y was passed when a 1d array was expected; it is "
-                "used as y.ravel(). Pass a 1-D array to silence this warning.",
-                DataConversionWarning,
-                stacklevel=3,
-            )
-            y = y.ravel()
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
-        weights = check_sample_weight(sample_weight, n_samples)
+        X, y, weights = validate_fit_input(self, X, y, sample_weight, stacklevel=4)
         weights, attributes, make_statistics = prepare_target(y, weights)
         # A sample of weight 0 must not influence the tree, not even through
         # its feature values (candidate thresholds) or by making a branch
