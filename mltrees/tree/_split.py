@@ -35,6 +35,9 @@ __all__ = [
 
 NEG_INF = -np.inf
 TIE_TOLERANCE = 1e-10  # relative to the node's impurity: below it, gains are ties
+# (node, code) cells are counted densely while there are at most this many
+# per row (and at most DENSE_CELLS_MAX): cheaper than sorting the rows' cells.
+DENSE_CELLS_PER_ROW, DENSE_CELLS_MAX = 8, 1 << 23
 
 
 def _xlog2x(values: np.ndarray) -> np.ndarray:
@@ -56,10 +59,12 @@ class ClassificationStatistics:
     def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
         """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 1 + n_classes)."""
         k = self.n_classes
-        counts = np.bincount(group, minlength=n_groups).astype(np.float64)
+        out = np.empty((n_groups, 1 + k), order="F")  # columns are read one at a time
+        out[:, 0] = np.bincount(group, minlength=n_groups)
         cells = group * k + self.y[rows]
         class_weight = np.bincount(cells, weights=self.w[rows], minlength=n_groups * k)
-        return np.column_stack([counts, class_weight.reshape(n_groups, k)])
+        out[:, 1:] = class_weight.reshape(n_groups, k)
+        return out
 
     @staticmethod
     def count(stats):
@@ -154,10 +159,11 @@ class RegressionStatistics(_RegressionColumns):
 
     def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
         """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 4)."""
-        columns = [np.bincount(group, minlength=n_groups).astype(np.float64)]
-        for values in (self.w, self.wy, self.wy2):
-            columns.append(np.bincount(group, weights=values[rows], minlength=n_groups))
-        return np.column_stack(columns)
+        out = np.empty((n_groups, 4), order="F")  # columns are read one at a time
+        out[:, 0] = np.bincount(group, minlength=n_groups)
+        for c, values in enumerate((self.w, self.wy, self.wy2), start=1):
+            out[:, c] = np.bincount(group, weights=values[rows], minlength=n_groups)
+        return out
 
     def impurity(self, stats):
         return squared_error_impurity(stats[..., 1], stats[..., 2], stats[..., 3])
@@ -284,11 +290,17 @@ class SplitRules:
 def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
     """Statistics per non-empty (node, code) cell, sorted by node then code."""
     n_cells = n_nodes * n_codes
-    if n_cells <= max(4 * rows.size, 1 << 16):  # dense: one bincount
+    if n_cells <= max(min(DENSE_CELLS_PER_ROW * rows.size, DENSE_CELLS_MAX), 1 << 16):
+        # Dense: count every cell, then number the non-empty ones, so the
+        # statistics are summed (in row order, as the sort path does) into
+        # a table no larger than the number of rows.
         cell = node * n_codes + code
-        stats = stats_model.aggregate(cell, n_cells, rows)
-        present = np.flatnonzero(stats[:, 0] > 0)
-        return present // n_codes, present % n_codes, stats[present]
+        counts = np.bincount(cell, minlength=n_cells)
+        present = np.flatnonzero(counts)
+        compact = np.empty(n_cells, dtype=np.intp)
+        compact[present] = np.arange(present.size)
+        stats = stats_model.aggregate(compact[cell], present.size, rows)
+        return present // n_codes, present % n_codes, stats
     cell = node.astype(np.int64) * n_codes + code  # sparse: sort the cells
     unique_cells, inverse = np.unique(cell, return_inverse=True)
     stats = stats_model.aggregate(inverse, unique_cells.size, rows)
@@ -508,6 +520,10 @@ def find_splits(
     FrontierSplits
     """
     n_features = len(specs)
+    if _drawn_features_apply(specs, stats_model, rules, feature_mask, row_of):
+        return _find_splits_drawn_features(
+            codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, feature_mask
+        )
     parent_impurity = stats_model.impurity(node_stats)
     gains = np.full((n_nodes, n_features), NEG_INF)
     ratios = np.full((n_nodes, n_features), NEG_INF)
@@ -668,6 +684,98 @@ def find_splits(
         n_children=n_children,
         routes=routes,
         missing_slot=missing_slot,
+    )
+
+
+def _drawn_features_apply(specs, stats_model, rules, feature_mask, row_of) -> bool:
+    """Whether a level can be searched by :func:`_find_splits_drawn_features`.
+
+    That path covers what random forests grow: every node drew the same
+    number of features (``max_features``), all features numeric, additive
+    statistics, the largest gain wins, and no missing values to route.
+    """
+    if feature_mask is None or row_of is not None or feature_mask.size == 0:
+        return False
+    drawn = feature_mask.sum(axis=1)
+    return (
+        bool((drawn == drawn[0]).all())
+        and int(drawn[0]) < feature_mask.shape[1]
+        and rules.selection == "gain"
+        and rules.min_cases <= 1
+        and rules.missing == "error"
+        and not getattr(stats_model, "needs_samples", False)
+        and all(spec.kind != CATEGORICAL for spec in specs)
+    )
+
+
+def _find_splits_drawn_features(
+    codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, feature_mask
+) -> FrontierSplits:
+    """:func:`find_splits` for nodes that each drew ``k`` numeric features.
+
+    Instead of one pass per feature, every (row, drawn feature) pair of the
+    level is a *segment* ``node * k + slot`` (slot: the feature's rank among
+    the node's draws), and one aggregation and one segment-wise cumulative
+    sum score every cut of every segment. The per-feature loop costs a few
+    dozen NumPy calls per feature and level; with ``k`` of ``d`` features
+    drawn, most of that work is for nodes that did not draw the feature, and
+    the many small calls keep threads waiting on the interpreter lock.
+    Gains, thresholds and the chosen feature are those of the per-feature
+    search (the tests compare both).
+    """
+    n_samples, n_features = codes.shape
+    k = int(feature_mask[0].sum())
+    node_features = np.nonzero(feature_mask)[1].reshape(n_nodes, k)  # ascending per node
+    pair_feature = node_features[node]  # (n_rows, k)
+    if codes.flags["F_CONTIGUOUS"]:
+        flat, index = codes.T.reshape(-1), pair_feature * n_samples + rows[:, None]
+    else:
+        flat = np.ascontiguousarray(codes).reshape(-1)
+        index = rows[:, None] * n_features + pair_feature
+    pair_code = flat[index.reshape(-1)].astype(np.intp)
+    pair_segment = (node[:, None] * k + np.arange(k)).reshape(-1)
+    pair_row = np.repeat(rows, k)
+    n_segments = n_nodes * k
+    n_codes = max(spec.n_codes for spec in specs)
+    entry_segment, entry_code, entry_stats = _cell_statistics(
+        stats_model, pair_segment, pair_code, n_segments, n_codes, pair_row
+    )
+    segment_node = np.arange(n_segments) // k
+    parent_impurity = stats_model.impurity(node_stats)
+    gain, best = _best_ordered_cut(
+        stats_model,
+        entry_segment,
+        entry_stats,
+        node_stats[segment_node],
+        parent_impurity[segment_node],
+        rules,
+    )
+    gains = np.full((n_nodes, n_features), NEG_INF)
+    gains[segment_node, node_features.reshape(-1)] = gain
+    chosen = _select(gains, gains, "gain", TIE_TOLERANCE * parent_impurity)
+    rows_idx = np.arange(n_nodes)
+    best_gain = gains[rows_idx, chosen]
+    has = np.isfinite(best_gain)
+    # The segment of each node's chosen feature: its slot among the node's draws.
+    slot = np.argmax(node_features == chosen[:, None], axis=1)
+    cut = best[rows_idx * k + slot][has]
+    left_code = entry_code[cut]
+    right_code = entry_code[np.minimum(cut + 1, entry_code.size - 1)]
+    thresholds = np.full(n_nodes, np.nan)
+    split_codes = np.full(n_nodes, -1, dtype=np.intp)
+    split_codes[has] = left_code
+    threshold = np.empty(left_code.size)
+    for j in np.unique(chosen[has]):
+        at = chosen[has] == j
+        threshold[at] = _safe_threshold(specs[j], left_code[at], right_code[at])
+    thresholds[has] = threshold
+    return FrontierSplits(
+        gain=best_gain,
+        feature=chosen,
+        threshold=thresholds,
+        split_code=split_codes,
+        n_children=np.where(has, 2, 0),
+        routes={},
     )
 
 
