@@ -353,9 +353,7 @@ def _best_ordered_cut(
     # within the node's run, right = node total - left.
     left, right = [], []
     for c in range(entry_stats.shape[1]):
-        column = entry_stats[:, c]
-        cumulative = np.cumsum(column)
-        left_c = cumulative - (cumulative[starts] - column[starts])[run]
+        left_c = _run_prefix_sums(entry_stats[:, c], starts, run)
         left.append(left_c)
         right.append(node_stats[entry_node, c] - left_c)
     last_of_run = np.append(entry_node[1:] != entry_node[:-1], True)
@@ -405,6 +403,23 @@ def _best_ordered_cut(
         missing_left[nodes] = cut_missing_left[first_best[found]]
         return best_gain, best_entry, missing_left
     return best_gain, best_entry
+
+
+def _run_prefix_sums(column: np.ndarray, starts: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """Prefix sums of ``column`` restarted at every run start, in one ``cumsum``.
+
+    Each run's first value has the previous run's total subtracted, so the
+    running sum falls back to about zero at every run start: rounding errors
+    stay proportional to the run's own sums. (A plain cumulative sum minus
+    the sum before the run carries an error proportional to everything
+    summed before it, enough to break ties between the cuts of small, deep
+    nodes at random.)
+    """
+    shifted = column.copy()
+    if starts.size > 1:
+        shifted[starts[1:]] -= np.add.reduceat(column, starts)[:-1]
+    cumulative = np.cumsum(shifted)
+    return cumulative - (cumulative[starts] - column[starts])[run]
 
 
 def _valid_cuts(stats_model, left, right, last_of_run, rules):
