@@ -25,7 +25,7 @@ def _level(seed, n_rows=400, n_features=7, n_nodes=9, k=3, max_bins=12, duplicat
         X[:, -1] = X[:, 0]  # an exact copy: tied gains, the lower index must win
     codes, specs = bin_features(X, max_bins=max_bins)
     node = rng.integers(0, n_nodes, n_rows)
-    node[: n_nodes - 1] = np.arange(n_nodes - 1)  # the last node may be empty
+    node[: n_nodes - 1] = np.arange(n_nodes - 1)  # the last node stays empty
     node[node == n_nodes - 1] = 0
     rows = np.arange(n_rows)
     mask = np.zeros((n_nodes, n_features), dtype=bool)
