@@ -88,7 +88,11 @@ def _models(rng, n_rows):
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("max_bins", [6, 255, None])
-def test_drawn_feature_search_equals_brute_force_and_the_per_feature_search(seed, max_bins):
+@pytest.mark.parametrize("pairs_per_chunk", [1 << 19, 500])  # 500: one slot per chunk
+def test_drawn_feature_search_equals_brute_force_and_the_per_feature_search(
+    seed, max_bins, pairs_per_chunk, monkeypatch
+):
+    monkeypatch.setattr(split_module, "DRAWN_PAIRS_PER_CHUNK", pairs_per_chunk)
     rng, codes, specs, rows, node, n_nodes, mask = _level(seed, max_bins=max_bins)
     for stats_model in _models(rng, rows.size):
         for min_leaf in (1, 5):

@@ -37,7 +37,9 @@ NEG_INF = -np.inf
 TIE_TOLERANCE = 1e-10  # relative to the node's impurity: below it, gains are ties
 # (node, code) cells are counted densely while there are at most this many
 # per row (and at most DENSE_CELLS_MAX): cheaper than sorting the rows' cells.
-DENSE_CELLS_PER_ROW, DENSE_CELLS_MAX = 8, 1 << 23
+DENSE_CELLS_PER_ROW, DENSE_CELLS_MAX = 8, 1 << 22
+# Random-forest levels are searched in chunks of at most this many (row, feature) pairs.
+DRAWN_PAIRS_PER_CHUNK = 1 << 19
 
 
 def _xlog2x(values: np.ndarray) -> np.ndarray:
@@ -297,7 +299,7 @@ def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
         cell = node * n_codes + code
         counts = np.bincount(cell, minlength=n_cells)
         present = np.flatnonzero(counts)
-        compact = np.empty(n_cells, dtype=np.intp)
+        compact = np.empty(n_cells, dtype=np.int32 if rows.size < 2**31 else np.intp)
         compact[present] = np.arange(present.size)
         stats = stats_model.aggregate(compact[cell], present.size, rows)
         return present // n_codes, present % n_codes, stats
@@ -741,41 +743,57 @@ def _find_splits_drawn_features(
     n_samples, n_features = codes.shape
     k = int(feature_mask[0].sum())
     node_features = np.nonzero(feature_mask)[1].reshape(n_nodes, k)  # ascending per node
-    pair_feature = node_features[node]  # (n_rows, k)
+    n_codes = max(spec.n_codes for spec in specs)
+    parent_impurity = stats_model.impurity(node_stats)
     if codes.flags["F_CONTIGUOUS"]:
-        flat, index = codes.T.reshape(-1), pair_feature * n_samples + rows[:, None]
+        flat, row_offset, feature_stride = codes.T.reshape(-1), rows, n_samples
     else:
         flat = np.ascontiguousarray(codes).reshape(-1)
-        index = rows[:, None] * n_features + pair_feature
-    pair_code = flat[index.reshape(-1)].astype(np.intp)
-    pair_segment = (node[:, None] * k + np.arange(k)).reshape(-1)
-    pair_row = np.repeat(rows, k)
-    n_segments = n_nodes * k
-    n_codes = max(spec.n_codes for spec in specs)
-    entry_segment, entry_code, entry_stats = _cell_statistics(
-        stats_model, pair_segment, pair_code, n_segments, n_codes, pair_row
-    )
-    segment_node = np.arange(n_segments) // k
-    parent_impurity = stats_model.impurity(node_stats)
-    gain, best = _best_ordered_cut(
-        stats_model,
-        entry_segment,
-        entry_stats,
-        node_stats[segment_node],
-        parent_impurity[segment_node],
-        rules,
-    )
+        row_offset, feature_stride = rows * n_features, 1
+    segment_gain = np.full((n_nodes, k), NEG_INF)
+    segment_left = np.zeros((n_nodes, k), dtype=np.intp)  # codes on both sides of the cut
+    segment_right = np.zeros((n_nodes, k), dtype=np.intp)
+    # The pair arrays are the level's largest: bound them by taking a few
+    # slots at a time (all k at once unless the level holds many rows).
+    width = max(1, min(k, DRAWN_PAIRS_PER_CHUNK // max(rows.size, 1)))
+    for first in range(0, k, width):
+        slots = np.arange(first, min(first + width, k))
+        g = slots.size
+        index = node_features[:, slots][node] * feature_stride + row_offset[:, None]
+        pair_code = flat[index.reshape(-1)]
+        del index
+        pair_segment = (node[:, None] * g + np.arange(g)).reshape(-1)
+        entry_segment, entry_code, entry_stats = _cell_statistics(
+            stats_model, pair_segment, pair_code, n_nodes * g, n_codes, np.repeat(rows, g)
+        )
+        del pair_segment, pair_code
+        segment_node = np.arange(n_nodes * g) // g
+        gain, best = _best_ordered_cut(
+            stats_model,
+            entry_segment,
+            entry_stats,
+            node_stats[segment_node],
+            parent_impurity[segment_node],
+            rules,
+        )
+        found = best >= 0
+        left, right = np.zeros(best.size, dtype=np.intp), np.zeros(best.size, dtype=np.intp)
+        left[found] = entry_code[best[found]]
+        # A valid cut is never after a run's last entry, so best + 1 is in the run.
+        right[found] = entry_code[np.minimum(best[found] + 1, entry_code.size - 1)]
+        segment_gain[:, slots] = gain.reshape(n_nodes, g)
+        segment_left[:, slots] = left.reshape(n_nodes, g)
+        segment_right[:, slots] = right.reshape(n_nodes, g)
     gains = np.full((n_nodes, n_features), NEG_INF)
-    gains[segment_node, node_features.reshape(-1)] = gain
-    chosen = _select(gains, gains, "gain", TIE_TOLERANCE * parent_impurity)
     rows_idx = np.arange(n_nodes)
+    gains[rows_idx[:, None], node_features] = segment_gain
+    chosen = _select(gains, gains, "gain", TIE_TOLERANCE * parent_impurity)
     best_gain = gains[rows_idx, chosen]
     has = np.isfinite(best_gain)
-    # The segment of each node's chosen feature: its slot among the node's draws.
+    # Each node's chosen feature sits at one slot among the node's draws.
     slot = np.argmax(node_features == chosen[:, None], axis=1)
-    cut = best[rows_idx * k + slot][has]
-    left_code = entry_code[cut]
-    right_code = entry_code[np.minimum(cut + 1, entry_code.size - 1)]
+    left_code = segment_left[rows_idx, slot][has]
+    right_code = segment_right[rows_idx, slot][has]
     thresholds = np.full(n_nodes, np.nan)
     split_codes = np.full(n_nodes, -1, dtype=np.intp)
     split_codes[has] = left_code
