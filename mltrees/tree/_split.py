@@ -12,7 +12,10 @@ every candidate split of every node in one pass:
 * **multiway** candidates (ID3 and C4.5 on a categorical feature): one child
   per category.
 
-No loop over samples or nodes: loops run over features only.
+No loop over samples or nodes: loops run over features only. Random-forest
+levels, where every node drew a few features (``max_features``), need not
+even loop over features: :func:`_find_splits_drawn_features` scores all
+(node, drawn feature) segments of a level in one pass.
 """
 
 from __future__ import annotations
