@@ -167,7 +167,7 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
         threshold = np.full(n_frontier, np.nan)
         first_child = np.full(n_frontier, -1, dtype=np.intp)
         n_children = np.zeros(n_frontier, dtype=np.intp)
-        missing_slot = np.full(n_frontier, MISSING_NONE, dtype=np.intp)
+        missing_slot = np.full(n_frontier, MISSING_NONE, dtype=np.int8)  # a slot or MISSING_*
         candidates = np.flatnonzero(splittable)
         next_stats = None
         if candidates.size:

@@ -42,7 +42,7 @@ TIE_TOLERANCE = 1e-10  # relative to the node's impurity: below it, gains are ti
 # per row (and at most DENSE_CELLS_MAX): cheaper than sorting the rows' cells.
 DENSE_CELLS_PER_ROW, DENSE_CELLS_MAX = 8, 1 << 22
 # Random-forest levels are searched in chunks of at most this many (row, feature) pairs.
-DRAWN_PAIRS_PER_CHUNK = 1 << 19
+DRAWN_PAIRS_PER_CHUNK = 1 << 17
 
 
 def _xlog2x(values: np.ndarray) -> np.ndarray:

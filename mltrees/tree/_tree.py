@@ -105,7 +105,7 @@ class Tree:
 
     def __post_init__(self):
         if self.missing_slot is None:
-            self.missing_slot = np.full(self.feature.shape[0], MISSING_NONE, dtype=np.intp)
+            self.missing_slot = np.full(self.feature.shape[0], MISSING_NONE, dtype=np.int8)
 
     def branch_fraction(self) -> np.ndarray:
         """Share of its parent's training weight that each node received (1 at the root).
