@@ -270,12 +270,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             self._node_scores(learner) * (vote if self.algorithm == "SAMME" else 1.0)
             for learner, vote in zip(self.estimators_, self.estimator_weights_, strict=True)
         ]
-        # One output column per class: stack each class's scores as its own "tree".
-        k = self.n_classes_
-        all_trees = [t for t in trees for _ in range(k)]
-        values = [s[:, [c]] for s in node_scores for c in range(k)]
-        groups = np.tile(np.arange(k), len(trees))
-        self._stack = StackedTrees(all_trees, values, groups, k)
+        # Each tree adds its K class scores to the K output columns.
+        self._stack = StackedTrees(trees, node_scores, n_outputs=self.n_classes_)
 
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "estimators_")

@@ -33,6 +33,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from mltrees.ensemble._common import (
+    StackedTrees,
     class_codes,
     prediction_values,
     real_targets,
@@ -41,15 +42,7 @@ from mltrees.ensemble._common import (
 )
 from mltrees.tree._data import NUMERIC, bin_features, encode_features, validate_fit_input
 from mltrees.tree._split import ClassificationStatistics
-from mltrees.tree._tree import (
-    APPLY_CHUNK,
-    CATEGORICAL_NODE,
-    COMPACT_BELOW,
-    COMPACT_EVERY,
-    LEAF,
-    _StepTables,
-    available_cores,
-)
+from mltrees.tree._tree import LEAF, available_cores
 from mltrees.tree.classes import (
     CARTClassifier,
     CARTRegressor,
@@ -145,60 +138,6 @@ def _compact(tree):
         if array.dtype.itemsize > 4 and (array.size == 0 or abs(array).max() < 2**31 - 1):
             setattr(tree, name, array.astype(np.int32))
     return tree
-
-
-class _StackedForest:
-    """All trees' flat arrays concatenated, walked by (row, tree) pairs together.
-
-    One Python step per *level* moves every pair of a block one node down
-    (the loop runs over depth, not over trees); leaves loop onto themselves,
-    and pairs that reached a leaf are set aside every few levels, since the
-    leaves of fully grown trees lie at very different depths. Numeric
-    splits only (forests with categorical nodes use one walk per tree).
-    """
-
-    def __init__(self, trees, tables):
-        sizes = np.array([tree.node_count for tree in trees], dtype=np.intp)
-        self.roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
-        leaf = np.concatenate([tree.is_leaf for tree in trees])
-        self.is_leaf = leaf
-        feature = np.concatenate([tree.feature for tree in trees])
-        self.feature = np.where(leaf, 0, feature).astype(np.intp)
-        self.threshold = np.where(leaf, np.inf, np.concatenate([t.threshold for t in trees]))
-        first = np.concatenate(
-            [tree.first_child + root for tree, root in zip(trees, self.roots, strict=True)]
-        )
-        self.first_child = np.where(leaf, np.arange(leaf.size), first)
-        self.table = np.concatenate(tables)
-        self.max_depth = max(tree.max_depth for tree in trees)
-        self.n_trees = len(trees)
-
-    def sum_over_trees(self, block: np.ndarray) -> np.ndarray:
-        """Sum over trees of the node values each row of ``block`` reaches."""
-        n_rows, n_features = block.shape
-        flat = block.ravel()
-        node = np.tile(self.roots, n_rows)
-        row_start = np.repeat(np.arange(n_rows, dtype=np.intp) * n_features, self.n_trees)
-        ended = np.empty(node.size, dtype=np.intp)
-        walking = None
-        for level in range(1, self.max_depth + 1):
-            node = self.first_child[node] + (
-                flat[row_start + self.feature[node]] > self.threshold[node]
-            )
-            if level % COMPACT_EVERY or level == self.max_depth:
-                continue
-            still = ~self.is_leaf[node]
-            if np.count_nonzero(still) < COMPACT_BELOW * node.size:
-                if walking is None:
-                    walking = np.arange(node.size)
-                ended[walking[~still]] = node[~still]
-                walking, node, row_start = walking[still], node[still], row_start[still]
-        if walking is None:
-            ended = node
-        else:
-            ended[walking] = node
-        values = self.table[ended]
-        return values.reshape(n_rows, self.n_trees, -1).sum(axis=1)
 
 
 class _OrderedSum:
@@ -544,41 +483,12 @@ class _BaseBagging(BaseEstimator):
                 total = part if total is None else total + part
             return total / len(self.estimators_)
         values, check = prediction_values(self, X, "estimators_")
-        values = np.ascontiguousarray(values, dtype=np.float64)
         trees = [member.tree_ for member in self.estimators_]
-        tables = self._node_tables()
-        n_samples = values.shape[0]
-        out = np.empty((n_samples, tables[0].shape[1]))
-        if any((tree.kind == CATEGORICAL_NODE).any() for tree in trees):
-            steps = [_StepTables(tree) for tree in trees]
-
-            def descend(block):
-                total = np.zeros((block.shape[0], out.shape[1]))
-                for step, table in zip(steps, tables, strict=True):
-                    total += table[step.descend(block)]
-                return total
-
-            block_size = APPLY_CHUNK
-        else:
-            forest = _StackedForest(trees, tables)
-            descend = forest.sum_over_trees
-            # (rows x trees) pairs per block: small enough to stay in cache.
-            block_size = max(256, (1 << 17) // len(trees))
-
-        def walk(start):
-            block = values[start : start + block_size]
-            check(block)
-            out[start : start + block_size] = descend(block) / len(trees)
-
-        starts = range(0, n_samples, block_size)
-        workers = min(_n_workers(self.n_jobs), len(starts))
-        if workers > 1:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                list(pool.map(walk, starts))
-        else:
-            for start in starts:
-                walk(start)
-        return out
+        # One walk for all trees (categorical nodes included); the sum runs in
+        # member order, so the average does not depend on n_jobs.
+        forest = StackedTrees(trees, self._node_tables(), n_rows=values.shape[0])
+        total = forest.predict(values, check, n_threads=_n_workers(self.n_jobs))
+        return total / len(trees)
 
     @property
     def estimators_samples_(self) -> list[np.ndarray]:

@@ -211,8 +211,8 @@ class _BaseGradientBoosting(BaseEstimator):
         self._n_outputs = n_outputs
         lr = float(self.learning_rate)
         flat = [tree for stage in self._trees for tree in stage]
-        groups = np.tile(np.arange(n_outputs), self.n_estimators_)
-        self._stack = StackedTrees(flat, [lr * t.value for t in flat], groups, n_outputs)
+        outputs = np.tile(np.arange(n_outputs), self.n_estimators_)  # tree k of a round: class k
+        self._stack = StackedTrees(flat, [lr * t.value for t in flat], outputs, n_outputs)
         template = self._tree_template()
         estimators = np.empty((self.n_estimators_, n_outputs), dtype=object)
         for i, stage in enumerate(self._trees):
