@@ -452,3 +452,23 @@ def test_codes_are_used_when_they_pay():
     X_wide, y_wide = make_regression(300, 60, random_state=16)
     stumps = [CARTRegressor(max_depth=1).fit(X_wide[:, s:], y_wide).tree_ for s in range(50)]
     assert StackedTrees(stumps, [t.value for t in stumps]).thresholds is None
+
+
+def test_codes_are_built_only_when_the_rows_repay_them(monkeypatch):
+    monkeypatch.setattr(_common, "CODES_PAY", 0.0)  # isolate the rule on the number of rows
+    X, y = make_classification(n_samples=3000, n_features=8, random_state=5)
+    forest = RandomForestClassifier(n_estimators=6, random_state=0).fit(X, y)
+    trees = [member.tree_ for member in forest.estimators_]
+    values = [tree.value for tree in trees]
+    nodes = sum(tree.node_count for tree in trees)
+    visits = sum(_common._visits_per_row(tree) for tree in trees)
+    enough = int(np.ceil(_common.CODES_BUILD_COST * nodes / visits))
+    unknown = StackedTrees(trees, values)
+    few = StackedTrees(trees, values, n_rows=enough // 2)
+    many = StackedTrees(trees, values, n_rows=enough)
+    assert unknown.thresholds is not None  # rows unknown: the per-row rule alone
+    assert few.thresholds is None
+    assert many.thresholds is not None
+    expected = reference(trees, values, X[:500])
+    for stack in (unknown, few, many):
+        np.testing.assert_array_equal(stack.predict(X[:500]), expected)

@@ -557,9 +557,11 @@ class StackedTrees:
         ]
         self.thresholds = None
         if coded_trees and n_rows is not None:
-            nodes = sum(tree.node_count for tree in coded_trees)
-            visits = sum(_visits_per_row(tree) for tree in coded_trees)
-            if n_rows * visits < CODES_BUILD_COST * nodes:
+            budget = CODES_BUILD_COST * sum(tree.node_count for tree in coded_trees)
+            # max_depth bounds the visits and costs nothing: try it first.
+            if n_rows * sum(tree.max_depth for tree in coded_trees) < budget or (
+                n_rows * sum(_visits_per_row(tree) for tree in coded_trees) < budget
+            ):
                 coded_trees = []
         if coded_trees:
             thresholds = _Thresholds(coded_trees)
