@@ -14,8 +14,7 @@ single trees (complex numbers raise TypeError; object columns are categories).
 
 from __future__ import annotations
 
-from unittest import SkipTest
-
+from _estimator_checks import INPUT_BY_DESIGN, run_check
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -41,16 +40,7 @@ _BOOTSTRAP = (
     "a row of weight 2 and the same row twice are different bootstrap populations "
     "(sklearn's own forests and bagging declare this check as an expected failure)"
 )
-_TREE_INPUT = {
-    "check_complex_data": (
-        "complex X raises TypeError('X holds complex numbers ...'), a type error by the "
-        "project's rules; the check accepts only ValueError"
-    ),
-    "check_dtype_object": (
-        "object columns are categorical by design (strings are valid features), so an "
-        "object array of floats is not coerced to numbers"
-    ),
-}
+
 
 
 def expected_failed_checks(estimator) -> dict[str, str]:
@@ -59,34 +49,15 @@ def expected_failed_checks(estimator) -> dict[str, str]:
         "check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP,
         "check_sample_weight_equivalence_on_sparse_data": _BOOTSTRAP,
         # Input is checked by the ensemble (as_table) before any member sees it.
-        "check_complex_data": _TREE_INPUT["check_complex_data"],
+        "check_complex_data": INPUT_BY_DESIGN["check_complex_data"],
     }
     if getattr(estimator, "estimator", None) is None:  # mltrees trees read object columns
-        failures["check_dtype_object"] = _TREE_INPUT["check_dtype_object"]
+        failures["check_dtype_object"] = INPUT_BY_DESIGN["check_dtype_object"]
     return failures
-
-
-def _check_name(check) -> str:
-    while True:
-        if hasattr(check, "__wrapped__"):
-            check = check.__wrapped__
-        elif hasattr(check, "func"):
-            check = check.func
-        else:
-            return check.__name__
 
 
 @parametrize_with_checks(
     ESTIMATORS, expected_failed_checks=expected_failed_checks, xfail_strict=True
 )
 def test_sklearn_estimator_checks(estimator, check):
-    name = _check_name(check)
-    if name not in expected_failed_checks(estimator):
-        check(estimator)
-        return
-    try:
-        check(estimator)
-    except SkipTest:
-        raise
-    except Exception as exc:
-        raise AssertionError(f"{name}: {type(exc).__name__}: {exc}") from None
+    run_check(estimator, check, expected_failed_checks(estimator))

@@ -22,9 +22,8 @@ failed because of bugs in mltrees were fixed in the package, not declared.
 
 from __future__ import annotations
 
-from unittest import SkipTest
-
 import numpy as np
+from _estimator_checks import INPUT_BY_DESIGN, run_check
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mltrees.tree import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
@@ -66,50 +65,17 @@ ESTIMATORS = [
     _ID3AllColumnsCategorical(),
 ]
 
-# Deliberate deviations: the estimator gives a clear error or a correct model,
-# just not in the exact form the check asserts.
-_EXPECTED_ALL = {
-    "check_complex_data": (
-        "complex X raises TypeError('X holds complex numbers; real numbers or categories "
-        "expected'), a type error by the project's rules; the check accepts only ValueError"
-    ),
-    "check_dtype_object": (
-        "object columns are categorical by design (strings are valid features), so an object "
-        "array of floats is not coerced to numbers and the dict cell fails in pandas' hashing"
-    ),
-}
 
 
 def expected_failed_checks(estimator) -> dict[str, str]:
     """Justified expected failures of ``estimator`` (design decisions, not bugs)."""
-    return dict(_EXPECTED_ALL)
+    return dict(INPUT_BY_DESIGN)
 
 
 def _strict_xfails(estimator) -> dict[str, str]:
     return expected_failed_checks(estimator)
 
 
-def _check_name(check) -> str:
-    while True:
-        if hasattr(check, "__wrapped__"):
-            check = check.__wrapped__
-        elif hasattr(check, "func"):  # functools.partial
-            check = check.func
-        else:
-            return check.__name__
-
-
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=_strict_xfails, xfail_strict=True)
 def test_sklearn_estimator_checks(estimator, check):
-    name = _check_name(check)
-    if name not in _strict_xfails(estimator):
-        check(estimator)
-        return
-    try:
-        check(estimator)
-    except SkipTest:
-        raise
-    except Exception as exc:
-        # A declared failure: report it in one line. pytest would otherwise re-parse
-        # sklearn's 5000-line estimator_checks.py for every frame of every xfail (~15 s).
-        raise AssertionError(f"{name}: {type(exc).__name__}: {exc}") from None
+    run_check(estimator, check, _strict_xfails(estimator))
