@@ -407,7 +407,7 @@ def test_codes_take_the_same_branch_as_the_values(case):
     trees.append(_with_threshold(trees[0], 3, np.nan))
     if case != "255 thresholds":  # +inf would be a 256th threshold
         trees.append(_with_threshold(trees[0], 10, np.inf))
-    thresholds = _common._Thresholds(trees)
+    thresholds = _common._Thresholds.of_trees(trees)
     assert thresholds.dtype == dtype
     finite = np.concatenate([t.threshold[~t.is_leaf] for t in trees])
     special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e300, -1e300])

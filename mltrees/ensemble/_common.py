@@ -199,51 +199,54 @@ def _plain(tree: Tree) -> bool:
 
 
 def _visits_per_row(tree: Tree) -> float:
-    """Expected nodes a row passes below the root: the training-weighted mean leaf depth."""
-    leaf = tree.is_leaf
+    """Expected nodes a row passes below the root: the training-weighted mean leaf depth.
+
+    Computed as ``sum over internal nodes of w_i / w_root``: a row steps once
+    below every internal node on its path, and the chance that a training
+    row passes node ``i`` is ``w_i / w_root`` (children share their parent's
+    weight). Two vectorized passes: cheaper than gathering the leaves' depths.
+    """
     weight = tree.weighted_n_node_samples
     if weight[0] <= 0:
         return float(tree.max_depth)
-    return float((tree.depth[leaf] * weight[leaf]).sum() / weight[0])
+    return float((weight * (tree.feature != LEAF)).sum() / weight[0])
 
 
 class _Thresholds:
-    """The numeric thresholds of some trees, as small integer codes.
+    """Numeric thresholds as small integer codes, from a sorted table per feature.
 
-    With ``T_j`` the sorted distinct thresholds of feature ``j``, a value gets
-    the code ``c(x) = #{t in T_j : t < x}``. For every threshold ``t`` in
-    ``T_j``, ``x > t`` if and only if ``c(x) > c(t)``: if ``x > t`` then ``t``
+    With ``T_j`` a sorted set of distinct values of feature ``j`` that holds
+    every threshold the trees test on ``j``, a value gets the code
+    ``c(x) = #{t in T_j : t < x}``. For every threshold ``t`` in ``T_j``,
+    ``x > t`` if and only if ``c(x) > c(t)``: if ``x > t`` then ``t``
     itself counts for ``x`` and not for ``t``; if ``x <= t`` every ``t' < x``
     is also ``< t``. A NaN gets code 0 and goes left, as ``NaN > t`` is
     False. So the trees can be walked on uint8/uint16 codes, exactly: the
     block of codes is 8 or 4 times smaller than the float block, and a node's
     code than its threshold, which keeps both in cache.
 
+    Two sources of tables: the distinct thresholds of the trees themselves
+    (:meth:`of_trees`, built per prediction), or the bin edges of histogram
+    mode (:meth:`of_bins`): a histogram tree's thresholds are edges, so the
+    table is known at fit time and each tree's split codes can be stored
+    with it (:meth:`split_codes_of`).
+
     The encoding is a branchless binary search, vectorized over the block:
     each of ``log2(width)`` steps compares every value with one table entry.
 
     Attributes
     ----------
-    split_codes : list of ndarray
-        Per tree, ``c(threshold)`` of every node; leaves get the largest code
-        of the dtype, which no value's code reaches. A NaN threshold (``x >
-        NaN`` is False for every ``x``) gets ``|T_j|``, which no value's code
-        exceeds.
+    split_codes : list of ndarray or None
+        (:meth:`of_trees` only) per tree, ``c(threshold)`` of every node;
+        leaves get the largest code of the dtype, which no value's code
+        reaches. A NaN threshold (``x > NaN`` is False for every ``x``) gets
+        ``|T_j|``, which no value's code exceeds.
     """
 
-    def __init__(self, trees):
-        feature = np.concatenate([tree.feature for tree in trees]).astype(np.intp)
-        threshold = np.concatenate([tree.threshold for tree in trees]).astype(np.float64)
-        internal = feature != LEAF
-        known = np.flatnonzero(internal & ~np.isnan(threshold))
-        # Thresholds grouped by feature (a stable radix sort for int16 keys),
-        # then each feature's distinct values (value sorts, fast).
-        key = feature[known]
-        per_node = np.bincount(key, minlength=int(feature.max(initial=0)) + 1)
-        key = key.astype(np.int16) if per_node.size <= 2**15 else key
-        by_feature = threshold[known[np.argsort(key, kind="stable")]]
-        distinct = [np.unique(part) for part in np.split(by_feature, np.cumsum(per_node)[:-1])]
-        per_feature = np.array([part.size for part in distinct], dtype=np.intp)
+    def __init__(self, tables):
+        per_feature = np.array([len(table) for table in tables], dtype=np.intp)
+        self.n_features = per_feature.size
+        self.per_feature = per_feature
         self.used = np.flatnonzero(per_feature)
         count = int(per_feature.max(initial=0))
         # More entries than thresholds: a +inf pad keeps every count <= width - 1.
@@ -252,21 +255,55 @@ class _Thresholds:
         # The largest code marks leaves: every value's code and every split
         # code (at most ``count``, NaN thresholds included) stays below it.
         self.dtype = np.uint8 if count < 255 else np.uint16 if count < 65535 else None
-        if self.dtype is None:
+        self.split_codes = None
+        if not self.feasible:
             return
         self.table = np.full((self.used.size, self.width), np.inf)
         for row, j in enumerate(self.used):
-            self.table[row, : per_feature[j]] = distinct[j]
+            self.table[row, : per_feature[j]] = tables[j]
         self.table = self.table.reshape(-1)
         self.base = np.arange(self.used.size, dtype=np.intp) * self.width
-        row = np.zeros(per_feature.size, dtype=np.intp)
-        row[self.used] = np.arange(self.used.size)
-        codes = np.full(feature.size, np.iinfo(self.dtype).max, dtype=self.dtype)
-        codes[known] = self._search(threshold[known], self.base[row[feature[known]]])
-        unknown = np.flatnonzero(internal & np.isnan(threshold))
-        codes[unknown] = per_feature[feature[unknown]]
-        bounds = np.cumsum([tree.node_count for tree in trees])[:-1]
-        self.split_codes = np.split(codes, bounds)
+        # Table row of each feature (features without thresholds: row 0, never read).
+        self.row = np.zeros(per_feature.size, dtype=np.intp)
+        self.row[self.used] = np.arange(self.used.size)
+
+    @classmethod
+    def of_trees(cls, trees) -> _Thresholds:
+        """Tables of the trees' own distinct thresholds, and the trees' split codes."""
+        feature = np.concatenate([tree.feature for tree in trees]).astype(np.intp)
+        threshold = np.concatenate([tree.threshold for tree in trees]).astype(np.float64)
+        known = np.flatnonzero((feature != LEAF) & ~np.isnan(threshold))
+        # Thresholds grouped by feature (a stable radix sort for int16 keys),
+        # then each feature's distinct values (value sorts, fast).
+        key = feature[known]
+        per_node = np.bincount(key, minlength=int(feature.max(initial=0)) + 1)
+        key = key.astype(np.int16) if per_node.size <= 2**15 else key
+        by_feature = threshold[known[np.argsort(key, kind="stable")]]
+        parts = np.split(by_feature, np.cumsum(per_node)[:-1])
+        thresholds = cls([np.unique(part) for part in parts])
+        if thresholds.feasible:
+            codes = thresholds._codes(feature, threshold)
+            bounds = np.cumsum([tree.node_count for tree in trees])[:-1]
+            thresholds.split_codes = np.split(codes, bounds)
+        return thresholds
+
+    @classmethod
+    def of_bins(cls, specs) -> _Thresholds:
+        """Tables of the bin edges of the histogram-mode numeric features (others empty)."""
+        empty = np.empty(0)
+        return cls(
+            [spec.values if spec.kind == NUMERIC and not spec.exact else empty for spec in specs]
+        )
+
+    @property
+    def feasible(self) -> bool:
+        """Codes fit in 16 bits and the search table is small."""
+        return self.dtype is not None and self.used.size * self.width <= MAX_SEARCH_TABLE
+
+    @property
+    def work_per_row(self) -> int:
+        """Table probes per row of the encoding."""
+        return self.used.size * max(self.steps, 1)
 
     def _search(self, x: np.ndarray, base: np.ndarray) -> np.ndarray:
         """``#{t in T_j : t < x}`` for values ``x`` whose features' tables start at ``base``."""
@@ -281,15 +318,39 @@ class _Thresholds:
         position -= base
         return position
 
-    @property
-    def feasible(self) -> bool:
-        """Codes fit in 16 bits and the search table is small."""
-        return self.dtype is not None and self.table.size <= MAX_SEARCH_TABLE
+    def _codes(self, feature: np.ndarray, threshold: np.ndarray) -> np.ndarray:
+        """Split codes of nodes: ``c(threshold)``, ``|T_j|`` for NaN, the leaf mark at leaves."""
+        codes = np.full(feature.size, np.iinfo(self.dtype).max, dtype=self.dtype)
+        internal = feature != LEAF
+        known = np.flatnonzero(internal & ~np.isnan(threshold))
+        codes[known] = self._search(threshold[known], self.base[self.row[feature[known]]])
+        unknown = np.flatnonzero(internal & np.isnan(threshold))
+        codes[unknown] = self.per_feature[feature[unknown]]
+        return codes
 
-    @property
-    def work_per_row(self) -> int:
-        """Table probes per row of the encoding."""
-        return self.used.size * max(self.steps, 1)
+    def split_codes_of(self, tree: Tree) -> np.ndarray | None:
+        """The tree's split codes under these tables, or None if it cannot walk on them.
+
+        It can if its nodes are numeric, it has no missing-value routes, and
+        every threshold is in its feature's table (``x > t`` iff ``c(x) >
+        c(t)`` needs ``t`` in ``T_j``). A +inf threshold also qualifies: its
+        code ``|T_j|`` lands on the +inf pad, and no code exceeds it.
+        """
+        if not self.feasible or not _plain(tree):
+            return None
+        feature = tree.feature.astype(np.intp)
+        threshold = tree.threshold.astype(np.float64)
+        internal = feature != LEAF
+        if (feature[internal] >= self.n_features).any():
+            return None
+        known = np.flatnonzero(internal & ~np.isnan(threshold))
+        if (self.per_feature[feature[known]] == 0).any():
+            return None
+        codes = self._codes(feature, threshold)
+        entry = self.base[self.row[feature[known]]] + codes[known].astype(np.intp)
+        if not (_take(self.table, entry) == threshold[known]).all():
+            return None
+        return codes
 
     def encode(self, block: np.ndarray) -> np.ndarray:
         """Codes of a block of rows, shape ``block.shape`` (0 in columns without thresholds)."""
@@ -324,32 +385,58 @@ class _TreeGroup:
     """
 
     def __init__(self, trees, values, outputs, shift: int, split_codes=None):
-        sizes = [tree.node_count for tree in trees]
-        self.roots = np.cumsum([0, *sizes[:-1]]).astype(np.intp)
+        sizes = np.array([tree.node_count for tree in trees], dtype=np.intp)
+        self.roots = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+        n_nodes = int(sizes.sum())
         self.n_trees = len(trees)
         self.shift, self.mask = shift, (1 << shift) - 1
-        leaf = np.concatenate([tree.is_leaf for tree in trees])
-        first = np.concatenate(
-            [t.first_child.astype(np.intp) + r for t, r in zip(trees, self.roots, strict=True)]
-        )
-        child = np.where(leaf, np.arange(leaf.size, dtype=np.intp), first)
-        feature = np.where(leaf, 0, np.concatenate([t.feature for t in trees])).astype(np.intp)
-        self.packed = (child << shift) | feature
-        categorical = ~leaf & (np.concatenate([t.kind for t in trees]) == CATEGORICAL_NODE)
         self.coded = split_codes is not None
+        # The node arrays are filled tree by tree, in place: this runs on
+        # every prediction of a forest, and whole-group temporaries
+        # (concatenate, then where) cost several times more.
+        self.packed = np.empty(n_nodes, dtype=np.int64)
+        self.cut = np.empty(n_nodes, dtype=split_codes[0].dtype if self.coded else np.float64)
+        width = values[0].shape[1]
+        self.columns = [np.empty(n_nodes) for _ in range(width)]
+        node_ids = np.arange(n_nodes, dtype=np.int64)
+        categorical = np.zeros(n_nodes, dtype=bool)
+        first_leaf_depth, self.max_depth = np.iinfo(np.intp).max, 0
+        for t, (tree, root) in enumerate(zip(trees, self.roots, strict=True)):
+            part = slice(root, root + tree.node_count)
+            leaf = tree.feature == LEAF
+            packed = self.packed[part]
+            packed[...] = tree.first_child
+            packed += root
+            # Leaves loop onto themselves: child += (own id - child) at leaves.
+            # Arithmetic, not np.where or a masked copy: several times faster
+            # on these half-leaf masks (no branches to mispredict).
+            loop = node_ids[part] - packed
+            loop *= leaf
+            packed += loop
+            packed <<= shift
+            packed |= np.maximum(tree.feature, 0)
+            cut = self.cut[part]
+            if self.coded:
+                cut[...] = split_codes[t]
+            else:
+                cut[...] = tree.threshold
+                # NaN threshold or categorical node: +inf (no value goes right
+                # by the comparison); leaves: NaN, the mark.
+                special = np.isnan(cut)
+                if (tree.kind == CATEGORICAL_NODE).any():
+                    categorical[part] = tree.kind == CATEGORICAL_NODE
+                    special |= categorical[part]
+                np.copyto(cut, np.inf, where=special)
+                np.copyto(cut, np.nan, where=leaf)
+            for c, column in enumerate(self.columns):
+                column[part] = values[t][:, c]
+            # Shallowest leaf: internal nodes pushed out of the minimum, arithmetically.
+            pushed = tree.depth + (~leaf) * np.int32(1 << 24)
+            first_leaf_depth = min(first_leaf_depth, int(pushed.min()))
+            self.max_depth = max(self.max_depth, tree.max_depth)
+        self.first_leaf_depth = first_leaf_depth
         if self.coded:
-            self.cut = np.concatenate(split_codes)
             self.leaf_cut = np.iinfo(self.cut.dtype).max
-        else:
-            threshold = np.concatenate([t.threshold for t in trees]).astype(np.float64)
-            threshold = np.where(np.isnan(threshold) | categorical, np.inf, threshold)
-            self.cut = np.where(leaf, np.nan, threshold)
-        depth = np.concatenate([t.depth for t in trees])
-        self.first_leaf_depth, self.max_depth = int(depth[leaf].min()), int(depth.max())
-        table = np.concatenate(values)
-        # One contiguous 1-D column per value column: a 1-D gather is far
-        # cheaper than gathering rows of a 2-D table.
-        self.columns = [np.ascontiguousarray(table[:, c]) for c in range(table.shape[1])]
         # Runs of consecutive trees that add to the same output columns.
         change = np.flatnonzero(np.diff(outputs)) + 1
         bounds = [0, *change.tolist(), len(trees)]
@@ -375,6 +462,7 @@ class _TreeGroup:
                 tree.missing_slot if r else np.where(tree.kind == CATEGORICAL_NODE, MISSING_NONE, 0)
                 for tree, r in zip(trees, routed, strict=True)
             ]
+            leaf = np.concatenate([tree.feature == LEAF for tree in trees])
             self.missing_slot = np.where(leaf, MISSING_NONE, np.concatenate(slots)).astype(np.intp)
         self.routes = self.categorical or self.missing
 
@@ -512,10 +600,26 @@ class StackedTrees:
         Rows the stack will predict, when built for a single call: threshold
         codes are then used only if that many rows repay building them
         (``CODES_BUILD_COST``).
+    thresholds : _Thresholds, optional
+        Code tables known in advance (the bin edges of histogram mode,
+        :meth:`_Thresholds.of_bins`), with ``split_codes``: nothing is built
+        from the trees, so ``CODES_BUILD_COST`` does not apply.
+    split_codes : list of (ndarray or None), optional
+        With ``thresholds``: per tree, its split codes under those tables
+        (:meth:`_Thresholds.split_codes_of`), or None if it cannot walk on
+        them.
     """
 
     def __init__(
-        self, trees, values, outputs=None, n_outputs: int | None = None, *, n_rows=None
+        self,
+        trees,
+        values,
+        outputs=None,
+        n_outputs: int | None = None,
+        *,
+        n_rows=None,
+        thresholds=None,
+        split_codes=None,
     ):
         values = [
             np.asarray(v, dtype=np.float64).reshape(t.node_count, -1)
@@ -550,13 +654,22 @@ class StackedTrees:
             first = stop
         # Groups of plain trees walk on threshold codes when the walk saves
         # more than the encoding of each block costs.
-        plain = [_plain(tree) for tree in trees]
-        coded = [all(plain[i] for i in group) for group in members]
-        coded_trees = [
-            trees[i] for group, c in zip(members, coded, strict=True) if c for i in group
-        ]
+        if thresholds is not None:
+            if split_codes is None or len(split_codes) != len(trees):
+                raise ValueError("thresholds needs split_codes: one entry (or None) per tree")
+            for tree, codes in zip(trees, split_codes, strict=True):
+                if codes is not None and codes.shape != (tree.node_count,):
+                    raise ValueError(
+                        f"split codes of shape {codes.shape} for a tree of {tree.node_count} nodes"
+                    )
+            codable = [codes is not None for codes in split_codes]
+        else:
+            codable = [_plain(tree) for tree in trees]
+        coded = [all(codable[i] for i in group) for group in members]
+        coded_ids = [i for group, c in zip(members, coded, strict=True) if c for i in group]
+        coded_trees = [trees[i] for i in coded_ids]
         self.thresholds = None
-        if coded_trees and n_rows is not None:
+        if coded_trees and thresholds is None and n_rows is not None:
             budget = CODES_BUILD_COST * sum(tree.node_count for tree in coded_trees)
             # max_depth bounds the visits and costs nothing: try it first.
             if n_rows * sum(tree.max_depth for tree in coded_trees) < budget or (
@@ -564,27 +677,28 @@ class StackedTrees:
             ):
                 coded_trees = []
         if coded_trees:
-            thresholds = _Thresholds(coded_trees)
+            if thresholds is None:
+                thresholds = _Thresholds.of_trees(coded_trees)
+                if thresholds.feasible:
+                    split_codes = dict(zip(coded_ids, thresholds.split_codes, strict=True))
+                    thresholds.split_codes = None  # kept in the groups only
             if thresholds.feasible and (
                 sum(_visits_per_row(tree) for tree in coded_trees)
                 >= CODES_PAY * thresholds.work_per_row
             ):
                 self.thresholds = thresholds
-        split_codes = iter(self.thresholds.split_codes if self.thresholds is not None else [])
         self.groups = []
         for group, c in zip(members, coded, strict=True):
-            codes = [next(split_codes) for _ in group] if c and self.thresholds else None
+            walk_codes = c and self.thresholds is not None
             self.groups.append(
                 _TreeGroup(
                     [trees[i] for i in group],
                     [values[i] for i in group],
                     outputs[group],
                     shift,
-                    codes,
+                    [split_codes[i] for i in group] if walk_codes else None,
                 )
             )
-        if self.thresholds is not None:
-            del self.thresholds.split_codes  # now in the groups; encoding needs the table only
         largest = max((group.n_trees for group in self.groups), default=1)
         self.block_rows = max(1, PAIRS_PER_BLOCK // largest)
 

@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validat
 
 from mltrees.ensemble._common import (
     StackedTrees,
+    _Thresholds,
     class_codes,
     prediction_values,
     real_targets,
@@ -316,6 +317,10 @@ class _BaseBagging(BaseEstimator):
             width = attributes["n_classes_"] if self._is_classifier else 1
             oob_sums = _OrderedSum(n_samples, width)
         progress = _Progress(self.verbose, self.n_estimators, type(self).__name__)
+        # In histogram mode every threshold is a bin edge: each tree's split
+        # codes against the edges are stored now, and prediction walks on
+        # the codes without building tables from the trees (StackedTrees).
+        bins = _Thresholds.of_bins(specs)
 
         def build(i):
             rng = np.random.default_rng(seeds[i])
@@ -346,22 +351,25 @@ class _BaseBagging(BaseEstimator):
                 out = np.flatnonzero(counts == 0)
                 oob_sums.add(i, out, tree.value[tree.apply(values[out], n_threads=1)])
             progress.tick()
-            return tree, features
+            return tree, features, bins.split_codes_of(tree)
 
         results = self._map(build, self.n_estimators)
         members = []
-        for tree, _ in results:
+        for tree, _, split_codes in results:
             member = clone(template)
             for name, value in attributes.items():
                 setattr(member, name, value)
             member._specs = specs
             member.tree_ = tree
+            member._split_codes = split_codes
             members.append(member)
         fitted = dict(attributes)
         fitted.update(
             estimator_=template,
             estimators_=members,
-            estimators_features_=[np.arange(n_features) if f is None else f for _, f in results],
+            estimators_features_=[
+                np.arange(n_features) if f is None else f for _, f, _ in results
+            ],
             _specs=specs,
             _binned=True,
             _sampling=(seeds, kept, n_draws, None),
@@ -486,9 +494,30 @@ class _BaseBagging(BaseEstimator):
         trees = [member.tree_ for member in self.estimators_]
         # One walk for all trees (categorical nodes included); the sum runs in
         # member order, so the average does not depend on n_jobs.
-        forest = StackedTrees(trees, self._node_tables(), n_rows=values.shape[0])
+        forest = StackedTrees(
+            trees, self._node_tables(), n_rows=values.shape[0], **self._stored_codes(trees)
+        )
         total = forest.predict(values, check, n_threads=_n_workers(self.n_jobs))
         return total / len(trees)
+
+    def _stored_codes(self, trees) -> dict:
+        """The split codes stored at fit (histogram mode), as ``StackedTrees`` arguments.
+
+        A member's codes are used only while it still holds the tree and the
+        bins they were computed for: a member taken from another ensemble
+        (other bin edges) or whose tree was replaced walks on floats.
+        """
+        codes = [
+            member._split_codes
+            if getattr(member, "_split_codes", None) is not None
+            and member._specs is self._specs
+            and member._split_codes.shape == (tree.node_count,)
+            else None
+            for member, tree in zip(self.estimators_, trees, strict=True)
+        ]
+        if all(c is None for c in codes):
+            return {}
+        return {"thresholds": _Thresholds.of_bins(self._specs), "split_codes": codes}
 
     @property
     def estimators_samples_(self) -> list[np.ndarray]:
