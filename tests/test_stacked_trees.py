@@ -352,6 +352,13 @@ def test_bad_stacks_are_rejected():
     used = int(tree.feature.max()) + 1
     with pytest.raises(ValueError, match=f"at least {used} columns"):
         StackedTrees([tree], [tree.value]).predict(X[:, : used - 1])
+    tables = _common._Thresholds([np.linspace(-3, 3, 7)] * 3)
+    with pytest.raises(ValueError, match="needs split_codes"):
+        StackedTrees([tree], [tree.value], thresholds=tables)
+    with pytest.raises(ValueError, match="needs split_codes"):
+        StackedTrees([tree], [tree.value], thresholds=tables, split_codes=[None, None])
+    with pytest.raises(ValueError, match=f"for a tree of {tree.node_count} nodes"):
+        StackedTrees([tree], [tree.value], thresholds=tables, split_codes=[np.zeros(2, np.uint8)])
 
 
 def _with_many_thresholds():
@@ -472,3 +479,116 @@ def test_codes_are_built_only_when_the_rows_repay_them(monkeypatch):
     expected = reference(trees, values, X[:500])
     for stack in (unknown, few, many):
         np.testing.assert_array_equal(stack.predict(X[:500]), expected)
+
+
+# ------------------------------------------------- codes stored at fit: the bin edges
+
+
+def _edge_probes(edges):
+    """Every edge, its floating-point neighbours, and the special values."""
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e300, -1e300])
+    return np.concatenate(
+        [edges, np.nextafter(edges, np.inf), np.nextafter(edges, -np.inf), special]
+    )
+
+
+@pytest.mark.parametrize("estimator", ["classifier", "regressor"])
+def test_histogram_trees_walk_on_their_bin_codes(estimator):
+    """In histogram mode every threshold is a bin edge, so a tree's split codes are
+    fixed at fit: ``c(t)`` is the threshold's bin, and every value takes the same
+    branch on codes as on floats (brute force around every edge)."""
+    X, y = make_regression(900, 5, noise=3.0, random_state=17)
+    if estimator == "classifier":
+        y = (y > np.median(y)).astype(int)
+        forest = RandomForestClassifier(n_estimators=6, max_bins=20, random_state=0)
+    else:
+        forest = RandomForestRegressor(n_estimators=6, max_bins=20, random_state=0)
+    forest.fit(X, y)
+    bins = _common._Thresholds.of_bins(forest._specs)
+    assert bins.dtype == np.uint8
+    assert bins.width == 32  # 19 edges per feature
+    probes = [_edge_probes(spec.values) for spec in forest._specs]
+    size = max(p.size for p in probes)
+    block = np.column_stack([np.resize(p, size) for p in probes])
+    codes = bins.encode(block).astype(np.int64)
+    for j, spec in enumerate(forest._specs):  # the bins of training (NaN: 0, goes left)
+        expected = np.searchsorted(spec.values, block[:, j], side="left")
+        expected[np.isnan(block[:, j])] = 0
+        np.testing.assert_array_equal(codes[:, j], expected)
+    for member in forest.estimators_:
+        tree, split = member.tree_, member._split_codes
+        np.testing.assert_array_equal(split, bins.split_codes_of(tree))
+        assert (split[tree.is_leaf] == 255).all()
+        for node in np.flatnonzero(~tree.is_leaf):
+            j = tree.feature[node]
+            assert forest._specs[j].values[split[node]] == tree.threshold[node]
+            np.testing.assert_array_equal(
+                codes[:, j] > split[node], block[:, j] > tree.threshold[node]
+            )
+
+
+def test_forest_predicts_with_its_stored_codes(monkeypatch):
+    """The estimator hands its stored codes to the stack; the sums stay exact."""
+    monkeypatch.setattr(_common, "CODES_PAY", 0.0)
+    X, y = make_classification(900, 6, n_informative=4, n_classes=3, random_state=18)
+    forest = RandomForestClassifier(n_estimators=8, max_bins=24, random_state=0)
+    forest.fit(X[:600], y[:600])
+    trees = [member.tree_ for member in forest.estimators_]
+    stored = forest._stored_codes(trees)
+    stack = StackedTrees(trees, forest._node_tables(), **stored)
+    assert stack.thresholds is stored["thresholds"]
+    assert all(group.coded for group in stack.groups)
+    for group in stack.groups:  # the stored codes, not codes rebuilt from the trees
+        assert group.cut.dtype == np.uint8
+    X_test = np.vstack([X[600:], [[np.nan] * 6, [np.inf] * 6, [-np.inf] * 6]])
+    expected = reference(trees, [t.value for t in trees], X_test[:-3])
+    np.testing.assert_array_equal(stack.predict(X_test[:-3], block_rows=41), expected)
+    np.testing.assert_array_equal(forest.predict_proba(X_test[:-3]), expected / len(trees))
+    # NaN goes left at every node, as ``x > threshold`` is False (no missing routes here).
+    nan_row = X_test[-3:-2]
+    np.testing.assert_array_equal(
+        stack.predict(nan_row), reference(trees, [t.value for t in trees], nan_row)
+    )
+
+
+def test_exact_mode_and_missing_routes_store_no_codes():
+    X, y = make_regression(500, 4, random_state=19)
+    exact = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
+    assert all(member._split_codes is None for member in exact.estimators_)
+    assert exact._stored_codes([m.tree_ for m in exact.estimators_]) == {}
+    # A histogram tree with learned default directions for NaN cannot walk on
+    # codes (a NaN code would go left); the same tree without routes can.
+    X_missing = X.copy()
+    X_missing[::7, 0] = np.nan
+    routed = CARTRegressor(max_bins=16, missing="default_direction").fit(X_missing, y)
+    assert (routed.tree_.missing_slot != -1).any()
+    bins = _common._Thresholds.of_bins(routed._specs)
+    assert bins.split_codes_of(routed.tree_) is None
+    unrouted = dataclasses.replace(routed.tree_, missing_slot=None)  # every slot: none
+    assert bins.split_codes_of(unrouted) is not None
+    # A threshold that is not an edge: no codes.
+    assert bins.split_codes_of(_with_threshold(unrouted, 0, 1e-3 + unrouted.threshold[0])) is None
+
+
+def test_codes_of_foreign_or_replaced_trees_are_not_used(monkeypatch):
+    """Codes count only for the bins and the tree they were computed for."""
+    monkeypatch.setattr(_common, "CODES_PAY", 0.0)
+    X, y = make_regression(700, 4, noise=2.0, random_state=20)
+    first = RandomForestRegressor(n_estimators=4, max_bins=16, random_state=0).fit(X, y)
+    # Other bin edges: the same trees on data scaled by 10 split at edges 10x apart.
+    second = RandomForestRegressor(n_estimators=4, max_bins=16, random_state=0).fit(X * 10, y)
+    mixed = RandomForestRegressor(n_estimators=4, max_bins=16, random_state=0).fit(X, y)
+    # Members of other forests: bins held by other objects (``first``, equal
+    # edges) or other edges (``second``): both walk on floats.
+    mixed.estimators_ = [first.estimators_[0], second.estimators_[1], *mixed.estimators_[2:]]
+    bigger = max(first.estimators_, key=lambda m: m.tree_.node_count).tree_
+    smaller = min(mixed.estimators_[2:], key=lambda m: m.tree_.node_count)
+    assert bigger.node_count != smaller.tree_.node_count
+    smaller.tree_ = bigger  # its stored codes were computed for another tree
+    trees = [member.tree_ for member in mixed.estimators_]
+    stored = mixed._stored_codes(trees)
+    kept = [codes is not None for codes in stored["split_codes"]]
+    assert kept == [False, False] + [m is not smaller for m in mixed.estimators_[2:]]
+    X_test = np.vstack([X[:200], X[:200] * 10])
+    expected = reference(trees, [t.value for t in trees], X_test)[:, 0] / len(trees)
+    np.testing.assert_array_equal(mixed.predict(X_test), expected)
