@@ -337,3 +337,21 @@ def test_estimators_samples_are_the_bootstrap_draws():
         _member_counts(9, 4, len(y_train)), model.estimators_samples_, strict=True
     ):
         np.testing.assert_array_equal(np.bincount(sample, minlength=len(y_train)), counts)
+
+
+@pytest.mark.parametrize("subtree_raising", [False, True])
+def test_c45_member_is_pruned_as_its_own_fit_would_be(subtree_raising):
+    """A C4.5 member is grown *and* pessimistically pruned, like C45Classifier.fit
+    on its rows written out c times each (pruning counts a weight c as c rows)."""
+    X_train, X_test, y_train, _ = _cancer_split(seed=3)
+    member = C45Classifier(subtree_raising=subtree_raising)
+    model = BaggingClassifier(member, n_estimators=3, random_state=2).fit(X_train, y_train)
+    unpruned = BaggingClassifier(C45Classifier(pruning=None), n_estimators=3, random_state=2)
+    unpruned.fit(X_train, y_train)
+    counts = _member_counts(2, 3, len(y_train))
+    members = zip(counts, model.estimators_, unpruned.estimators_, strict=True)
+    for counts, fitted, grown in members:
+        rows = np.repeat(np.arange(len(y_train)), counts)
+        reference = clone(member).fit(X_train[rows], y_train[rows])
+        assert fitted.tree_.node_count == reference.tree_.node_count < grown.tree_.node_count
+        np.testing.assert_array_equal(fitted.predict_proba(X_test), reference.predict_proba(X_test))

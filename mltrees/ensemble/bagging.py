@@ -343,6 +343,11 @@ class _BaseBagging(BaseEstimator):
             tree = template._grow(
                 member_codes, member_specs, member_stats, float(tree_weights.sum()), rng
             )
+            if template._prunes_grown_tree:  # C4.5: prune as the member's own fit would
+                X_member = select_rows(X_kept, rows)
+                if features is not None:
+                    X_member = _columns(X_member, features)
+                tree = template._prune_grown(tree, X_member, member_specs, member_stats)
             if features is not None:
                 internal = tree.feature != LEAF
                 tree.feature[internal] = features[tree.feature[internal]]

@@ -83,6 +83,9 @@ class _BaseTree(BaseEstimator):
     _require_positive_gain = False
     _numeric_features = True
     _criteria: tuple[str, ...] = ()
+    # Whether ``_prune_grown`` changes the grown tree (it needs the training
+    # rows): ensembles then select each member's rows for it.
+    _prunes_grown_tree = False
 
     def _validate_params(self):
         self._validate_missing()
@@ -804,6 +807,8 @@ class C45Classifier(ID3Classifier):
         self.missing = missing
 
     _numeric_features = True
+
+    _prunes_grown_tree = True
 
     def _prune_grown(self, tree, X_kept, specs, statistics) -> Tree:
         """C4.5's collapse and pessimistic pruning (:eq:`eq-pessimistic-rule`)."""
