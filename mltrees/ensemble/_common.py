@@ -30,7 +30,9 @@
   - *Codes.* Groups of numeric trees without missing-value routes compare
     small integer codes (a value's rank among all thresholds of its
     feature) instead of floats when that pays: the same branches, a smaller
-    working set (:class:`_Thresholds`).
+    working set (:class:`_Thresholds`). In histogram mode the code is the
+    value's bin, and each tree's split codes are stored when the ensemble
+    is fitted, so nothing has to be built per prediction.
   - *Threads* walk blocks of rows in parallel (NumPy releases the GIL in
     its loops). Every row's sum runs over the trees in their order, so
     neither threads nor blocks change a bit of the result.
@@ -763,10 +765,12 @@ class StackedTrees:
         return out
 
 
-def prediction_values(estimator, X, attribute: str):
+def prediction_values(estimator, X, attribute: str, *, allow_missing: bool = False):
     """Check a fitted ensemble's prediction input and encode it (numbers and category codes).
 
     Returns the encoded matrix and a per-block finiteness check for the walk.
+    Infinity is always rejected; missing values (NaN, None) only when the
+    ensemble's trees have no missing-value method (``allow_missing=False``).
     """
     check_is_fitted(estimator, attribute)
     X = as_table(X)
@@ -774,7 +778,7 @@ def prediction_values(estimator, X, attribute: str):
     specs = estimator._specs
     values = encode_features(X, specs)
     categorical = [j for j, spec in enumerate(specs) if spec.kind != NUMERIC]
-    if categorical:
+    if categorical and not allow_missing:
         frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
         for j in categorical:
             if pd.isna(frame.iloc[:, j]).any():
@@ -790,6 +794,8 @@ def prediction_values(estimator, X, attribute: str):
             return
         if np.isinf(part).any():
             raise ValueError("X contains inf")
+        if allow_missing:
+            return
         column = numeric[int(np.isnan(part).any(axis=0).argmax())]
         raise ValueError(
             f"X has missing values (NaN) in column {specs[column].name!r}; this "

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
 from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
 from mltrees.ensemble._common import (
@@ -294,6 +295,7 @@ class _BaseBagging(BaseEstimator):
             X_kept,
             categorical_features=template.categorical_features,
             max_bins=template.max_bins,
+            allow_nan=template._missing != "error",
             random_state=0,
         )
         if not template._numeric_features:
@@ -354,7 +356,11 @@ class _BaseBagging(BaseEstimator):
             tree = _compact(tree)
             if oob:
                 out = np.flatnonzero(counts == 0)
-                oob_sums.add(i, out, tree.value[tree.apply(values[out], n_threads=1)])
+                if template._missing == "c45":  # a row may end in several leaves
+                    part = _mixed_values(tree, tree.value, values[out], n_threads=1)
+                else:
+                    part = tree.value[tree.apply(values[out], n_threads=1)]
+                oob_sums.add(i, out, part)
             progress.tick()
             return tree, features, bins.split_codes_of(tree)
 
@@ -372,9 +378,7 @@ class _BaseBagging(BaseEstimator):
         fitted.update(
             estimator_=template,
             estimators_=members,
-            estimators_features_=[
-                np.arange(n_features) if f is None else f for _, f, _ in results
-            ],
+            estimators_features_=[np.arange(n_features) if f is None else f for _, f, _ in results],
             _specs=specs,
             _binned=True,
             _sampling=(seeds, kept, n_draws, None),
@@ -495,8 +499,17 @@ class _BaseBagging(BaseEstimator):
                 part = self._member_output(member, _columns(X, columns), width)
                 total = part if total is None else total + part
             return total / len(self.estimators_)
-        values, check = prediction_values(self, X, "estimators_")
+        missing = self.estimator_._missing
+        values, check = prediction_values(self, X, "estimators_", allow_missing=missing != "error")
         trees = [member.tree_ for member in self.estimators_]
+        if missing == "c45" and np.isnan(values).any():
+            # C4.5's method sends a row down every branch of a node whose value
+            # it misses: tree by tree, with the weighted walk (chapter 6).
+            # Rows without missing values get the same sums as the walk below.
+            total = np.zeros((values.shape[0], self._node_tables()[0].shape[1]))
+            for tree, table in zip(trees, self._node_tables(), strict=True):
+                total += self._member_mix(tree, table, values, check)
+            return total / len(trees)
         # One walk for all trees (categorical nodes included); the sum runs in
         # member order, so the average does not depend on n_jobs.
         forest = StackedTrees(
@@ -504,6 +517,21 @@ class _BaseBagging(BaseEstimator):
         )
         total = forest.predict(values, check, n_threads=_n_workers(self.n_jobs))
         return total / len(trees)
+
+    def _member_mix(self, tree, table, values, check) -> np.ndarray:
+        """A C4.5 member's contribution: its node table mixed over the row's end nodes."""
+        return _mixed_values(
+            tree, table, values, n_threads=_n_workers(self.n_jobs), check_block=check
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:
+            template = self._make_template()
+        except (TypeError, ValueError):  # invalid parameters: fit will say so
+            return tags
+        tags.input_tags.allow_nan = get_tags(template).input_tags.allow_nan
+        return tags
 
     def _stored_codes(self, trees) -> dict:
         """The split codes stored at fit (histogram mode), as ``StackedTrees`` arguments.
@@ -569,6 +597,20 @@ class _BaseBagging(BaseEstimator):
         return mean / mean.sum()
 
 
+def _mixed_values(tree, table, values, *, n_threads=None, check_block=None) -> np.ndarray:
+    """Per row, ``table`` mixed over the row's end nodes with their weights (:eq:`eq-c45-predict`).
+
+    A row that meets no missing value ends in one node with weight 1 and
+    gets that node's row of ``table`` exactly.
+    """
+    sample, node, weight = tree.apply_weighted(values, n_threads=n_threads, check_block=check_block)
+    n_rows = values.shape[0]
+    out = np.empty((n_rows, table.shape[1]))
+    for k in range(table.shape[1]):
+        out[:, k] = np.bincount(sample, weights=weight * table[node, k], minlength=n_rows)
+    return out
+
+
 def _columns(X, columns):
     if isinstance(X, pd.DataFrame):
         return X.iloc[:, columns]
@@ -596,6 +638,13 @@ class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
             # A member that never saw a class still yields a full-width vector.
             out[:, np.asarray(member.classes_, dtype=np.intp)] = member.predict_proba(X_member)
         return out
+
+    def _member_mix(self, tree, table, values, check) -> np.ndarray:
+        if getattr(self, "voting", "soft") != "hard":
+            return super()._member_mix(tree, table, values, check)
+        # A hard vote goes to the class of the member's own (mixed) prediction.
+        mixed = super()._member_mix(tree, tree.value, values, check)
+        return np.eye(len(self.classes_))[np.argmax(mixed, axis=1)]
 
     def _node_tables(self) -> list[np.ndarray]:
         tables = [member.tree_.value for member in self.estimators_]

@@ -25,6 +25,8 @@ _TREE_PARAMS = (
     "min_impurity_decrease",
     "max_bins",
     "categorical_features",
+    "ccp_alpha",
+    "missing",
 )
 
 _FOREST_PARAMS = """
@@ -61,6 +63,15 @@ _FOREST_PARAMS = """
         data are binned once for the whole forest.
     categorical_features : list of int or str, or bool mask, optional
         Columns to treat as categorical besides pandas category/object/bool columns.
+    ccp_alpha : float >= 0, default 0
+        Cost-complexity pruning of every tree (:eq:`eq-ccp-cost`, chapter 5);
+        0 keeps them fully grown, as Breiman's forests are.
+    missing : {"error", "c45", "default_direction"}, default "error"
+        Missing values (NaN, None) in X, at fit and predict, handled by every
+        tree as CART's ``missing=`` does (chapter 6): "default_direction"
+        sends them to a child learned at each split (:eq:`eq-default-direction`,
+        what scikit-learn's forests do), "c45" spreads a row over the branches
+        with fractional weights (:eq:`eq-c45-predict`). "error" rejects them.
 """
 
 
@@ -129,6 +140,8 @@ class RandomForestClassifier(_ForestMixin, _ClassifierEnsemble):
         max_samples=None,
         max_bins=None,
         categorical_features=None,
+        ccp_alpha=0.0,
+        missing="error",
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -147,6 +160,8 @@ class RandomForestClassifier(_ForestMixin, _ClassifierEnsemble):
         self.max_samples = max_samples
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
+        self.missing = missing
 
 
 class RandomForestRegressor(_ForestMixin, _RegressorEnsemble):
@@ -193,6 +208,8 @@ class RandomForestRegressor(_ForestMixin, _RegressorEnsemble):
         max_samples=None,
         max_bins=None,
         categorical_features=None,
+        ccp_alpha=0.0,
+        missing="error",
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -210,6 +227,8 @@ class RandomForestRegressor(_ForestMixin, _RegressorEnsemble):
         self.max_samples = max_samples
         self.max_bins = max_bins
         self.categorical_features = categorical_features
+        self.ccp_alpha = ccp_alpha
+        self.missing = missing
 
 
 for _cls in (RandomForestClassifier, RandomForestRegressor):
