@@ -528,7 +528,7 @@ class _BaseBagging(BaseEstimator):
         tags = super().__sklearn_tags__()
         try:
             template = self._make_template()
-        except (TypeError, ValueError):  # invalid parameters: fit will say so
+        except (AttributeError, TypeError, ValueError):  # bad or missing parameters: fit says so
             return tags
         tags.input_tags.allow_nan = get_tags(template).input_tags.allow_nan
         return tags
