@@ -300,8 +300,11 @@ def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
         # statistics are summed (in row order, as the sort path does) into
         # a table no larger than the number of rows.
         cell = node * n_codes + code
-        counts = np.bincount(cell, minlength=n_cells)
-        present = np.flatnonzero(counts)
+        # A byte per cell marks the non-empty ones (a bincount would take 8).
+        occupied = np.zeros(n_cells, dtype=bool)
+        occupied[cell] = True
+        present = np.flatnonzero(occupied)
+        del occupied
         compact = np.empty(n_cells, dtype=np.int32 if rows.size < 2**31 else np.intp)
         compact[present] = np.arange(present.size)
         stats = stats_model.aggregate(compact[cell], present.size, rows)
