@@ -592,3 +592,13 @@ def test_codes_of_foreign_or_replaced_trees_are_not_used(monkeypatch):
     X_test = np.vstack([X[:200], X[:200] * 10])
     expected = reference(trees, [t.value for t in trees], X_test)[:, 0] / len(trees)
     np.testing.assert_array_equal(mixed.predict(X_test), expected)
+
+
+def test_threads_only_for_enough_rows():
+    """One thread per MIN_ROWS_PER_THREAD rows, at most the cores (or the cap given)."""
+    per_thread = _common.MIN_ROWS_PER_THREAD
+    assert _common.threads_for_rows(1, 8) == 1
+    assert _common.threads_for_rows(2 * per_thread - 1, 8) == 1
+    assert _common.threads_for_rows(2 * per_thread, 8) == 2
+    assert _common.threads_for_rows(100 * per_thread, 3) == 3
+    assert _common.threads_for_rows(100 * per_thread) == _common.available_cores()

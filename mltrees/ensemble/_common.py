@@ -61,6 +61,7 @@ __all__ = [
     "prediction_values",
     "raw_importances",
     "take_rows",
+    "threads_for_rows",
 ]
 
 
@@ -175,6 +176,7 @@ COMPACT_DONE, CHECK_EVERY = 0.25, 2
 # (3.2), and lost 5-20 % on smaller trees (depth 6 to 12 forests, gradient
 # boosting with depth-3 trees: ratios 1.5 to 2.6), whose nodes stay in cache.
 CODES_PAY = 3.0
+MIN_ROWS_PER_THREAD = 2048
 MAX_SEARCH_TABLE = 1 << 20
 # Building the code tables costs about 60 ns per node of the coded trees and
 # the codes save about 1 ns per (row, node visit) on the forest above: when
@@ -400,7 +402,6 @@ class _TreeGroup:
         self.cut = np.empty(n_nodes, dtype=split_codes[0].dtype if self.coded else np.float64)
         width = values[0].shape[1]
         self.columns = [np.empty(n_nodes) for _ in range(width)]
-        node_ids = np.arange(n_nodes, dtype=np.int64)
         categorical = np.zeros(n_nodes, dtype=bool)
         first_leaf_depth, self.max_depth = np.iinfo(np.intp).max, 0
         for t, (tree, root) in enumerate(zip(trees, self.roots, strict=True)):
@@ -412,7 +413,7 @@ class _TreeGroup:
             # Leaves loop onto themselves: child += (own id - child) at leaves.
             # Arithmetic, not np.where or a masked copy: several times faster
             # on these half-leaf masks (no branches to mispredict).
-            loop = node_ids[part] - packed
+            loop = np.arange(root, root + tree.node_count, dtype=np.int64) - packed
             loop *= leaf
             packed += loop
             packed <<= shift
@@ -718,7 +719,8 @@ class StackedTrees:
             checks); an exception it raises propagates.
         n_threads : int or None
             Threads that walk blocks in parallel (NumPy releases the GIL in
-            its gathers). None: one per available core.
+            its gathers). None: one per available core, fewer for few rows
+            (:func:`threads_for_rows`).
         block_rows : int or None
             Rows per block (default ``self.block_rows``); for tests.
 
@@ -734,7 +736,7 @@ class StackedTrees:
             )
         n_samples, n_features = values.shape
         out = np.zeros((n_samples, self.n_outputs))
-        n_threads = available_cores() if n_threads is None else max(1, int(n_threads))
+        n_threads = threads_for_rows(n_samples) if n_threads is None else max(1, int(n_threads))
         rows = self.block_rows if block_rows is None else int(block_rows)
         if n_threads > 1 and n_samples > 1:
             rows = min(rows, -(-n_samples // n_threads))  # at least one block per thread
@@ -763,6 +765,19 @@ class StackedTrees:
             for start in starts:
                 run(start)
         return out
+
+
+def threads_for_rows(n_rows: int, n_threads: int | None = None) -> int:
+    """Threads worth starting for ``n_rows`` rows: at most ``n_threads`` (default: the cores).
+
+    A thread pays for itself from a few thousand rows on (``MIN_ROWS_PER_THREAD``
+    each): below, the walk is many small NumPy calls that wait on each
+    other for the interpreter lock. The forest above (50 trees, 724k nodes)
+    predicted 2000 rows in 24.7 ms on one thread and 30.2 ms on two, 8000
+    rows in 54.7 and 47.9 ms.
+    """
+    n_threads = available_cores() if n_threads is None else max(1, int(n_threads))
+    return min(n_threads, max(1, n_rows // MIN_ROWS_PER_THREAD))
 
 
 def prediction_values(estimator, X, attribute: str, *, allow_missing: bool = False):

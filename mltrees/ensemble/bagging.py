@@ -41,6 +41,7 @@ from mltrees.ensemble._common import (
     real_targets,
     select_rows,
     take_rows,
+    threads_for_rows,
 )
 from mltrees.tree._data import NUMERIC, bin_features, encode_features, validate_fit_input
 from mltrees.tree._split import ClassificationStatistics
@@ -515,7 +516,8 @@ class _BaseBagging(BaseEstimator):
         forest = StackedTrees(
             trees, self._node_tables(), n_rows=values.shape[0], **self._stored_codes(trees)
         )
-        total = forest.predict(values, check, n_threads=_n_workers(self.n_jobs))
+        n_threads = threads_for_rows(values.shape[0], _n_workers(self.n_jobs))
+        total = forest.predict(values, check, n_threads=n_threads)
         return total / len(trees)
 
     def _member_mix(self, tree, table, values, check) -> np.ndarray:
