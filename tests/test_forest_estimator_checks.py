@@ -1,8 +1,8 @@
 """scikit-learn's estimator checks for the bagging and random-forest estimators.
 
 Every estimator runs the full list of checks that ``parametrize_with_checks``
-generates, in exact mode and in histogram mode (``max_bins=16``), and
-bagging also with a scikit-learn member (k-NN), which takes the generic path
+generates, in exact mode and in histogram mode (``max_bins=16``), with
+and without a missing-value method, and bagging also with a scikit-learn member (k-NN), which takes the generic path
 (clone and fit on resampled rows) instead of the binned one.
 
 Expected failures are declared as strict xfails, with a reason each. They are
@@ -30,6 +30,9 @@ ESTIMATORS = [
     RandomForestClassifier(n_estimators=10, max_bins=16, random_state=0),
     RandomForestRegressor(n_estimators=10, random_state=0),
     RandomForestRegressor(n_estimators=10, max_bins=16, random_state=0),
+    # Missing values allowed (the allow_nan tag): the NaN checks run the other way.
+    RandomForestClassifier(n_estimators=10, missing="default_direction", random_state=0),
+    RandomForestRegressor(n_estimators=10, max_bins=16, missing="c45", random_state=0),
     BaggingClassifier(n_estimators=10, random_state=0),
     BaggingRegressor(n_estimators=10, max_features=0.5, random_state=0),
     BaggingClassifier(KNeighborsClassifier(), n_estimators=5, random_state=0),
