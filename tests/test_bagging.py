@@ -355,3 +355,21 @@ def test_c45_member_is_pruned_as_its_own_fit_would_be(subtree_raising):
         reference = clone(member).fit(X_train[rows], y_train[rows])
         assert fitted.tree_.node_count == reference.tree_.node_count < grown.tree_.node_count
         np.testing.assert_array_equal(fitted.predict_proba(X_test), reference.predict_proba(X_test))
+
+
+@pytest.mark.filterwarnings("ignore:.*no out-of-bag prediction")  # few members: expected
+@pytest.mark.parametrize("member", [None, KNeighborsClassifier()])
+def test_warm_start_equals_one_fit(member):
+    """Binned and generic members: the added ones are those of one fit of all."""
+    X_train, X_test, y_train, _ = _cancer_split()
+    params = {"oob_score": True, "max_features": 0.7, "random_state": 3}
+    warm = BaggingClassifier(member, n_estimators=4, warm_start=True, **params)
+    warm.fit(X_train, y_train)
+    warm.set_params(n_estimators=7).fit(X_train, y_train)
+    once = BaggingClassifier(member, n_estimators=7, **params).fit(X_train, y_train)
+    np.testing.assert_array_equal(warm.predict_proba(X_test), once.predict_proba(X_test))
+    np.testing.assert_array_equal(warm.oob_decision_function_, once.oob_decision_function_)
+    for a, b in zip(warm.estimators_features_, once.estimators_features_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="differ from it"):  # other classes
+        warm.set_params(n_estimators=8).fit(X_train, (y_train + 1) % 3)

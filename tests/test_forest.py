@@ -402,3 +402,50 @@ def test_missing_value_accuracy_matches_sklearn():
         reference = ensemble.RandomForestClassifier(**params)
         theirs.append(reference.fit(X_train, y_train).score(X_test, y_test))
     _paired_within_noise(ours, theirs, floor=1 / len(y_test))
+
+
+# ------------------------------------------------------------------------ warm start
+
+
+@pytest.mark.filterwarnings("ignore:.*no out-of-bag prediction")  # few trees: expected
+@pytest.mark.parametrize("max_bins", [None, 32])
+def test_warm_start_equals_one_fit(max_bins):
+    """Adding trees keeps the fitted ones and gives them the seeds of one fit of all."""
+    X, y = load_breast_cancer(return_X_y=True)
+    params = {"oob_score": True, "max_bins": max_bins, "random_state": 0}
+    warm = RandomForestClassifier(n_estimators=5, warm_start=True, **params).fit(X, y)
+    first_trees = list(warm.estimators_)
+    warm.set_params(n_estimators=9).fit(X, y)
+    once = RandomForestClassifier(n_estimators=9, **params).fit(X, y)
+    assert warm.estimators_[:5] == first_trees  # the same objects, not refitted
+    for a, b in zip(warm.estimators_, once.estimators_, strict=True):
+        np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    np.testing.assert_array_equal(warm.predict_proba(X), once.predict_proba(X))
+    np.testing.assert_array_equal(warm.oob_decision_function_, once.oob_decision_function_)
+    assert warm.oob_score_ == once.oob_score_
+    for a, b in zip(warm.estimators_samples_, once.estimators_samples_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_warm_start_refuses_other_data_and_fewer_trees():
+    X, y = load_wine(return_X_y=True)
+    forest = RandomForestRegressor(n_estimators=3, warm_start=True, random_state=0).fit(X, y)
+    trees = list(forest.estimators_)
+    with pytest.warns(UserWarning, match="fits no new member"):
+        forest.fit(X, y)
+    assert forest.estimators_ == trees
+    forest.set_params(n_estimators=2)
+    with pytest.raises(ValueError, match=r"n_estimators=2 must be >= len\(estimators_\)=3"):
+        forest.fit(X, y)
+    forest.set_params(n_estimators=5)
+    with pytest.raises(ValueError, match="differ from it"):
+        forest.fit(X * 2, y)  # other bins
+    with pytest.raises(ValueError, match="differ from it"):
+        forest.fit(X, y, sample_weight=np.r_[0.0, np.ones(len(y) - 1)])  # other rows
+    with pytest.raises(ValueError, match="features"):
+        forest.fit(X[:, :5], y)
+    assert forest.estimators_ == trees  # nothing was changed by the refusals
+    forest.set_params(warm_start=False).fit(X * 2, y)  # starting over is always allowed
+    assert len(forest.estimators_) == 5
+    with pytest.raises(ValueError, match="warm_start must be True or False"):
+        RandomForestRegressor(warm_start="yes").fit(X, y)

@@ -2,8 +2,9 @@
 
 Every estimator runs the full list of checks that ``parametrize_with_checks``
 generates, in exact mode and in histogram mode (``max_bins=16``), with
-and without a missing-value method, and bagging also with a scikit-learn member (k-NN), which takes the generic path
-(clone and fit on resampled rows) instead of the binned one.
+and without a missing-value method, and bagging also with a scikit-learn
+member (k-NN), which takes the generic path (clone and fit on resampled
+rows) instead of the binned one.
 
 Expected failures are declared as strict xfails, with a reason each. They are
 the ones scikit-learn's own ``RandomForestClassifier`` and ``BaggingClassifier``
@@ -43,7 +44,6 @@ _BOOTSTRAP = (
     "a row of weight 2 and the same row twice are different bootstrap populations "
     "(sklearn's own forests and bagging declare this check as an expected failure)"
 )
-
 
 
 def expected_failed_checks(estimator) -> dict[str, str]:

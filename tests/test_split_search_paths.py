@@ -40,6 +40,7 @@ def _level(seed, n_rows=400, n_features=7, n_nodes=9, k=3, max_bins=12, duplicat
 
 def _brute_force_gain(stats_model, y, w, codes_j, rows_in_node, min_leaf):
     """Largest impurity decrease of the node over thresholds ``code <= c``, by loops."""
+
     def impurity(index):
         if isinstance(stats_model, ClassificationStatistics):
             weights = np.bincount(y[index], weights=w[index], minlength=stats_model.n_classes)
@@ -96,13 +97,16 @@ def test_drawn_feature_search_equals_brute_force_and_the_per_feature_search(
     rng, codes, specs, rows, node, n_nodes, mask = _level(seed, max_bins=max_bins)
     for stats_model in _models(rng, rows.size):
         for min_leaf in (1, 5):
-            rules = SplitRules(multiway_categorical=False, selection="gain",
-                               min_samples_leaf=min_leaf)
+            rules = SplitRules(
+                multiway_categorical=False, selection="gain", min_samples_leaf=min_leaf
+            )
             assert split_module._drawn_features_apply(specs, stats_model, rules, mask, None)
-            fast = _search(codes, specs, rows, node, n_nodes, stats_model, rules, mask,
-                           per_feature=False)
-            slow = _search(codes, specs, rows, node, n_nodes, stats_model, rules, mask,
-                           per_feature=True)
+            fast = _search(
+                codes, specs, rows, node, n_nodes, stats_model, rules, mask, per_feature=False
+            )
+            slow = _search(
+                codes, specs, rows, node, n_nodes, stats_model, rules, mask, per_feature=True
+            )
             np.testing.assert_array_equal(fast.feature, slow.feature)
             np.testing.assert_array_equal(fast.split_code, slow.split_code)
             np.testing.assert_array_equal(fast.threshold, slow.threshold)
@@ -110,11 +114,21 @@ def test_drawn_feature_search_equals_brute_force_and_the_per_feature_search(
             np.testing.assert_array_equal(fast.n_children, slow.n_children)
             for i in range(n_nodes):
                 in_node = rows[node == i]
-                expected = max(
-                    _brute_force_gain(stats_model, stats_model.y, stats_model.w,
-                                      codes[:, j].astype(np.intp), in_node, min_leaf)
-                    for j in np.flatnonzero(mask[i])
-                ) if in_node.size else -np.inf
+                expected = (
+                    max(
+                        _brute_force_gain(
+                            stats_model,
+                            stats_model.y,
+                            stats_model.w,
+                            codes[:, j].astype(np.intp),
+                            in_node,
+                            min_leaf,
+                        )
+                        for j in np.flatnonzero(mask[i])
+                    )
+                    if in_node.size
+                    else -np.inf
+                )
                 if np.isfinite(expected):
                     assert fast.gain[i] == pytest.approx(expected, rel=1e-9, abs=1e-12)
                     # The chosen feature and cut reach that gain.

@@ -66,7 +66,6 @@ ESTIMATORS = [
 ]
 
 
-
 def expected_failed_checks(estimator) -> dict[str, str]:
     """Justified expected failures of ``estimator`` (design decisions, not bugs)."""
     return dict(INPUT_BY_DESIGN)

@@ -84,6 +84,23 @@ def _seed_sequence(random_state) -> np.random.SeedSequence:
     )
 
 
+def _member_seeds(random_state, start: int, stop: int) -> list[np.random.SeedSequence]:
+    """Seeds of members ``start .. stop - 1``: the children of one root, by index.
+
+    ``SeedSequence.spawn`` numbers its children ``0, 1, ...``; building child
+    ``i`` directly gives the same seed without spawning the ones before it,
+    so members added by a warm start get the seeds a single fit of all the
+    members would have given them (for an int ``random_state``).
+    """
+    root = _seed_sequence(random_state)
+    return [
+        np.random.SeedSequence(
+            root.entropy, spawn_key=(*root.spawn_key, i), pool_size=root.pool_size
+        )
+        for i in range(start, stop)
+    ]
+
+
 def _n_workers(n_jobs) -> int:
     if n_jobs is None:
         return 1
@@ -250,13 +267,31 @@ class _BaseBagging(BaseEstimator):
         self
         """
         self._validate_ensemble_params()
+        _check_bool(self.warm_start, "warm_start")
         template = self._make_template()
         X, y, weights = validate_fit_input(self, X, y, sample_weight)
+        previous = None
+        if self.warm_start and hasattr(self, "estimators_"):
+            n_fitted = len(self.estimators_)
+            if self.n_estimators < n_fitted:
+                raise ValueError(
+                    f"n_estimators={self.n_estimators} must be >= len(estimators_)={n_fitted} "
+                    "when warm_start=True (members are only added)"
+                )
+            if self.n_estimators == n_fitted:
+                warnings.warn(
+                    "warm_start=True without a larger n_estimators fits no new member",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                return self
+            validate_data(self, X, reset=False, skip_check_array=True)  # same features
+            previous = self
         if isinstance(template, _BaseTree):
             template._validate_params()
-            fitted = self._fit_binned(template, X, y, weights)
+            fitted = self._fit_binned(template, X, y, weights, previous)
         else:
-            fitted = self._fit_generic(template, X, y, weights, sample_weight is not None)
+            fitted = self._fit_generic(template, X, y, weights, sample_weight is not None, previous)
         validate_data(self, X, reset=True, skip_check_array=True)
         for name, value in fitted.items():
             setattr(self, name, value)
@@ -281,7 +316,7 @@ class _BaseBagging(BaseEstimator):
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(function, range(n_items)))
 
-    def _fit_binned(self, template, X, y, weights) -> dict:
+    def _fit_binned(self, template, X, y, weights, previous=None) -> dict:
         weights, attributes, make_statistics = self._targets(template, y, weights)
         keep = weights > 0
         if not keep.any():
@@ -307,11 +342,16 @@ class _BaseBagging(BaseEstimator):
                     f"column(s) {numeric[:5]} are numeric; mark them with categorical_features= "
                     "or choose a base estimator that splits numbers"
                 )
+        if previous is not None:
+            previous._check_warm_start(binned=True, kept=kept, specs=specs, attributes=attributes)
         stats = make_statistics(keep)
         n_samples, n_features = codes.shape
         _resolve_max_features(template.max_features, n_features)  # fail before any tree
         n_draws = self._n_draws(n_samples)
-        seeds = _seed_sequence(self.random_state).spawn(self.n_estimators)
+        first = 0 if previous is None else len(previous.estimators_)
+        seeds = _member_seeds(self.random_state, first, self.n_estimators)
+        if previous is not None:
+            seeds = previous._sampling[0] + seeds
         balanced_subsample = getattr(self, "class_weight", None) == "balanced_subsample"
         oob = self.oob_score
         if oob:
@@ -319,7 +359,10 @@ class _BaseBagging(BaseEstimator):
             values = encode_features(X_kept, specs)
             width = attributes["n_classes_"] if self._is_classifier else 1
             oob_sums = _OrderedSum(n_samples, width)
-        progress = _Progress(self.verbose, self.n_estimators, type(self).__name__)
+            for i, member in enumerate(self.estimators_ if previous is not None else []):
+                out = np.flatnonzero(self._member_counts(seeds[i], n_samples, n_draws) == 0)
+                oob_sums.add(i, out, self._tree_output(member.tree_, values[out], template))
+        progress = _Progress(self.verbose, self.n_estimators - first, type(self).__name__)
         # In histogram mode every threshold is a bin edge: each tree's split
         # codes against the edges are stored now, and prediction walks on
         # the codes without building tables from the trees (StackedTrees).
@@ -357,16 +400,12 @@ class _BaseBagging(BaseEstimator):
             tree = _compact(tree)
             if oob:
                 out = np.flatnonzero(counts == 0)
-                if template._missing == "c45":  # a row may end in several leaves
-                    part = _mixed_values(tree, tree.value, values[out], n_threads=1)
-                else:
-                    part = tree.value[tree.apply(values[out], n_threads=1)]
-                oob_sums.add(i, out, part)
+                oob_sums.add(i, out, self._tree_output(tree, values[out], template))
             progress.tick()
             return tree, features, bins.split_codes_of(tree)
 
-        results = self._map(build, self.n_estimators)
-        members = []
+        results = self._map(lambda j: build(first + j), self.n_estimators - first)
+        members = [] if previous is None else list(previous.estimators_)
         for tree, _, split_codes in results:
             member = clone(template)
             for name, value in attributes.items():
@@ -379,7 +418,10 @@ class _BaseBagging(BaseEstimator):
         fitted.update(
             estimator_=template,
             estimators_=members,
-            estimators_features_=[np.arange(n_features) if f is None else f for _, f, _ in results],
+            estimators_features_=(
+                ([] if previous is None else list(previous.estimators_features_))
+                + [np.arange(n_features) if f is None else f for _, f, _ in results]
+            ),
             _specs=specs,
             _binned=True,
             _sampling=(seeds, kept, n_draws, None),
@@ -387,6 +429,46 @@ class _BaseBagging(BaseEstimator):
         if oob:
             fitted.update(self._oob_attributes(oob_sums.total, oob_sums.count, y[kept], attributes))
         return fitted
+
+    @staticmethod
+    def _tree_output(tree, values, template) -> np.ndarray:
+        """A member tree's node values for ``values`` (mixed over branches with C4.5)."""
+        if template._missing == "c45":  # a row may end in several leaves
+            return _mixed_values(tree, tree.value, values, n_threads=1)
+        return tree.value[tree.apply(values, n_threads=1)]
+
+    def _member_counts(self, seed, n_samples: int, n_draws: int, probabilities=None):
+        """How often member ``seed`` drew each row: the first draw of its generator."""
+        rng = np.random.default_rng(seed)
+        if probabilities is None:
+            return self._draw_rows(rng, n_samples, n_draws)
+        drawn = rng.choice(n_samples, n_draws, replace=True, p=probabilities)  # weighted
+        return np.bincount(drawn, minlength=n_samples)
+
+    def _check_warm_start(self, *, binned: bool, kept, attributes, specs=None) -> None:
+        """A warm start adds members for the data of the first fit: refuse other data.
+
+        The new members must read the same binning (the old trees' thresholds
+        and category codes refer to it), the same rows and the same classes,
+        or the out-of-bag estimate and the average would mix two problems.
+        """
+        same = binned == self._binned and np.array_equal(kept, self._sampling[1])
+        if same and binned:
+            same = len(specs) == len(self._specs) and all(
+                a.kind == b.kind
+                and a.exact == b.exact
+                and a.values.shape == b.values.shape
+                and bool((a.values == b.values).all())
+                for a, b in zip(specs, self._specs, strict=True)
+            )
+        for name, value in attributes.items():
+            same = same and np.array_equal(value, getattr(self, name))
+        if not same:
+            raise ValueError(
+                "warm_start=True adds members fitted on the data of the first fit, but X, y "
+                "or sample_weight differ from it (other rows, bins or classes); fit with "
+                "warm_start=False to start over"
+            )
 
     def _oob_attributes(self, oob_sum, oob_count, y, attributes) -> dict:
         """Out-of-bag prediction and score (:eq:`eq-oob-error`, chapter 9)."""
@@ -410,7 +492,7 @@ class _BaseBagging(BaseEstimator):
         score = r2_score(y[covered], prediction[covered]) if covered.sum() > 1 else np.nan
         return {"oob_prediction_": prediction, "oob_score_": float(score)}
 
-    def _fit_generic(self, template, X, y, weights, weighted: bool) -> dict:
+    def _fit_generic(self, template, X, y, weights, weighted: bool, previous=None) -> dict:
         """Members that are not mltrees trees: clone and fit each on its resampled rows."""
         if self._is_classifier:
             classes, y_fit = class_codes(y)
@@ -427,18 +509,41 @@ class _BaseBagging(BaseEstimator):
             )
         probabilities = weights / weights.sum() if draw_by_weight else None
         n_samples, n_features = X.shape
+        if previous is not None:
+            previous._check_warm_start(
+                binned=False, kept=np.arange(n_samples), attributes=attributes
+            )
         n_draws = self._n_draws(n_samples)
-        seeds = _seed_sequence(self.random_state).spawn(self.n_estimators)
-        progress = _Progress(self.verbose, self.n_estimators, type(self).__name__)
+        first = 0 if previous is None else len(previous.estimators_)
+        seeds = _member_seeds(self.random_state, first, self.n_estimators)
+        if previous is not None:
+            seeds = previous._sampling[0] + seeds
+        progress = _Progress(self.verbose, self.n_estimators - first, type(self).__name__)
         oob = self.oob_score
         width = len(attributes.get("classes_", [0]))
         oob_sums = _OrderedSum(n_samples, width) if oob else None
 
+        def out_of_bag(i, member, counts, columns):
+            out = np.flatnonzero(counts == 0)
+            X_out = _columns(select_rows(X, out), columns)
+            contribution = (
+                self._member_output(member, X_out, width) if out.size else np.zeros((0, width))
+            )
+            oob_sums.add(i, out, contribution)
+
+        if oob and previous is not None:
+            members = zip(previous.estimators_, previous.estimators_features_, strict=True)
+            for i, (member, columns) in enumerate(members):
+                counts = self._member_counts(seeds[i], n_samples, n_draws, probabilities)
+                out_of_bag(i, member, counts, columns)
+
         def build(i):
             rng = np.random.default_rng(seeds[i])
+            # Rows first, then features, on the member's own generator (a
+            # weighted bootstrap when the member cannot weight rows).
             if probabilities is None:
                 counts = self._draw_rows(rng, n_samples, n_draws)
-            else:  # a weighted bootstrap: P(row i) = w_i / sum(w)
+            else:
                 drawn = rng.choice(n_samples, n_draws, replace=True, p=probabilities)
                 counts = np.bincount(drawn, minlength=n_samples)
             features = self._draw_features(rng, n_features)
@@ -458,21 +563,18 @@ class _BaseBagging(BaseEstimator):
                 else:
                     member.fit(X_member, y_fit[rows], sample_weight=fit_weight)
             if oob:
-                out = np.flatnonzero(counts == 0)
-                X_out = _columns(select_rows(X, out), columns)
-                contribution = (
-                    self._member_output(member, X_out, width) if out.size else np.zeros((0, width))
-                )
-                oob_sums.add(i, out, contribution)
+                out_of_bag(i, member, counts, columns)
             progress.tick()
             return member, columns
 
-        results = self._map(build, self.n_estimators)
+        results = self._map(lambda j: build(first + j), self.n_estimators - first)
+        old_members = [] if previous is None else list(previous.estimators_)
+        old_features = [] if previous is None else list(previous.estimators_features_)
         fitted = dict(attributes)
         fitted.update(
             estimator_=template,
-            estimators_=[m for m, _ in results],
-            estimators_features_=[c for _, c in results],
+            estimators_=old_members + [m for m, _ in results],
+            estimators_features_=old_features + [c for _, c in results],
             _binned=False,
             _sampling=(seeds, np.arange(n_samples), n_draws, probabilities),
         )
@@ -564,16 +666,10 @@ class _BaseBagging(BaseEstimator):
         """
         check_is_fitted(self, "estimators_")
         seeds, kept, n_draws, probabilities = self._sampling
-        samples = []
-        for seed in seeds:
-            rng = np.random.default_rng(seed)
-            if probabilities is None:
-                counts = self._draw_rows(rng, kept.size, n_draws)
-            else:
-                drawn = rng.choice(kept.size, n_draws, replace=True, p=probabilities)
-                counts = np.bincount(drawn, minlength=kept.size)
-            samples.append(np.repeat(kept, counts))
-        return samples
+        return [
+            np.repeat(kept, self._member_counts(seed, kept.size, n_draws, probabilities))
+            for seed in seeds
+        ]
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -745,6 +841,11 @@ _BAGGING_PARAMS = """
         Root of the per-member seeds.
     verbose : int, default 0
         1: a progress line on stderr every tenth of the members; 2: every member.
+    warm_start : bool, default False
+        True: a later ``fit`` with a larger ``n_estimators`` keeps the fitted
+        members and adds the missing ones, on the same data (other data raise a
+        ValueError). With an int ``random_state`` the result equals one fit
+        of all of them.
 """
 
 
@@ -787,6 +888,7 @@ class BaggingClassifier(_BaggingMixin, _ClassifierEnsemble):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        warm_start=False,
         voting="soft",
     ):
         self.estimator = estimator
@@ -799,6 +901,7 @@ class BaggingClassifier(_BaggingMixin, _ClassifierEnsemble):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.warm_start = warm_start
         self.voting = voting
 
     def _default_estimator(self):
@@ -845,6 +948,7 @@ class BaggingRegressor(_BaggingMixin, _RegressorEnsemble):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        warm_start=False,
     ):
         self.estimator = estimator
         self.n_estimators = n_estimators
@@ -856,6 +960,7 @@ class BaggingRegressor(_BaggingMixin, _RegressorEnsemble):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.warm_start = warm_start
 
     def _default_estimator(self):
         return CARTRegressor()

@@ -55,6 +55,11 @@ _FOREST_PARAMS = """
         Root of the per-tree seeds (bootstrap and feature draws).
     verbose : int, default 0
         1: a progress line on stderr every tenth of the trees; 2: every tree.
+    warm_start : bool, default False
+        True: a later ``fit`` with a larger ``n_estimators`` keeps the fitted
+        trees and adds the missing ones, on the same data (other data raise a
+        ValueError). With an int ``random_state`` the result equals one fit
+        of all of them.
     max_samples : None, int or float, default None
         Rows drawn per tree: ``n`` (None), an int, or a fraction of ``n``.
     max_bins : int or None, default None
@@ -136,6 +141,7 @@ class RandomForestClassifier(_ForestMixin, _ClassifierEnsemble):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        warm_start=False,
         class_weight=None,
         max_samples=None,
         max_bins=None,
@@ -156,6 +162,7 @@ class RandomForestClassifier(_ForestMixin, _ClassifierEnsemble):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.warm_start = warm_start
         self.class_weight = class_weight
         self.max_samples = max_samples
         self.max_bins = max_bins
@@ -205,6 +212,7 @@ class RandomForestRegressor(_ForestMixin, _RegressorEnsemble):
         n_jobs=None,
         random_state=None,
         verbose=0,
+        warm_start=False,
         max_samples=None,
         max_bins=None,
         categorical_features=None,
@@ -224,6 +232,7 @@ class RandomForestRegressor(_ForestMixin, _RegressorEnsemble):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.warm_start = warm_start
         self.max_samples = max_samples
         self.max_bins = max_bins
         self.categorical_features = categorical_features
