@@ -439,10 +439,13 @@ class _BaseBagging(BaseEstimator):
 
     def _member_counts(self, seed, n_samples: int, n_draws: int, probabilities=None):
         """How often member ``seed`` drew each row: the first draw of its generator."""
-        rng = np.random.default_rng(seed)
+        return self._draw_counts(np.random.default_rng(seed), n_samples, n_draws, probabilities)
+
+    def _draw_counts(self, rng, n_samples: int, n_draws: int, probabilities=None):
+        """Draw a member's rows: counts per row (a weighted bootstrap given ``probabilities``)."""
         if probabilities is None:
             return self._draw_rows(rng, n_samples, n_draws)
-        drawn = rng.choice(n_samples, n_draws, replace=True, p=probabilities)  # weighted
+        drawn = rng.choice(n_samples, n_draws, replace=True, p=probabilities)
         return np.bincount(drawn, minlength=n_samples)
 
     def _check_warm_start(self, *, binned: bool, kept, attributes, specs=None) -> None:
@@ -541,11 +544,7 @@ class _BaseBagging(BaseEstimator):
             rng = np.random.default_rng(seeds[i])
             # Rows first, then features, on the member's own generator (a
             # weighted bootstrap when the member cannot weight rows).
-            if probabilities is None:
-                counts = self._draw_rows(rng, n_samples, n_draws)
-            else:
-                drawn = rng.choice(n_samples, n_draws, replace=True, p=probabilities)
-                counts = np.bincount(drawn, minlength=n_samples)
+            counts = self._draw_counts(rng, n_samples, n_draws, probabilities)
             features = self._draw_features(rng, n_features)
             columns = np.arange(n_features) if features is None else features
             member = clone(template)
