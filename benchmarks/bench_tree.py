@@ -80,9 +80,7 @@ def run(data_path: Path, library: str, max_depth, max_bins) -> dict:
 
 def make_data(n_samples: int, folder: Path) -> Path:
     """The issue's data set, saved once and loaded by every subprocess."""
-    X, y = make_classification(
-        n_samples=n_samples, n_features=28, n_informative=20, random_state=0
-    )
+    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
     cut = int(0.8 * n_samples)
     path = folder / f"data_{n_samples}.npz"
     np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
