@@ -449,3 +449,49 @@ def test_warm_start_refuses_other_data_and_fewer_trees():
     assert len(forest.estimators_) == 5
     with pytest.raises(ValueError, match="warm_start must be True or False"):
         RandomForestRegressor(warm_start="yes").fit(X, y)
+
+
+# ------------------------------------------------------------- the walk kept from fit
+
+
+def test_walk_is_built_at_fit_and_rebuilt_when_members_change(monkeypatch):
+    """Prediction reuses the walk built by fit; other members or another voting get a
+    walk of their own, and every answer stays the mean of the members' own outputs."""
+    built = []
+
+    class Counting(bagging_module.StackedTrees):
+        def __init__(self, *args, **kwargs):
+            built.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(bagging_module, "StackedTrees", Counting)
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=6, max_bins=32, random_state=0).fit(X, y)
+    assert len(built) == 1
+    mean = np.mean([m.predict_proba(X) for m in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X), mean, rtol=1e-12)
+    assert len(built) == 1  # the stored walk
+    forest.estimators_ = forest.estimators_[:3]  # the first trees only
+    mean = np.mean([m.predict_proba(X) for m in forest.estimators_], axis=0)
+    np.testing.assert_allclose(forest.predict_proba(X), mean, rtol=1e-12)
+    assert len(built) == 2
+    shallow = CARTClassifier(max_depth=2)  # impure leaves: soft and hard votes differ
+    bagging = bagging_module.BaggingClassifier(shallow, n_estimators=5, random_state=0).fit(X, y)
+    soft = bagging.predict_proba(X)
+    bagging.set_params(voting="hard")  # other node tables: one-hot votes
+    votes = np.zeros((len(y), 2))
+    for member in bagging.estimators_:
+        votes[np.arange(len(y)), member.predict(X)] += 1
+    np.testing.assert_array_equal(bagging.predict_proba(X), votes / 5)
+    assert not np.array_equal(soft, votes / 5)
+
+
+def test_pickled_forest_keeps_its_walk():
+    import pickle
+
+    X, y = load_wine(return_X_y=True)
+    forest = RandomForestClassifier(n_estimators=4, max_bins=16, random_state=0).fit(X, y)
+    copy = pickle.loads(pickle.dumps(forest))
+    assert copy._stack_key == copy._walker_key()  # the unpickled trees are the walk's trees
+    assert copy._stack_key != forest._walker_key()  # identity, not equality, of trees
+    np.testing.assert_array_equal(copy.predict_proba(X), forest.predict_proba(X))
