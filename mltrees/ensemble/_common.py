@@ -51,7 +51,14 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees.tree._data import NUMERIC, all_finite, as_table, encode_features
-from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, MISSING_NONE, Tree, available_cores
+from mltrees.tree._tree import (
+    CATEGORICAL_NODE,
+    LEAF,
+    MISSING_NONE,
+    Tree,
+    available_cores,
+    category_step,
+)
 
 __all__ = [
     "StackedTrees",
@@ -525,19 +532,15 @@ class _TreeGroup:
     def _route_categories(self, node, first, value, step) -> None:
         """Overwrite ``step`` at categorical nodes from their routing tables.
 
-        As ``_StepTables._route_categories``: a code outside the table or
-        whose slot is -1 (never seen at this node) stops the pair here.
+        As :meth:`Tree.apply` (:func:`category_step`): a code outside the
+        table or whose slot is -1 (never seen at this node) stops the pair here.
         """
         at = np.flatnonzero(_take(self.is_categorical, node))
         if at.size == 0:
             return
-        here = node[at]
-        code_values = value[at]
-        codes = np.where(code_values >= 0, code_values, -1).astype(np.intp)  # NaN -> -1
-        known = (codes >= 0) & (codes < self.n_categories[here])
-        slot = self.route_table[np.where(known, self.route_offset[here] + codes, 0)]
-        slot = np.where(known, slot, -1)
-        step[at] = np.where(slot >= 0, first[at] + slot, here)
+        step[at] = category_step(
+            value[at], node[at], first[at], self.n_categories, self.route_offset, self.route_table
+        )
 
     def _route_missing(self, node, first, value, step) -> None:
         """Overwrite ``step`` where the tested value is NaN (``_StepTables._route_missing``)."""

@@ -466,10 +466,26 @@ class _StepTables:
         tree = self.tree
         categorical = np.flatnonzero(tree.kind[node] == CATEGORICAL_NODE)
         at = node[categorical]
-        code_values = value[categorical]
-        codes = np.where(code_values >= 0, code_values, -1).astype(np.intp)  # NaN -> -1
-        known = (codes >= 0) & (codes < tree.n_categories[at])
-        slot = tree.route_table[np.where(known, tree.route_offset[at] + codes, 0)]
-        slot = np.where(known, slot, -1)
-        # slot -1: the category never reached this node, so the sample stays here.
-        step[categorical] = np.where(slot >= 0, self.first_child[at] + slot, at)
+        step[categorical] = category_step(
+            value[categorical],
+            at,
+            self.first_child[at],
+            tree.n_categories,
+            tree.route_offset,
+            tree.route_table,
+        )
+
+
+def category_step(value, node, first, n_categories, route_offset, route_table) -> np.ndarray:
+    """Next node of samples at categorical nodes ``node`` whose category codes are ``value``.
+
+    The child is ``first + route_table[route_offset[node] + code]``. A code
+    outside the node's table, a missing one (NaN) or one whose slot is -1
+    (the category never reached this node in training) keeps the sample at
+    ``node``. Used by :meth:`Tree.apply` and the ensembles' stacked walk.
+    """
+    codes = np.where(value >= 0, value, -1).astype(np.intp)  # NaN -> -1
+    known = (codes >= 0) & (codes < n_categories[node])
+    slot = route_table[np.where(known, route_offset[node] + codes, 0)]
+    slot = np.where(known, slot, -1)
+    return np.where(slot >= 0, first + slot, node)
