@@ -237,9 +237,10 @@ class _Thresholds:
     code than its threshold, which keeps both in cache.
 
     Two sources of tables: the distinct thresholds of the trees themselves
-    (:meth:`of_trees`, built per prediction), or the bin edges of histogram
-    mode (:meth:`of_bins`): a histogram tree's thresholds are edges, so the
-    table is known at fit time and each tree's split codes can be stored
+    (:meth:`of_trees`), or the bin edges of histogram mode (:meth:`of_bins`):
+    a histogram tree's thresholds are edges, the code of a value is its bin,
+    and ``x > e_b`` iff ``c(x) > b`` (:eq:`eq-bin-code-walk`, chapter 10), so
+    the table is known at fit time and each tree's split codes are stored
     with it (:meth:`split_codes_of`).
 
     The encoding is a branchless binary search, vectorized over the block:
@@ -300,7 +301,10 @@ class _Thresholds:
 
     @classmethod
     def of_bins(cls, specs) -> _Thresholds:
-        """Tables of the bin edges of the histogram-mode numeric features (others empty)."""
+        """Tables of the bin edges of the histogram-mode numeric features (others empty).
+
+        Walking on these codes implements :eq:`eq-bin-code-walk` (chapter 10).
+        """
         empty = np.empty(0)
         return cls(
             [spec.values if spec.kind == NUMERIC and not spec.exact else empty for spec in specs]

@@ -363,7 +363,7 @@ class _BaseBagging(BaseEstimator):
             values = encode_features(X_kept, specs)
             width = attributes["n_classes_"] if self._is_classifier else 1
             oob_sums = _OrderedSum(n_samples, width)
-            for i, member in enumerate(self.estimators_ if previous is not None else []):
+            for i, member in enumerate([] if previous is None else previous.estimators_):
                 out = np.flatnonzero(self._member_counts(seeds[i], n_samples, n_draws) == 0)
                 oob_sums.add(i, out, self._tree_output(member.tree_, values[out], template))
         progress = _Progress(self.verbose, self.n_estimators - first, type(self).__name__)
@@ -612,8 +612,9 @@ class _BaseBagging(BaseEstimator):
             # C4.5's method sends a row down every branch of a node whose value
             # it misses: tree by tree, with the weighted walk (chapter 6).
             # Rows without missing values get the same sums as the walk below.
-            total = np.zeros((values.shape[0], self._node_tables()[0].shape[1]))
-            for tree, table in zip(trees, self._node_tables(), strict=True):
+            tables = self._node_tables()
+            total = np.zeros((values.shape[0], tables[0].shape[1]))
+            for tree, table in zip(trees, tables, strict=True):
                 total += self._member_mix(tree, table, values, check)
             return total / len(trees)
         # One walk for all trees (categorical nodes included); the sum runs in

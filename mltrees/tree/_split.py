@@ -296,9 +296,9 @@ def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
     """Statistics per non-empty (node, code) cell, sorted by node then code."""
     n_cells = n_nodes * n_codes
     if n_cells <= max(min(DENSE_CELLS_PER_ROW * rows.size, DENSE_CELLS_MAX), 1 << 16):
-        # Dense: count every cell, then number the non-empty ones, so the
-        # statistics are summed (in row order, as the sort path does) into
-        # a table no larger than the number of rows.
+        # Dense: mark the non-empty cells and number them, so the statistics
+        # are summed (in row order, as the sort path does) into a table no
+        # larger than the number of rows.
         cell = node * n_codes + code
         # A byte per cell marks the non-empty ones (a bincount would take 8).
         occupied = np.zeros(n_cells, dtype=bool)
