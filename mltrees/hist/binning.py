@@ -1,0 +1,170 @@
+"""Binning for the second-order histogram learner (chapter 13).
+
+Every feature is cut once into at most ``max_bin`` bins, and the learner
+only ever sees the bin codes. Bin ``b`` of feature ``j`` holds the values
+``cuts[j][b-1] <= x < cuts[j][b]`` (``cuts[j][-1]`` is larger than every
+training value), so a split "bins ``0 .. b`` to the left" is the test
+``x < cuts[j][b]``, XGBoost's test (Chen & Guestrin 2016). A missing value
+(NaN) gets the code ``missing_code``, one past the largest bin of any
+feature, so that histograms of all features share one stride.
+
+The cut points of a feature are
+
+* all its distinct training values but the smallest when there are at most
+  ``max_bin`` of them: every value then has its own bin, and a split on bins
+  is a split on values (XGBoost's ``hist`` does the same, which is why its
+  trees equal ``exact`` ones on such features);
+* otherwise ``max_bin`` weighted quantiles (:eq:`eq-xgb-rank`): the values
+  where the cumulative weight crosses ``k / max_bin`` of the total.
+
+Values are compared in float32, as XGBoost stores its data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["BinnedData", "fit_cuts", "weighted_quantile_cuts"]
+
+
+def _upper_sentinel(largest: np.float32) -> np.float32:
+    """A float32 strictly above ``largest``: the upper bound of the last bin."""
+    step = np.float32(abs(largest)) * np.float32(1e-5) + np.float32(1e-5)
+    return np.nextafter(np.float32(largest) + step, np.float32(np.inf))
+
+
+def weighted_quantile_cuts(values: np.ndarray, weights: np.ndarray, n_bins: int) -> np.ndarray:
+    """Cut points at the weighted quantiles ``k / n_bins`` of finite ``values``.
+
+    Implements the rank function :eq:`eq-xgb-rank` exactly (the data are
+    sorted once): the cut ``k`` is the smallest value ``z`` with
+    ``r(z) = sum(w[x < z]) / sum(w) >= k / n_bins`` among the distinct values,
+    so every bin holds about ``1 / n_bins`` of the weight, and a value
+    heavier than that gets a bin of its own. Returns the sorted distinct cuts,
+    the smallest value excluded (it needs no cut below it).
+
+    Parameters
+    ----------
+    values : ndarray of float32, shape (n,)
+        Finite values of one feature.
+    weights : ndarray of float, shape (n,)
+        Non-negative weights (sample weights, or hessians for XGBoost's ``approx``).
+    n_bins : int
+        The number of bins wanted.
+    """
+    order = np.argsort(values, kind="stable")
+    sorted_values = values[order]
+    distinct, first = np.unique(sorted_values, return_index=True)
+    weight_before = np.concatenate([[0.0], np.cumsum(weights[order])])[first]
+    total = float(np.sum(weights))
+    if total <= 0:
+        return distinct[1:]
+    targets = total * np.arange(1, n_bins) / n_bins
+    # The first distinct value whose weight-before reaches each target.
+    index = np.searchsorted(weight_before, targets, side="left")
+    index = np.unique(index[(index > 0) & (index < distinct.size)])
+    return distinct[index]
+
+
+def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """The cut points of one feature, the upper sentinel included.
+
+    Parameters
+    ----------
+    values : ndarray of float32, shape (n,)
+        One feature's training values; NaN means missing and is ignored.
+    max_bin : int
+        At most this many bins.
+    weights : ndarray, optional
+        Weights of the quantiles when there are more than ``max_bin`` distinct values.
+    """
+    known = ~np.isnan(values)
+    finite = values[known]
+    if finite.size == 0:
+        return np.array([np.float32(1.0)], dtype=np.float32)
+    distinct = np.unique(finite)
+    if distinct.size <= max_bin:
+        inner = distinct[1:]
+    else:
+        w = np.ones(finite.size) if weights is None else np.asarray(weights, float)[known]
+        inner = weighted_quantile_cuts(finite, w, max_bin)
+    return np.concatenate([inner, [_upper_sentinel(distinct[-1])]]).astype(np.float32)
+
+
+@dataclass
+class BinnedData:
+    """Bin codes of a data set and the cut points that made them.
+
+    Attributes
+    ----------
+    codes : ndarray of uint8 or uint16, shape (n_features, n_rows)
+        Feature-major: one feature's codes are contiguous, which is what a
+        per-feature histogram reads.
+    cuts : list of ndarray of float32
+        ``cuts[j][b]`` is the (exclusive) upper bound of bin ``b`` of feature ``j``.
+    minimum : ndarray of float32, shape (n_features,)
+        The smallest training value of each feature (lower bound of bin 0).
+    missing_code : int
+        The code of a missing value; also ``stride - 1``.
+    """
+
+    codes: np.ndarray
+    cuts: list
+    minimum: np.ndarray
+    missing_code: int
+
+    @property
+    def stride(self) -> int:
+        """Codes per feature in a histogram: every bin and the missing bin."""
+        return self.missing_code + 1
+
+    @property
+    def n_features(self) -> int:
+        """Number of features."""
+        return self.codes.shape[0]
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows."""
+        return self.codes.shape[1]
+
+    @property
+    def n_bins(self) -> np.ndarray:
+        """Number of (non-missing) bins of each feature."""
+        return np.array([c.size for c in self.cuts], dtype=np.intp)
+
+    @classmethod
+    def fit(cls, X: np.ndarray, max_bin: int, weights=None, cuts=None) -> BinnedData:
+        """Cut every column of float32 ``X`` (or reuse ``cuts``) and encode it."""
+        if cuts is None:
+            cuts = [fit_cuts(X[:, j], max_bin, weights) for j in range(X.shape[1])]
+        minimum = np.array(
+            [np.nanmin(X[:, j]) if np.any(~np.isnan(X[:, j])) else 0.0 for j in range(X.shape[1])],
+            dtype=np.float32,
+        )
+        missing_code = max((c.size for c in cuts), default=1)
+        dtype = np.uint8 if missing_code < 256 else np.uint16
+        codes = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
+        for j, cut in enumerate(cuts):
+            codes[j] = encode(X[:, j], cut, missing_code)
+        return cls(codes=codes, cuts=list(cuts), minimum=minimum, missing_code=missing_code)
+
+    def threshold(self, feature: int, split_bin: int) -> np.float32:
+        """The float32 ``t`` of the test ``x < t`` that sends bins ``0 .. split_bin`` left.
+
+        ``split_bin = -1`` (only missing values to the left) gives the
+        smallest training value, as XGBoost writes such a split.
+        """
+        if split_bin < 0:
+            return self.minimum[feature]
+        return self.cuts[feature][split_bin]
+
+
+def encode(values: np.ndarray, cuts: np.ndarray, missing_code: int) -> np.ndarray:
+    """Bin codes of float32 ``values``: the number of cuts ``<= x``; NaN gets ``missing_code``."""
+    codes = np.searchsorted(cuts, values, side="right")
+    np.minimum(codes, cuts.size - 1, out=codes)  # above the sentinel: the last bin
+    codes[np.isnan(values)] = missing_code
+    return codes

@@ -1,0 +1,313 @@
+"""Growing one tree from gradient histograms, level by level (chapter 13).
+
+:class:`DepthwiseGrower` is XGBoost's depth-wise policy: every node of a
+level is split at once if its best split gains enough, down to
+``max_depth``. It keeps the rows *grouped by node*: ``order`` is a
+permutation of the rows in which every node's rows are contiguous, so a
+node is a ``(start, count)`` segment, splitting it is a stable partition of
+its segment, and the rows of the smaller child are a slice to build a
+histogram from (:mod:`mltrees.hist.histogram`; the larger child is the
+parent minus the smaller). No loop runs over rows, and none over nodes
+except to cut the level into segments.
+
+A grown tree comes back with the leaf of every row
+(:attr:`GrownTree.leaf_of_row`), so the boosting loop updates its training
+predictions with one gather instead of walking the tree.
+
+The contract a boosting loop relies on is :meth:`DepthwiseGrower.grow`:
+``(g, h) -> GrownTree``. Other policies (leaf-wise, oblivious) provide the
+same method.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mltrees.hist.binning import BinnedData
+from mltrees.hist.histogram import build_histograms
+from mltrees.hist.splitting import SplitParams, find_best_splits, leaf_weight, node_score
+from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
+
+__all__ = ["DepthwiseGrower", "GrownTree", "segment_positions", "stable_partition"]
+
+
+@dataclass
+class GrownTree:
+    """A tree fresh from a grower.
+
+    Attributes
+    ----------
+    tree : Tree
+        Flat-array tree; leaves hold ``learning_rate * w*``; numeric tests are
+        ``x <= threshold`` with ``threshold`` the float64 just below the
+        float32 cut, so that on float32 data they equal XGBoost's ``x < cut``.
+    leaf_of_row : ndarray of intp, shape (n_rows,)
+        The leaf (node id) each training row ends in.
+    split_value : ndarray of float32, shape (n_nodes,)
+        The cut ``c`` of XGBoost's test ``x < c`` (NaN at leaves).
+    gain : ndarray of float, shape (n_nodes,)
+        The loss change of each split (0 at leaves).
+    weight : ndarray of float, shape (n_nodes,)
+        The unscaled leaf weight ``w*`` of every node.
+    """
+
+    tree: Tree
+    leaf_of_row: np.ndarray
+    split_value: np.ndarray
+    gain: np.ndarray
+    weight: np.ndarray
+
+
+def segment_positions(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions ``start .. start + count - 1`` of every segment, and each one's segment."""
+    counts = np.asarray(counts, dtype=np.intp)
+    segment = np.repeat(np.arange(counts.size), counts)
+    first = np.cumsum(counts) - counts
+    positions = np.arange(counts.sum(), dtype=np.intp) - first[segment] + starts[segment]
+    return positions, segment
+
+
+def stable_partition(
+    order: np.ndarray, starts, counts, go_left: np.ndarray, positions, segment
+) -> np.ndarray:
+    """Reorder every segment of ``order``: its left rows first, each side in its old order.
+
+    A counting sort with two keys per segment, from one cumulative sum.
+    Returns the number of left rows of each segment.
+    """
+    left = go_left.astype(np.intp)
+    running = np.cumsum(left)
+    first = np.cumsum(counts) - counts  # index of each segment's first entry in ``positions``
+    before = running[first] - left[first]  # left rows before each segment
+    n_left = np.add.reduceat(left, first) if first.size else np.zeros(0, np.intp)
+    n_left = np.where(counts > 0, n_left, 0)
+    index_in_segment = np.arange(positions.size) - first[segment]
+    lefts_to_here = running - before[segment]  # including this row if it goes left
+    new_index = np.where(
+        go_left,
+        lefts_to_here - 1,
+        n_left[segment] + index_in_segment - (lefts_to_here - left),
+    )
+    rows = order[positions]
+    order[starts[segment] + new_index] = rows
+    return n_left
+
+
+@dataclass
+class DepthwiseGrower:
+    """XGBoost's depth-wise growth on binned data.
+
+    Parameters
+    ----------
+    data : BinnedData
+    params : SplitParams
+    max_depth : int
+    learning_rate : float
+        η, multiplied into the leaf values (shrinkage).
+    colsample_bylevel, colsample_bynode : float
+        Shares of the tree's features each level, then each node, may use.
+    rng : numpy.random.Generator
+    n_threads : int
+    """
+
+    data: BinnedData
+    params: SplitParams
+    max_depth: int = 6
+    learning_rate: float = 0.3
+    colsample_bylevel: float = 1.0
+    colsample_bynode: float = 1.0
+    rng: np.random.Generator = field(default_factory=np.random.default_rng)
+    n_threads: int = 1
+
+    def __post_init__(self):
+        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+        self._n_bins = self.data.n_bins
+
+    def close(self):
+        """Stop the grower's threads."""
+        if self._executor is not None:
+            self._executor.shutdown()
+            self._executor = None
+
+    def __getstate__(self):  # pragma: no cover - growers are not meant to be pickled
+        raise TypeError("a grower holds threads and is not picklable")
+
+    def _eta(self) -> float:
+        return float(np.float32(self.learning_rate)) if self.params.float32 else self.learning_rate
+
+    def _scaled(self, w: np.ndarray) -> np.ndarray:
+        return np.asarray(
+            self.params.round(self.params.round(w) * self.params.round(self._eta())),
+            dtype=np.float64,
+        )
+
+    def _sample(self, allowed: np.ndarray, share: float) -> np.ndarray:
+        """A random subset of ``allowed`` features of size ``max(1, round(share * len))``."""
+        if share >= 1.0:
+            return allowed
+        k = max(1, round(share * allowed.size))
+        return np.sort(self.rng.choice(allowed, size=k, replace=False))
+
+    def _feature_mask(self, n_nodes: int, tree_features: np.ndarray) -> np.ndarray | None:
+        n_features = self.data.n_features
+        if (
+            tree_features.size == n_features
+            and self.colsample_bylevel >= 1.0
+            and self.colsample_bynode >= 1.0
+        ):
+            return None
+        level = self._sample(tree_features, self.colsample_bylevel)
+        mask = np.zeros((n_nodes, n_features), dtype=bool)
+        for node in range(n_nodes):  # one draw per node, as XGBoost's column sampler
+            mask[node, self._sample(level, self.colsample_bynode)] = True
+        return mask
+
+    def grow(self, g: np.ndarray, h: np.ndarray, features: np.ndarray | None = None) -> GrownTree:
+        """Grow one tree on gradients ``g`` and hessians ``h`` of every row.
+
+        Rows left out of a subsample take part with ``g = h = 0``: they
+        change no sum, and still get a leaf in ``leaf_of_row``.
+        """
+        data, params = self.data, self.params
+        n = data.n_rows
+        g = np.asarray(g, dtype=np.float64)
+        h = np.asarray(h, dtype=np.float64)
+        tree_features = np.arange(data.n_features) if features is None else np.asarray(features)
+        order = np.arange(n, dtype=np.intp)
+        flat_codes = data.codes.reshape(-1)
+        hist = build_histograms(
+            data.codes, data.stride, (g, h), executor=self._executor, features=tree_features
+        )
+        totals = np.array([[g.sum(), h.sum()]])
+        starts = np.zeros(1, dtype=np.intp)
+        counts = np.array([n], dtype=np.intp)
+        parents = np.array([-1], dtype=np.intp)
+        leaf_of_row = np.empty(n, dtype=np.intp)
+        levels = []
+        next_id = 1
+        for depth in range(self.max_depth + 1):
+            n_nodes = starts.size
+            ids = next_id - n_nodes + np.arange(n_nodes)
+            weight = leaf_weight(totals[:, 0], totals[:, 1], params)
+            if depth < self.max_depth:
+                mask = self._feature_mask(n_nodes, tree_features)
+                best = find_best_splits(hist, totals, self._n_bins, params, mask)
+                split = best.accepted(params)
+            else:
+                split = np.zeros(n_nodes, dtype=bool)
+            s = np.flatnonzero(split)
+            level = {
+                "id": ids,
+                "parent": parents,
+                "depth": np.full(n_nodes, depth),
+                "G": totals[:, 0],
+                "H": totals[:, 1],
+                "count": counts,
+                "weight": weight,
+                "feature": np.full(n_nodes, LEAF, dtype=np.intp),
+                "split_bin": np.full(n_nodes, -2, dtype=np.intp),
+                "default_left": np.zeros(n_nodes, dtype=bool),
+                "gain": np.zeros(n_nodes),
+                "first_child": np.zeros(n_nodes, dtype=np.intp),
+            }
+            leaves = np.flatnonzero(~split)
+            if leaves.size:
+                positions, segment = segment_positions(starts[leaves], counts[leaves])
+                leaf_of_row[order[positions]] = ids[leaves][segment]
+            if s.size == 0:
+                levels.append(level)
+                break
+            level["feature"][s] = best.feature[s]
+            level["split_bin"][s] = best.split_bin[s]
+            level["default_left"][s] = best.default_left[s]
+            level["gain"][s] = best.gain[s]
+            level["first_child"][s] = next_id + 2 * np.arange(s.size)
+            levels.append(level)
+            next_id += 2 * s.size
+
+            # Partition the rows of the split nodes.
+            positions, segment = segment_positions(starts[s], counts[s])
+            rows = order[positions]
+            feature = best.feature[s][segment]
+            code = flat_codes.take(feature * n + rows).astype(np.intp)
+            missing = code == data.missing_code
+            go_left = np.where(
+                missing, best.default_left[s][segment], code <= best.split_bin[s][segment]
+            )
+            n_left = stable_partition(order, starts[s], counts[s], go_left, positions, segment)
+            n_right = counts[s] - n_left
+
+            # Children: (left, right) of every split node, in order.
+            child_starts = np.column_stack([starts[s], starts[s] + n_left]).reshape(-1)
+            child_counts = np.column_stack([n_left, n_right]).reshape(-1)
+            child_totals = np.stack([best.left[s], best.right[s]], axis=1).reshape(-1, 2)
+            # Build the smaller child of each pair; the larger is parent - smaller.
+            small_is_right = n_right < n_left
+            small = 2 * np.arange(s.size) + small_is_right
+            positions, segment = segment_positions(child_starts[small], child_counts[small])
+            built = build_histograms(
+                data.codes,
+                data.stride,
+                (g, h),
+                rows=order[positions],
+                group=segment,
+                n_groups=s.size,
+                executor=self._executor,
+                features=tree_features,
+            )
+            child_hist = np.empty((2 * s.size, *hist.shape[1:]))
+            child_hist[small] = built
+            child_hist[small ^ 1] = hist[s] - built
+            hist = child_hist
+            totals = child_totals
+            starts, counts = child_starts, child_counts
+            parents = np.repeat(ids[s], 2)
+        return self._assemble(levels, leaf_of_row)
+
+    def _assemble(self, levels, leaf_of_row) -> GrownTree:
+        def cat(key):
+            return np.concatenate([level[key] for level in levels])
+
+        feature = cat("feature")
+        n_nodes = feature.size
+        internal = feature != LEAF
+        split_bin = cat("split_bin")
+        split_value = np.full(n_nodes, np.nan, dtype=np.float32)
+        for node in np.flatnonzero(internal):  # one lookup per internal node, not per row
+            split_value[node] = self.data.threshold(int(feature[node]), int(split_bin[node]))
+        threshold = np.full(n_nodes, np.nan)
+        threshold[internal] = np.nextafter(split_value[internal].astype(np.float64), -np.inf)
+        weight = cat("weight")
+        G, H = cat("G"), cat("H")
+        score = node_score(G, H, self.params).astype(np.float64)
+        # -score / H: for squared error (h = 1, λ = 0) the variance up to a
+        # constant, so impurity decreases weighted by H are the gains.
+        impurity = np.where(H > 0, -score / np.where(H > 0, H, 1.0), 0.0)
+        missing_slot = np.where(internal, np.where(cat("default_left"), 0, 1), MISSING_NONE)
+        tree = Tree(
+            feature=feature,
+            kind=np.where(internal, NUMERIC_NODE, -1).astype(np.int8),
+            threshold=threshold,
+            first_child=cat("first_child"),
+            n_children=np.where(internal, 2, 0),
+            route_offset=np.zeros(n_nodes, dtype=np.intp),
+            route_table=np.zeros(0, dtype=np.intp),
+            n_categories=np.zeros(n_nodes, dtype=np.intp),
+            value=self._scaled(weight).reshape(-1, 1),
+            impurity=impurity,
+            n_node_samples=cat("count"),
+            weighted_n_node_samples=H,
+            depth=cat("depth"),
+            parent=cat("parent"),
+            missing_slot=missing_slot.astype(np.int8),
+        )
+        return GrownTree(
+            tree=tree,
+            leaf_of_row=leaf_of_row,
+            split_value=split_value,
+            gain=cat("gain"),
+            weight=np.asarray(weight, dtype=np.float64),
+        )
