@@ -15,6 +15,8 @@ from mltrees.ensemble import (
     GradientBoostingRegressor,
     RandomForestClassifier,
     RandomForestRegressor,
+    XGBoostClassifier,
+    XGBoostRegressor,
 )
 from mltrees.information import (
     conditional_entropy,
@@ -57,6 +59,8 @@ __all__ = [
     "RandomForestClassifier",
     "RandomForestRegressor",
     "RuleSetClassifier",
+    "XGBoostClassifier",
+    "XGBoostRegressor",
     "__version__",
     "conditional_entropy",
     "contingency_table",

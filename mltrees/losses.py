@@ -31,6 +31,7 @@ __all__ = [
     "HuberLoss",
     "Loss",
     "MultinomialLogLoss",
+    "PoissonLoss",
     "SquaredError",
     "get_loss",
     "newton_step",
@@ -483,6 +484,51 @@ class ExponentialLoss(Loss):
         return np.column_stack([1.0 - p, p])
 
 
+class PoissonLoss(Loss):
+    r"""Poisson deviance on the log-mean ``F`` (count data, ``y >= 0``).
+
+    :math:`L = e^F - yF` (the negative log-likelihood up to a term in
+    ``y`` alone), so the mean is :math:`\mu = e^F`: gradient ``mu - y``,
+    hessian ``mu``. XGBoost's ``count:poisson`` takes the hessian at
+    ``F + max_delta_step`` instead (chapter 13): ``mu`` can be tiny where
+    ``y = 0``, and a Newton step ``-G / H`` would then be huge.
+
+    Parameters
+    ----------
+    max_delta_step : float, default 0.0
+        The shift of the hessian (0: the exact hessian).
+    """
+
+    def __init__(self, max_delta_step: float = 0.0):
+        self.max_delta_step = float(max_delta_step)
+
+    def value(self, y, raw):
+        """``exp(F) - y F`` per sample."""
+        return np.exp(raw) - y * raw
+
+    def gradient(self, y, raw):
+        """``exp(F) - y``."""
+        return np.exp(raw) - y
+
+    def hessian(self, y, raw):
+        """``exp(F + max_delta_step)``."""
+        return np.exp(raw + self.max_delta_step)
+
+    def init(self, y, sample_weight=None):
+        """``log`` of the weighted mean of ``y``."""
+        mean = float(np.average(y, weights=_weights(sample_weight, len(y))))
+        return float(np.log(max(mean, np.finfo(float).tiny)))
+
+    def leaf_values(self, y, raw, leaf, n_nodes, sample_weight=None):
+        """One Newton step per leaf."""
+        return newton_step(
+            self.gradient(y, raw), self.hessian(y, raw), leaf, n_nodes, sample_weight
+        )
+
+    def __repr__(self) -> str:
+        return f"PoissonLoss(max_delta_step={self.max_delta_step!r})"
+
+
 def get_loss(name: str, n_classes: int | None = None, **options) -> Loss:
     """The loss object for a name used by the estimators' ``loss`` parameter."""
     if name == "squared_error":
@@ -497,4 +543,6 @@ def get_loss(name: str, n_classes: int | None = None, **options) -> Loss:
         return MultinomialLogLoss(n_classes)
     if name == "exponential":
         return ExponentialLoss()
+    if name == "poisson":
+        return PoissonLoss(**options)
     raise ValueError(f"unknown loss {name!r}")

@@ -11,6 +11,7 @@ from mltrees.ensemble.gradient_boosting import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
 )
+from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor
 
 __all__: list[str] = [
     "AdaBoostClassifier",
@@ -20,4 +21,6 @@ __all__: list[str] = [
     "GradientBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "XGBoostClassifier",
+    "XGBoostRegressor",
 ]

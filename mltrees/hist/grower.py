@@ -28,7 +28,13 @@ import numpy as np
 
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.histogram import build_histograms
-from mltrees.hist.splitting import SplitParams, find_best_splits, leaf_weight, node_score
+from mltrees.hist.splitting import (
+    SplitParams,
+    find_best_splits,
+    leaf_weight,
+    local_proposals,
+    node_score,
+)
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
 __all__ = ["DepthwiseGrower", "GrownTree", "segment_positions", "stable_partition"]
@@ -111,6 +117,9 @@ class DepthwiseGrower:
         Shares of the tree's features each level, then each node, may use.
     rng : numpy.random.Generator
     n_threads : int
+    local_proposals : int or None
+        If set, every node may cut only at this many hessian-weighted
+        quantiles of its own rows (Algorithm 2 with local proposals).
     """
 
     data: BinnedData
@@ -121,6 +130,7 @@ class DepthwiseGrower:
     colsample_bynode: float = 1.0
     rng: np.random.Generator = field(default_factory=np.random.default_rng)
     n_threads: int = 1
+    local_proposals: int | None = None
 
     def __post_init__(self):
         self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
@@ -194,7 +204,10 @@ class DepthwiseGrower:
             weight = leaf_weight(totals[:, 0], totals[:, 1], params)
             if depth < self.max_depth:
                 mask = self._feature_mask(n_nodes, tree_features)
-                best = find_best_splits(hist, totals, self._n_bins, params, mask)
+                cuts = None
+                if self.local_proposals is not None:
+                    cuts = local_proposals(hist, self.local_proposals)
+                best = find_best_splits(hist, totals, self._n_bins, params, mask, cuts)
                 split = best.accepted(params)
             else:
                 split = np.zeros(n_nodes, dtype=bool)

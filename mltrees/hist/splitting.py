@@ -33,6 +33,7 @@ __all__ = [
     "find_best_splits",
     "gain_given_weight",
     "leaf_weight",
+    "local_proposals",
     "node_score",
     "split_gain",
     "threshold_l1",
@@ -175,12 +176,29 @@ class BestSplits:
         return (self.gain > MIN_LOSS_CHANGE) & (self.gain >= params._f(params.gamma))
 
 
+def local_proposals(hist: np.ndarray, n_proposals: int) -> np.ndarray:
+    """Cuts at the hessian-weighted quantiles of each node's own rows (local proposals).
+
+    Algorithm 2 of Chen & Guestrin with proposals made anew at every node:
+    the node's rank function :eq:`eq-xgb-rank` is the cumulative hessian of
+    its histogram, and the cut after bin ``b`` is proposed where it crosses
+    one of ``k / n_proposals``. Returns the ``cut_mask`` of :func:`find_best_splits`.
+    """
+    H = hist[:, :, :-1, 1]
+    cumulative = np.cumsum(H, axis=2)
+    total = cumulative[:, :, -1:]
+    bucket = np.floor(n_proposals * cumulative / np.where(total > 0, total, 1.0))
+    previous = np.concatenate([np.zeros_like(bucket[:, :, :1]), bucket[:, :, :-1]], axis=2)
+    return bucket > previous
+
+
 def find_best_splits(
     hist: np.ndarray,
     totals: np.ndarray,
     n_bins: np.ndarray,
     params: SplitParams,
     feature_mask: np.ndarray | None = None,
+    cut_mask: np.ndarray | None = None,
 ) -> BestSplits:
     """The best split of every node from its histograms (Algorithms 2 and 3 of Chen & Guestrin).
 
@@ -201,6 +219,8 @@ def find_best_splits(
     params : SplitParams
     feature_mask : ndarray of bool, shape (n_nodes, n_features), optional
         The features each node may split on (column subsampling).
+    cut_mask : ndarray of bool, shape (n_nodes, n_features, stride - 1), optional
+        The cuts (after bin ``b``) each node may use: local proposals.
     """
     n_nodes = hist.shape[0]
     parts = [
@@ -210,13 +230,14 @@ def find_best_splits(
             n_bins,
             params,
             None if feature_mask is None else feature_mask[start : start + NODES_PER_CHUNK],
+            None if cut_mask is None else cut_mask[start : start + NODES_PER_CHUNK],
         )
         for start in range(0, max(n_nodes, 1), NODES_PER_CHUNK)
     ]
     return BestSplits(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
 
 
-def _best_of_chunk(hist, totals, n_bins, params, feature_mask):
+def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
     n_nodes, _, stride, _ = hist.shape
     n_cuts = stride - 1  # cuts after bins 0 .. stride - 2
     known = hist[:, :, :n_cuts, :]
@@ -256,6 +277,11 @@ def _best_of_chunk(hist, totals, n_bins, params, feature_mask):
     gain_bwd = np.where(
         (bins[None, None, :] < n_bins[None, :, None]) & has_missing[:, :, None], gain_bwd, neg
     )
+    if cut_mask is not None:
+        gain_fwd = np.where(cut_mask, gain_fwd, neg)
+        # backward index k is the cut after bin k - 1 (k = 0: only missing values left)
+        allowed = np.concatenate([np.ones_like(cut_mask[:, :, :1]), cut_mask[:, :, :-1]], 2)
+        gain_bwd = np.where(allowed, gain_bwd, neg)
     gain_bwd = gain_bwd[:, :, ::-1]  # scanned from the highest cut down
     if feature_mask is not None:
         gain_fwd = np.where(feature_mask[:, :, None], gain_fwd, neg)

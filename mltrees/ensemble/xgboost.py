@@ -1,0 +1,615 @@
+"""XGBoost: Newton boosting of regularised trees (Chen & Guestrin 2016), chapter 13.
+
+Every round computes the gradients ``g_i`` and hessians ``h_i`` of the loss
+at the current margins ``F_{m-1}(x_i)`` (:eq:`eq-xgb-taylor`), grows a tree
+on them with the histogram learner of :mod:`mltrees.hist` (leaf weights
+:eq:`eq-xgb-leaf-weight`, split gains :eq:`eq-xgb-gain`), and adds
+``learning_rate * w*`` of each row's leaf to its margin, read from the
+grower's row -> leaf assignment rather than by walking the tree.
+
+``tree_method``:
+
+* ``"hist"``: features are binned once (one bin per distinct value up to
+  ``max_bin``, else quantiles weighted by ``sample_weight``);
+* ``"approx"``: the bins are proposed anew for every tree, from quantiles
+  weighted by the hessians (:eq:`eq-xgb-sketch-weight`), XGBoost 3's ``approx``;
+  ``sketch="local"`` proposes them anew at every node instead (Algorithm 2's
+  local variant, which XGBoost does not offer).
+
+Parameter names and defaults are XGBoost's where the meaning is the same.
+Data are compared in float32, gradients are float32 and the gains follow
+XGBoost's float32 arithmetic, so that trees and margins equal the
+``xgboost`` package's on data whose features have at most ``max_bin``
+distinct values (checked in the tests).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mltrees.ensemble._common import (
+    StackedTrees,
+    check_fraction,
+    check_positive_int,
+    class_codes,
+    raw_importances,
+)
+from mltrees.hist.binning import BinnedData, fit_cuts
+from mltrees.hist.grower import DepthwiseGrower
+from mltrees.hist.splitting import SplitParams
+from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
+from mltrees.tree._data import validate_fit_input
+from mltrees.tree._tree import available_cores
+
+__all__ = ["XGBoostClassifier", "XGBoostRegressor"]
+
+LOCAL_GRID = 16  # fine bins per proposal of sketch="local"
+_HESSIAN_FLOOR = 1e-16  # XGBoost's kRtEps-like floor on logistic hessians
+
+
+@dataclass
+class _Objective:
+    """A loss as XGBoost uses it: gradients, hessians, the margin of ``base_score``."""
+
+    name: str
+    loss: object
+    n_outputs: int = 1
+    hessian_factor: float = 1.0  # softmax: XGBoost's 2 p (1 - p)
+    metric: str = "rmse"
+
+    def gradients(self, y, margin):
+        g = self.loss.gradient(y, margin)
+        h = self.loss.hessian(y, margin)
+        if self.name in ("binary:logistic", "multi:softprob"):
+            h = np.maximum(self.hessian_factor * h, _HESSIAN_FLOOR)
+        return g, h
+
+    def margin_of(self, base_score):
+        """The starting margin of a ``base_score`` given on the scale of predictions."""
+        base = np.asarray(base_score, dtype=np.float64)
+        if self.name == "binary:logistic":
+            return np.log(base / (1.0 - base))
+        if self.name == "count:poisson":
+            return np.log(base)
+        return base
+
+    def evaluate(self, y, margin, weight) -> float:
+        """The default evaluation metric of the objective (lower is better)."""
+        if self.metric == "rmse":
+            return float(np.sqrt(np.average((y - margin) ** 2, weights=weight)))
+        return float(np.average(self.loss.value(y, margin), weights=weight))
+
+
+_XGB_PARAMS = """
+    n_estimators : int, default 100
+        Boosting rounds.
+    learning_rate : float, default 0.3
+        η: each tree's leaf weights are multiplied by it (shrinkage).
+    max_depth : int, default 6
+        Depth of every tree (depth-wise growth).
+    reg_lambda : float, default 1.0
+        λ, the L2 penalty on leaf weights (:eq:`eq-xgb-objective`).
+    reg_alpha : float, default 0.0
+        λ₁, the L1 penalty on leaf weights (soft-thresholding, :eq:`eq-xgb-l1`).
+    gamma : float, default 0.0
+        Minimum loss change of a split, compared with XGBoost's un-halved
+        gain (:eq:`eq-xgb-gain`); the paper's γ is ``gamma / 2``.
+    min_child_weight : float, default 1.0
+        Minimum hessian sum 𝓗 of a child.
+    max_delta_step : float or None, default None
+        Leaf weights are clipped to ``±max_delta_step`` (0: no clipping);
+        None means 0.7 for Poisson regression (as XGBoost) and 0 otherwise.
+    subsample : float in (0, 1], default 1.0
+        Each row takes part in a tree with this probability.
+    colsample_bytree, colsample_bylevel, colsample_bynode : float in (0, 1], default 1.0
+        Shares of the features drawn per tree, then per level of it, then per node.
+    tree_method : {"hist", "approx"}, default "hist"
+        Bins fixed once (``hist``) or proposed per tree from hessian-weighted
+        quantiles (``approx``).
+    sketch : {"global", "local"}, default "global"
+        With ``approx``: proposals once per tree, or anew at every node.
+    max_bin : int, default 256
+        At most this many bins per feature.
+    base_score : float or None, default None
+        The starting prediction on the scale of the predictions (a
+        probability for classification, a mean for Poisson); None: the
+        weighted mean of ``y`` (class shares for several classes).
+    early_stopping_rounds : int or None, default None
+        Stop when the metric on the last ``eval_set`` of ``fit`` has not
+        improved for this many rounds; predictions then use the best round.
+    random_state : int, Generator or None, default None
+        Seeds the row and feature samples.
+    n_jobs : int or None, default None
+        Threads for the histograms (None: all cores).
+    verbose : int, default 0
+        If > 0, print the metric every ``verbose`` rounds to stderr.
+"""
+
+
+def _xgb_doc(cls):
+    cls.__doc__ = cls.__doc__.replace("    {params}\n", _XGB_PARAMS.lstrip("\n"))
+    return cls
+
+
+def _as_float32(estimator, X, *, reset: bool):
+    """Validate ``X`` as float32 numbers, NaN allowed (missing), inf rejected."""
+    if isinstance(X, pd.DataFrame):
+        bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+        if bad:
+            raise TypeError(
+                f"X column {bad[0]!r} has dtype {X[bad[0]].dtype}; XGBoostClassifier and "
+                "XGBoostRegressor take numbers only (encode categories first)"
+            )
+    return validate_data(estimator, X, reset=reset, dtype=np.float32, ensure_all_finite="allow-nan")
+
+
+class _BaseXGBoost(BaseEstimator):
+    """The boosting loop shared by the regressor and the classifier."""
+
+    def _validate_params(self):
+        check_positive_int(self.n_estimators, "n_estimators")
+        check_fraction(self.learning_rate, "learning_rate", high=np.inf)
+        check_positive_int(self.max_depth, "max_depth", low=0)
+        for name in ("reg_lambda", "reg_alpha", "gamma", "min_child_weight"):
+            check_fraction(getattr(self, name), name, low_open=False, high=np.inf)
+        if self.max_delta_step is not None:
+            check_fraction(self.max_delta_step, "max_delta_step", low_open=False, high=np.inf)
+        for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
+            check_fraction(getattr(self, name), name)
+        if self.tree_method not in ("hist", "approx"):
+            raise ValueError(f"tree_method must be 'hist' or 'approx', got {self.tree_method!r}")
+        if self.sketch not in ("global", "local"):
+            raise ValueError(f"sketch must be 'global' or 'local', got {self.sketch!r}")
+        if self.sketch == "local" and self.tree_method != "approx":
+            raise ValueError("sketch='local' needs tree_method='approx'")
+        check_positive_int(self.max_bin, "max_bin", low=2)
+        check_positive_int(self.early_stopping_rounds, "early_stopping_rounds", allow_none=True)
+        check_positive_int(self.verbose, "verbose", low=0)
+        check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
+
+    def _split_params(self, objective: _Objective) -> SplitParams:
+        delta = self.max_delta_step
+        if delta is None:
+            delta = 0.7 if objective.name == "count:poisson" else 0.0
+        return SplitParams(
+            reg_lambda=float(self.reg_lambda),
+            reg_alpha=float(self.reg_alpha),
+            gamma=float(self.gamma),
+            min_child_weight=float(self.min_child_weight),
+            max_delta_step=float(delta),
+        )
+
+    def _boost(self, X, y, weight, objective: _Objective, eval_set, init_margin):
+        """Grow the trees; returns the fitted state."""
+        n, n_features = X.shape
+        K = objective.n_outputs
+        rng = np.random.default_rng(self.random_state)
+        params = self._split_params(objective)
+        n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
+        if self.tree_method == "hist":
+            data = BinnedData.fit(X, self.max_bin, weights=weight)
+        elif self.sketch == "local":
+            # Local proposals choose among a fine grid of LOCAL_GRID times more bins.
+            data = BinnedData.fit(X, min(LOCAL_GRID * self.max_bin, 65535), weights=weight)
+        margin = np.tile(init_margin, (n, 1))
+        evals = [
+            (
+                E,
+                np.asarray(ey),
+                np.ones(len(ey)) if ew is None else ew,
+                np.tile(init_margin, (len(ey), 1)),
+            )
+            for E, ey, ew in eval_set
+        ]
+        history = [[] for _ in evals]
+        trees, best_round, best_score = [], 0, np.inf
+        start = time.perf_counter()
+        for m in range(self.n_estimators):
+            g, h = objective.gradients(y, margin[:, 0] if K == 1 else margin)
+            g = np.asarray(g, dtype=np.float64).reshape(n, K)
+            h = np.asarray(h, dtype=np.float64).reshape(n, K)
+            # XGBoost keeps gradient pairs in float32, weighted.
+            g = (g.astype(np.float32) * weight.astype(np.float32)[:, None]).astype(np.float64)
+            h = (h.astype(np.float32) * weight.astype(np.float32)[:, None]).astype(np.float64)
+            if self.subsample < 1.0:
+                out = rng.random(n) >= self.subsample
+                g[out] = 0.0
+                h[out] = 0.0
+            if self.tree_method == "approx" and self.sketch == "global":
+                # Proposals weighted by the hessians of this round (all classes).
+                cuts = [fit_cuts(X[:, j], self.max_bin, h.sum(axis=1)) for j in range(n_features)]
+                data = BinnedData.fit(X, self.max_bin, cuts=cuts)
+            features = None
+            if self.colsample_bytree < 1.0:
+                k = max(1, round(self.colsample_bytree * n_features))
+                features = np.sort(rng.choice(n_features, size=k, replace=False))
+            grower = DepthwiseGrower(
+                data,
+                params,
+                max_depth=self.max_depth,
+                learning_rate=float(self.learning_rate),
+                colsample_bylevel=float(self.colsample_bylevel),
+                colsample_bynode=float(self.colsample_bynode),
+                rng=rng,
+                n_threads=n_threads,
+                local_proposals=self.max_bin if self.sketch == "local" else None,
+            )
+            try:
+                stage = [grower.grow(g[:, k], h[:, k], features) for k in range(K)]
+            finally:
+                grower.close()
+            for k, grown in enumerate(stage):
+                margin[:, k] += grown.tree.value[grown.leaf_of_row, 0]
+            trees.append([grown.tree for grown in stage])
+            for i, (E, ey, ew, em) in enumerate(evals):
+                for k, grown in enumerate(stage):
+                    em[:, k] += grown.tree.value[grown.tree.apply(E), 0]
+                history[i].append(objective.evaluate(ey, em[:, 0] if K == 1 else em, ew))
+            if self.verbose and (m + 1) % self.verbose == 0:
+                shown = "  ".join(f"eval{i}: {h_[-1]:.6g}" for i, h_ in enumerate(history))
+                print(f"[{m + 1}] {shown}  {time.perf_counter() - start:.1f} s", file=sys.stderr)
+            if evals:
+                score = history[-1][-1]
+                if score < best_score:
+                    best_score, best_round = score, m
+                elif (
+                    self.early_stopping_rounds is not None
+                    and m - best_round >= self.early_stopping_rounds
+                ):
+                    break
+        return trees, history, best_round
+
+    def _fit(self, X, y, sample_weight, eval_set, objective: _Objective, base_margin):
+        X32 = _as_float32(self, X, reset=True)
+        weight = (
+            np.ones(X32.shape[0])
+            if sample_weight is None
+            else np.asarray(sample_weight, dtype=np.float64)
+        )
+        if self.early_stopping_rounds is not None and not eval_set:
+            raise ValueError("early_stopping_rounds needs an eval_set to watch")
+        evals = []
+        for item in eval_set or []:
+            if len(item) not in (2, 3):
+                raise ValueError("eval_set entries must be (X, y) or (X, y, sample_weight)")
+            E = _as_float32(self, item[0], reset=False).astype(np.float64)
+            ey = self._encode_eval_target(item[1])
+            ew = None if len(item) == 2 else np.asarray(item[2], dtype=np.float64)
+            evals.append((E, ey, ew))
+        trees, history, best_round = self._boost(X32, y, weight, objective, evals, base_margin)
+        self._objective = objective
+        self._trees = trees
+        self.base_margin_ = base_margin
+        self.evals_result_ = {
+            f"validation_{i}": {objective.metric: h} for i, h in enumerate(history)
+        }
+        self.n_estimators_ = len(trees)
+        if evals and self.early_stopping_rounds is not None:
+            self.best_iteration = best_round
+            self.best_score = history[-1][best_round]
+        elif hasattr(self, "best_iteration"):
+            del self.best_iteration, self.best_score
+        K = objective.n_outputs
+        flat = [tree for stage in trees for tree in stage]
+        outputs = np.tile(np.arange(K), len(trees))
+        self._stack = StackedTrees(flat, [t.value for t in flat], outputs, K)
+        return self
+
+    def _encode_eval_target(self, y):
+        return np.asarray(y, dtype=np.float64)
+
+    def _used_rounds(self, iteration_range):
+        if iteration_range is not None:
+            first, stop = iteration_range
+            return int(first), int(stop)
+        if getattr(self, "best_iteration", None) is not None:
+            return 0, self.best_iteration + 1
+        return 0, self.n_estimators_
+
+    def _margin(self, X, iteration_range=None) -> np.ndarray:
+        check_is_fitted(self, "_stack")
+        values = _as_float32(self, X, reset=False).astype(np.float64)
+        first, stop = self._used_rounds(iteration_range)
+        K = self._objective.n_outputs
+        if (first, stop) == (0, self.n_estimators_):
+            raw = self._stack.predict(values)
+        else:
+            flat = [tree for stage in self._trees[first:stop] for tree in stage]
+            outputs = np.tile(np.arange(K), stop - first)
+            raw = StackedTrees(flat, [t.value for t in flat], outputs, K).predict(values)
+        return raw + self.base_margin_
+
+    def _staged_margin(self, X):
+        check_is_fitted(self, "_stack")
+        values = _as_float32(self, X, reset=False).astype(np.float64)
+        raw = np.tile(self.base_margin_, (values.shape[0], 1)).astype(np.float64)
+        for stage in self._trees:
+            for k, tree in enumerate(stage):
+                raw[:, k] += tree.value[tree.apply(values), 0]
+            yield raw.copy()
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total gain per feature over all trees, normalised to sum to 1 (XGBoost's total_gain)."""
+        check_is_fitted(self, "_stack")
+        total = np.zeros(self.n_features_in_)
+        for stage in self._trees:
+            for tree in stage:
+                if tree.node_count > 1:
+                    total += (
+                        raw_importances(tree, self.n_features_in_) * tree.weighted_n_node_samples[0]
+                    )
+        s = total.sum()
+        return total / s if s > 0 else total
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+@_xgb_doc
+class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
+    """XGBoost regression (Chen & Guestrin 2016), chapter 13.
+
+    Parameters
+    ----------
+    objective : {"reg:squarederror", "count:poisson"}, default "reg:squarederror"
+        Squared error (g = F - y, h = 1) or Poisson regression on the log
+        mean (g = e^F - y, h = e^(F + max_delta_step)).
+    {params}
+
+    Attributes
+    ----------
+    n_estimators_ : int
+        Rounds grown (fewer than ``n_estimators`` after early stopping).
+    base_margin_ : ndarray of shape (1,)
+        The starting margin (``base_score`` on the margin scale).
+    best_iteration, best_score
+        With early stopping: the best round (0-based) and its metric.
+    evals_result_ : dict
+        The metric of every round on every ``eval_set``.
+    """
+
+    _objectives = ("reg:squarederror", "count:poisson")
+
+    def __init__(
+        self,
+        *,
+        objective="reg:squarederror",
+        n_estimators=100,
+        learning_rate=0.3,
+        max_depth=6,
+        reg_lambda=1.0,
+        reg_alpha=0.0,
+        gamma=0.0,
+        min_child_weight=1.0,
+        max_delta_step=None,
+        subsample=1.0,
+        colsample_bytree=1.0,
+        colsample_bylevel=1.0,
+        colsample_bynode=1.0,
+        tree_method="hist",
+        sketch="global",
+        max_bin=256,
+        base_score=None,
+        early_stopping_rounds=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.objective = objective
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.gamma = gamma
+        self.min_child_weight = min_child_weight
+        self.max_delta_step = max_delta_step
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
+        self.colsample_bynode = colsample_bynode
+        self.tree_method = tree_method
+        self.sketch = sketch
+        self.max_bin = max_bin
+        self.base_score = base_score
+        self.early_stopping_rounds = early_stopping_rounds
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
+        self._validate_params()
+        if self.objective not in self._objectives:
+            raise ValueError(f"objective must be one of {self._objectives}, got {self.objective!r}")
+        X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
+        y = np.asarray(y, dtype=np.float64)
+        if not np.isfinite(y).all():
+            raise ValueError("y contains NaN or inf")
+        weight = np.ones(len(y)) if sample_weight is None else sample_weight
+        if self.objective == "count:poisson":
+            if (y < 0).any():
+                raise ValueError("y must be >= 0 for objective='count:poisson'")
+            objective = _Objective(
+                "count:poisson",
+                PoissonLoss(0.7 if self.max_delta_step is None else float(self.max_delta_step)),
+                metric="poisson-nloglik",
+            )
+        else:
+            objective = _Objective("reg:squarederror", SquaredError(), metric="rmse")
+        base = float(np.average(y, weights=weight)) if self.base_score is None else self.base_score
+        if objective.name == "count:poisson" and base <= 0:
+            raise ValueError(f"base_score must be > 0 for Poisson regression, got {base!r}")
+        base_margin = np.atleast_1d(objective.margin_of(base)).astype(np.float64)
+        return self._fit(X, y, sample_weight, eval_set, objective, base_margin)
+
+    def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
+        """Predictions (the mean for Poisson), or raw margins with ``output_margin=True``."""
+        margin = self._margin(X, iteration_range)[:, 0]
+        if output_margin or self._objective.name != "count:poisson":
+            return margin
+        return np.exp(margin)
+
+    def staged_predict(self, X):
+        """Predictions after each round."""
+        for margin in self._staged_margin(X):
+            yield np.exp(margin[:, 0]) if self._objective.name == "count:poisson" else margin[:, 0]
+
+
+@_xgb_doc
+class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
+    """XGBoost classification (Chen & Guestrin 2016), chapter 13.
+
+    Two classes: the logistic loss on the log-odds (``binary:logistic``,
+    g = p - y, h = p(1 - p)). More classes: softmax over one margin per
+    class (``multi:softprob``), one tree per class and round, with XGBoost's
+    hessian ``2 p (1 - p)`` and a starting margin per class.
+
+    Parameters
+    ----------
+    {params}
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    n_estimators_ : int
+    base_margin_ : ndarray of shape (1,) or (K,)
+    best_iteration, best_score, evals_result_
+        As for :class:`XGBoostRegressor`.
+    """
+
+    def __init__(
+        self,
+        *,
+        n_estimators=100,
+        learning_rate=0.3,
+        max_depth=6,
+        reg_lambda=1.0,
+        reg_alpha=0.0,
+        gamma=0.0,
+        min_child_weight=1.0,
+        max_delta_step=None,
+        subsample=1.0,
+        colsample_bytree=1.0,
+        colsample_bylevel=1.0,
+        colsample_bynode=1.0,
+        tree_method="hist",
+        sketch="global",
+        max_bin=256,
+        base_score=None,
+        early_stopping_rounds=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_depth = max_depth
+        self.reg_lambda = reg_lambda
+        self.reg_alpha = reg_alpha
+        self.gamma = gamma
+        self.min_child_weight = min_child_weight
+        self.max_delta_step = max_delta_step
+        self.subsample = subsample
+        self.colsample_bytree = colsample_bytree
+        self.colsample_bylevel = colsample_bylevel
+        self.colsample_bynode = colsample_bynode
+        self.tree_method = tree_method
+        self.sketch = sketch
+        self.max_bin = max_bin
+        self.base_score = base_score
+        self.early_stopping_rounds = early_stopping_rounds
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def _encode_eval_target(self, y):
+        y = np.asarray(y)
+        codes = np.searchsorted(self.classes_, y)
+        codes = np.minimum(codes, len(self.classes_) - 1)
+        if not np.array_equal(self.classes_[codes], y):
+            raise ValueError("eval_set has labels that are not among the training classes")
+        return codes
+
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
+        self._validate_params()
+        X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
+        self.classes_, codes = class_codes(np.asarray(y))
+        K = len(self.classes_)
+        if K < 2:
+            raise ValueError(
+                f"y has a single class ({self.classes_[0]!r}); a classifier needs at least 2"
+            )
+        weight = np.ones(len(codes)) if sample_weight is None else sample_weight
+        if K == 2:
+            objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
+            p = (
+                float(np.average(codes, weights=weight))
+                if self.base_score is None
+                else self.base_score
+            )
+            if not 0.0 < p < 1.0:
+                raise ValueError(f"base_score must lie in (0, 1) for classification, got {p!r}")
+            base_margin = np.atleast_1d(objective.margin_of(p))
+        else:
+            objective = _Objective(
+                "multi:softprob",
+                MultinomialLogLoss(K),
+                n_outputs=K,
+                hessian_factor=2.0,
+                metric="mlogloss",
+            )
+            if self.base_score is None:
+                base_margin = objective.loss.init(codes, weight)
+            else:
+                base_margin = np.full(K, float(self.base_score))
+        return self._fit(
+            X,
+            codes.astype(np.float64),
+            sample_weight,
+            eval_set,
+            objective,
+            np.asarray(base_margin, dtype=np.float64),
+        )
+
+    def decision_function(self, X) -> np.ndarray:
+        """Raw margins: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
+        margin = self._margin(X)
+        return margin[:, 0] if margin.shape[1] == 1 else margin
+
+    def predict_proba(self, X, iteration_range=None) -> np.ndarray:
+        """Class probabilities, shape (n, K)."""
+        return self._objective.loss.predict_proba(_squeeze(self._margin(X, iteration_range)))
+
+    def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
+        """Classes, or raw margins with ``output_margin=True``."""
+        margin = _squeeze(self._margin(X, iteration_range))
+        if output_margin:
+            return margin
+        proba = self._objective.loss.predict_proba(margin)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def staged_predict_proba(self, X):
+        """Class probabilities after each round."""
+        for margin in self._staged_margin(X):
+            yield self._objective.loss.predict_proba(_squeeze(margin))
+
+    def staged_predict(self, X):
+        """Classes after each round."""
+        for proba in self.staged_predict_proba(X):
+            yield self.classes_[np.argmax(proba, axis=1)]
+
+
+def _squeeze(margin: np.ndarray) -> np.ndarray:
+    return margin[:, 0] if margin.shape[1] == 1 else margin
