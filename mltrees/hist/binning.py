@@ -30,9 +30,9 @@ __all__ = ["BinnedData", "fit_cuts", "weighted_quantile_cuts"]
 
 
 def _upper_sentinel(largest: np.float32) -> np.float32:
-    """A float32 strictly above ``largest``: the upper bound of the last bin."""
-    step = np.float32(abs(largest)) * np.float32(1e-5) + np.float32(1e-5)
-    return np.nextafter(np.float32(largest) + step, np.float32(np.inf))
+    """The upper bound of the last bin: ``max + (|max| + 1e-5)``, as XGBoost writes it."""
+    largest = np.float32(largest)
+    return np.float32(largest + (np.float32(abs(largest)) + np.float32(1e-5)))
 
 
 def weighted_quantile_cuts(values: np.ndarray, weights: np.ndarray, n_bins: int) -> np.ndarray:

@@ -1,0 +1,523 @@
+"""XGBoost (chapter 13): the regularised objective, the histogram learner, and the estimators.
+
+Cross-checks against the ``xgboost`` package follow its measured rules
+(float32 data and gradients, ``x < cut`` tests, ``gamma`` against the
+un-halved gain during growth in ``hist``): on features with at most
+``max_bin`` distinct values both learners see the same candidate cuts, so
+trees and margins must agree to float32 rounding (rtol 1e-5).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris, load_wine
+
+from mltrees import XGBoostClassifier, XGBoostRegressor
+from mltrees.hist.binning import BinnedData, fit_cuts, weighted_quantile_cuts
+from mltrees.hist.grower import segment_positions, stable_partition
+from mltrees.hist.histogram import build_histograms
+from mltrees.hist.splitting import (
+    SplitParams,
+    find_best_splits,
+    gain_given_weight,
+    leaf_weight,
+    node_score,
+    split_gain,
+)
+
+xgb = pytest.importorskip("xgboost")
+
+RTOL = 1e-5
+XGB_NAMES = {"reg_lambda": "lambda", "reg_alpha": "alpha", "learning_rate": "eta"}
+
+
+def _few_values(X, digits=2):
+    """Round every column to ``digits`` significant digits of its range: <= ~256 values each."""
+    X = np.asarray(X, dtype=np.float64)
+    out = np.empty_like(X)
+    for j in range(X.shape[1]):
+        spread = np.ptp(X[:, j]) or 1.0
+        out[:, j] = np.round(X[:, j], digits - int(np.floor(np.log10(spread))))
+    assert max(np.unique(c).size for c in out.T) <= 256
+    return out
+
+
+def _data(name):
+    if name == "diabetes":
+        X, y = load_diabetes(return_X_y=True)
+        return _few_values(X), y
+    if name == "breast_cancer":
+        X, y = load_breast_cancer(return_X_y=True)
+        return _few_values(X), y
+    if name == "wine":
+        X, y = load_wine(return_X_y=True)
+        return _few_values(X), y
+    if name == "iris":
+        return load_iris(return_X_y=True)
+    if name == "digits":
+        X, y = load_digits(return_X_y=True)
+        return X[:600], y[:600]
+    raise KeyError(name)
+
+
+def _xgb_margin(X, y, objective, rounds, params, X_eval=None, **extra):
+    booster_params = {
+        "objective": objective,
+        "tree_method": "hist",
+        "max_bin": 256,
+        "nthread": 1,
+        **{XGB_NAMES.get(k, k): v for k, v in params.items()},
+        **extra,
+    }
+    booster = xgb.train(booster_params, xgb.DMatrix(X, label=y), num_boost_round=rounds)
+    X_eval = X if X_eval is None else X_eval
+    return booster, booster.predict(xgb.DMatrix(X_eval), output_margin=True)
+
+
+def _with_nan(X, share, seed):
+    X = X.copy()
+    X[np.random.default_rng(seed).random(X.shape) < share] = np.nan
+    return X
+
+
+# ----------------------------------------------------------------------------
+# The objective of one leaf: w* and the gain against brute force
+# ----------------------------------------------------------------------------
+
+
+def _objective(w, G, H, lam, alpha):
+    """Second-order objective of a leaf of weight w: G w + (H + lam) w^2 / 2 + alpha |w|."""
+    return G * w + 0.5 * (H + lam) * w * w + alpha * np.abs(w)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.7])
+@pytest.mark.parametrize("lam", [0.0, 1.0, 5.0])
+def test_leaf_weight_minimises_the_second_order_objective(lam, alpha):
+    rng = np.random.default_rng(0)
+    g = rng.normal(size=(200, 30))
+    h = rng.random((200, 30)) + 0.05
+    G, H = g.sum(axis=1), h.sum(axis=1)
+    params = SplitParams(reg_lambda=lam, reg_alpha=alpha, float32=False)
+    w = leaf_weight(G, H, params)
+    grid = np.linspace(-3, 3, 120001)  # step 5e-5
+    values = _objective(grid[None, :], G[:, None], H[:, None], lam, alpha)
+    brute = grid[np.argmin(values, axis=1)]
+    np.testing.assert_allclose(w, brute, atol=5e-5)
+    # The score is twice the decrease from w = 0: -2 * objective(w*).
+    np.testing.assert_allclose(
+        node_score(G, H, params), -2 * _objective(w, G, H, lam, alpha), rtol=1e-12
+    )
+    if alpha == 0:
+        np.testing.assert_allclose(node_score(G, H, params), G**2 / (H + lam), rtol=1e-12)
+
+
+def test_max_delta_step_clips_the_weight_and_scores_the_clipped_weight():
+    rng = np.random.default_rng(1)
+    G = rng.normal(scale=20, size=500)
+    H = rng.random(500) * 5 + 0.1
+    params = SplitParams(reg_lambda=1.0, max_delta_step=0.8, float32=False)
+    w = leaf_weight(G, H, params)
+    assert np.all(np.abs(w) <= 0.8)
+    grid = np.linspace(-0.8, 0.8, 16001)
+    values = _objective(grid[None, :], G[:, None], H[:, None], 1.0, 0.0)
+    np.testing.assert_allclose(w, grid[np.argmin(values, axis=1)], atol=1e-4)
+    clipped = np.abs(-G / (H + 1.0)) > 0.8
+    assert clipped.any()
+    assert (~clipped).any()
+    # -(2 G w + (H + lambda) w^2) at the clipped weight, not G^2 / (H + lambda).
+    np.testing.assert_allclose(
+        gain_given_weight(G, H, w, params), -(2 * G * w + (H + 1.0) * w * w), rtol=1e-12
+    )
+    assert np.all(node_score(G, H, params)[clipped] < (G**2 / (H + 1.0))[clipped])
+
+
+def test_split_gain_is_the_decrease_of_the_objective_by_brute_force():
+    rng = np.random.default_rng(2)
+    g = rng.normal(size=60)
+    h = rng.random(60) + 0.1
+    lam = 2.0
+    params = SplitParams(reg_lambda=lam, min_child_weight=0.0, float32=False)
+    best_leaf = np.linspace(-5, 5, 200001)
+
+    def min_objective(mask):
+        values = _objective(best_leaf, g[mask].sum(), h[mask].sum(), lam, 0.0)
+        return values.min()
+
+    left = rng.random(60) < 0.4
+    brute = 2 * (min_objective(np.ones(60, bool)) - min_objective(left) - min_objective(~left))
+    gain = split_gain(
+        g[left].sum(),
+        h[left].sum(),
+        g[~left].sum(),
+        h[~left].sum(),
+        node_score(g.sum(), h.sum(), params),
+        params,
+    )
+    np.testing.assert_allclose(gain, brute, rtol=1e-6)
+
+
+def test_min_child_weight_bounds_the_hessian_of_both_children():
+    params = SplitParams(min_child_weight=3.0, float32=False)
+    parent = node_score(1.0, 10.0, params)
+    assert split_gain(5.0, 3.0, -4.0, 7.0, parent, params) > 0  # 3 >= 3: allowed
+    assert split_gain(5.0, 2.9, -4.0, 7.1, parent, params) == -np.inf
+
+
+# ----------------------------------------------------------------------------
+# Stages of the learner
+# ----------------------------------------------------------------------------
+
+
+def test_subtraction_trick_equals_building_the_larger_child():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 40, size=(3000, 6)).astype(np.float32)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    data = BinnedData.fit(X, 32)
+    g, h = rng.normal(size=3000), rng.random(3000)
+    parent = build_histograms(data.codes, data.stride, (g, h))[0]
+    left = np.flatnonzero(rng.random(3000) < 0.3)
+    right = np.setdiff1d(np.arange(3000), left)
+    built_left = build_histograms(data.codes, data.stride, (g, h), rows=left)[0]
+    built_right = build_histograms(data.codes, data.stride, (g, h), rows=right)[0]
+    np.testing.assert_allclose(parent - built_left, built_right, atol=1e-10)
+    # Grouped build: two groups in one pass equal two separate builds.
+    rows = np.concatenate([left, right])
+    group = np.repeat([0, 1], [left.size, right.size])
+    both = build_histograms(data.codes, data.stride, (g, h), rows=rows, group=group, n_groups=2)
+    np.testing.assert_allclose(both[0], built_left, atol=1e-10)
+    np.testing.assert_allclose(both[1], built_right, atol=1e-10)
+    # And a histogram is the brute-force sum per bin.
+    j, b = 2, 5
+    in_bin = data.codes[j] == b
+    np.testing.assert_allclose(parent[j, b], [g[in_bin].sum(), h[in_bin].sum()])
+
+
+def test_stable_partition_keeps_each_side_in_order():
+    rng = np.random.default_rng(4)
+    order = rng.permutation(1000)
+    starts = np.array([0, 100, 400, 950])
+    counts = np.array([100, 250, 0, 50])
+    positions, segment = segment_positions(starts, counts)
+    go_left = rng.random(positions.size) < 0.5
+    before = order.copy()
+    n_left = stable_partition(order, starts, counts, go_left, positions, segment)
+    for s, (start, count) in enumerate(zip(starts, counts, strict=True)):
+        old = before[start : start + count]
+        mask = go_left[segment == s]
+        assert n_left[s] == mask.sum()
+        np.testing.assert_array_equal(order[start : start + count], np.r_[old[mask], old[~mask]])
+    untouched = np.setdiff1d(np.arange(1000), positions)
+    np.testing.assert_array_equal(order[untouched], before[untouched])
+
+
+def test_cuts_give_every_value_a_bin_up_to_max_bin_then_weighted_quantiles():
+    values = np.array([3, 1, 2, 2, 5, np.nan], dtype=np.float32)
+    cuts = fit_cuts(values, 256)
+    np.testing.assert_array_equal(cuts[:-1], [2, 3, 5])  # all values but the smallest
+    assert cuts[-1] > 5
+    data = BinnedData.fit(values[:, None], 256)
+    np.testing.assert_array_equal(data.codes[0], [2, 0, 1, 1, 3, data.missing_code])
+    # Above max_bin: each bin holds about 1/max_bin of the weight.
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=20000).astype(np.float32)
+    w = rng.random(20000) * 3
+    cuts = weighted_quantile_cuts(x, w, 10)
+    shares = np.bincount(np.searchsorted(cuts, x, side="right"), weights=w) / w.sum()
+    np.testing.assert_allclose(shares, 0.1, atol=0.002)
+
+
+def test_best_split_prefers_lower_feature_then_earlier_cut_at_ties():
+    # Features 0 and 1 are copies: equal gains, feature 0 must win.
+    rng = np.random.default_rng(6)
+    x = rng.integers(0, 10, 500).astype(np.float32)
+    X = np.column_stack([x, x])
+    data = BinnedData.fit(X, 256)
+    g = np.where(x < 5, -1.0, 1.0)
+    h = np.ones(500)
+    hist = build_histograms(data.codes, data.stride, (g, h))
+    best = find_best_splits(hist, np.array([[g.sum(), h.sum()]]), data.n_bins, SplitParams())
+    assert best.feature[0] == 0
+    assert best.split_bin[0] == 4  # bins 0..4 hold values 0..4
+
+
+# ----------------------------------------------------------------------------
+# Against the xgboost package
+# ----------------------------------------------------------------------------
+
+REGULARISATIONS = [
+    {},
+    {"reg_lambda": 0.0, "min_child_weight": 0.0},
+    {"reg_lambda": 5.0, "reg_alpha": 2.0},
+    {"gamma": 2000.0},
+    {"min_child_weight": 20.0},
+    {"max_delta_step": 5.0},
+]
+
+
+@pytest.mark.parametrize("extra", REGULARISATIONS, ids=lambda d: "-".join(d) or "default")
+def test_regression_margins_equal_xgboost_hist_on_diabetes(extra):
+    X, y = _data("diabetes")
+    params = {"learning_rate": 0.3, "max_depth": 4, "base_score": 150.0, **extra}
+    booster, expected = _xgb_margin(X, y, "reg:squarederror", 25, params)
+    model = XGBoostRegressor(n_estimators=25, **params).fit(X, y)
+    np.testing.assert_allclose(model.predict(X, output_margin=True), expected, rtol=RTOL, atol=1e-4)
+    _assert_same_trees(booster, model, leaf_atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"reg_alpha": 1.0, "gamma": 1.0}, {"reg_lambda": 0.1, "min_child_weight": 2.0}],
+    ids=lambda d: "-".join(d) or "default",
+)
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+def test_logistic_margins_equal_xgboost_hist_on_breast_cancer(extra, missing):
+    X, y = _data("breast_cancer")
+    X = _with_nan(X, missing, seed=7)
+    params = {"learning_rate": 0.3, "max_depth": 4, "base_score": 0.5, **extra}
+    booster, expected = _xgb_margin(X, y, "binary:logistic", 25, params)
+    model = XGBoostClassifier(n_estimators=25, **params).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), expected, rtol=RTOL, atol=1e-5)
+    # With 20 % missing, tree 7 has a float32 tie: 'mean smoothness < 0.163' and
+    # '< 0.326' (all known values left) both gain 0.86148834 at node 1, and the
+    # libraries' summation orders pick different ones; a row with NaN goes right
+    # under both, so margins agree. Thresholds are compared without missing values.
+    _assert_same_trees(booster, model, cuts=missing == 0)
+    # New rows with NaN follow the learned default directions in both.
+    X_new = _with_nan(_data("breast_cancer")[0], 0.3, seed=8)
+    np.testing.assert_allclose(
+        model.decision_function(X_new),
+        booster.predict(xgb.DMatrix(X_new), output_margin=True),
+        rtol=RTOL,
+        atol=1e-5,
+    )
+
+
+def test_logistic_with_max_delta_step_equals_xgboost_until_a_float32_tie():
+    """With clipped weights, cuts of a feature often tie exactly in float32.
+
+    Both libraries then take the first cut of the scan, but their sums of
+    float32 gradients differ in the last bits (summation order), which can
+    reorder tied cuts: on breast cancer with ``max_delta_step=0.5`` the trees
+    are equal for 6 rounds and round 7's root picks ``worst area < 880``
+    (mltrees) or ``< 890`` (xgboost), whose float32 gains are equal.
+    """
+    X, y = _data("breast_cancer")
+    params = {"learning_rate": 0.3, "max_depth": 4, "base_score": 0.5, "max_delta_step": 0.5}
+    _, expected = _xgb_margin(X, y, "binary:logistic", 6, params)
+    model = XGBoostClassifier(n_estimators=6, **params).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), expected, rtol=RTOL, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "digits"])
+def test_softmax_margins_equal_xgboost_hist(name):
+    X, y = _data(name)
+    K = len(np.unique(y))
+    params = {"learning_rate": 0.3, "max_depth": 3, "base_score": 0.5}
+    _, expected = _xgb_margin(X, y, "multi:softprob", 10, params, num_class=K)
+    model = XGBoostClassifier(n_estimators=10, **params).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), expected, rtol=RTOL, atol=1e-5)
+
+
+def test_poisson_margins_equal_xgboost_hist():
+    X, _ = _data("diabetes")
+    rng = np.random.default_rng(9)
+    y = rng.poisson(np.exp(1 + 3 * X[:, 2] + 2 * X[:, 8]))
+    params = {"learning_rate": 0.3, "max_depth": 3, "base_score": float(y.mean())}
+    _, expected = _xgb_margin(X, y, "count:poisson", 20, params)
+    model = XGBoostRegressor(objective="count:poisson", n_estimators=20, **params).fit(X, y)
+    np.testing.assert_allclose(model.predict(X, output_margin=True), expected, rtol=RTOL, atol=1e-5)
+    np.testing.assert_allclose(model.predict(X), np.exp(expected), rtol=1e-4)
+
+
+def test_sample_weights_equal_xgboost_hist():
+    X, y = _data("breast_cancer")
+    w = np.random.default_rng(10).random(len(y)) * 2
+    params = {"learning_rate": 0.3, "max_depth": 3, "base_score": 0.5}
+    booster = xgb.train(
+        {
+            "objective": "binary:logistic",
+            "tree_method": "hist",
+            "nthread": 1,
+            "eta": 0.3,
+            "max_depth": 3,
+            "base_score": 0.5,
+        },
+        xgb.DMatrix(X, label=y, weight=w),
+        num_boost_round=15,
+    )
+    model = XGBoostClassifier(n_estimators=15, **params).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(
+        model.decision_function(X),
+        booster.predict(xgb.DMatrix(X), output_margin=True),
+        rtol=RTOL,
+        atol=1e-5,
+    )
+
+
+def _xgb_nodes(booster):
+    """Every tree of a booster as {nodeid: node} from its JSON dump."""
+    trees = []
+    for text in booster.get_dump(dump_format="json"):
+        nodes = {}
+        stack = [json.loads(text)]
+        while stack:
+            node = stack.pop()
+            nodes[node["nodeid"]] = node
+            stack.extend(node.get("children", []))
+        trees.append(nodes)
+    return trees
+
+
+def _assert_same_trees(booster, model, leaf_atol=1e-6, cuts=True):
+    """Same shape, split features, thresholds, default directions and leaves, tree by tree.
+
+    Leaves are compared to ``leaf_atol``: a leaf sums residuals that nearly
+    cancel, so its relative error can exceed the margins' (diabetes margins
+    are ~150 and agree to 1e-5 relative; its leaves to ~2e-6 absolute).
+    """
+    ours = [tree for stage in model._trees for tree in stage]
+    theirs = _xgb_nodes(booster)
+    assert len(ours) == len(theirs)
+    for tree, nodes in zip(ours, theirs, strict=True):
+        assert tree.node_count == len(nodes)
+        pairs = [(0, 0)]
+        while pairs:
+            i, j = pairs.pop()
+            node = nodes[j]
+            if "leaf" in node:
+                assert tree.feature[i] == -1
+                np.testing.assert_allclose(
+                    tree.value[i, 0], node["leaf"], rtol=1e-5, atol=leaf_atol
+                )
+                continue
+            assert tree.feature[i] == int(node["split"][1:])
+            cut = np.nextafter(np.float64(tree.threshold[i]), np.inf)  # x <= t  <=>  x < cut
+            assert not cuts or np.float32(cut) == np.float32(node["split_condition"])
+            default_left = node["missing"] == node["yes"]
+            assert tree.missing_slot[i] == (0 if default_left else 1)
+            left, right = tree.first_child[i], tree.first_child[i] + 1
+            pairs += [(left, node["yes"]), (right, node["no"])]
+
+
+# ----------------------------------------------------------------------------
+# The estimators as users meet them
+# ----------------------------------------------------------------------------
+
+
+def test_staged_predictions_end_at_the_prediction_and_margins_are_consistent():
+    X, y = _data("wine")
+    model = XGBoostClassifier(n_estimators=12, max_depth=2, random_state=0).fit(X, y)
+    stages = list(model.staged_predict_proba(X))
+    assert len(stages) == 12
+    np.testing.assert_allclose(stages[-1], model.predict_proba(X), rtol=1e-12)
+    margin = model.predict(X, output_margin=True)
+    np.testing.assert_allclose(margin, model.decision_function(X))
+    e = np.exp(margin - margin.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(model.predict_proba(X), e / e.sum(axis=1, keepdims=True))
+    np.testing.assert_array_equal(model.predict(X), model.classes_[margin.argmax(axis=1)])
+
+
+def test_early_stopping_keeps_the_best_round():
+    X, y = _data("breast_cancer")
+    X_train, y_train, X_val, y_val = X[:400], y[:400], X[400:], y[400:]
+    model = XGBoostClassifier(
+        n_estimators=300, learning_rate=0.5, max_depth=4, early_stopping_rounds=5
+    ).fit(X_train, y_train, eval_set=[(X_val, y_val)])
+    history = model.evals_result_["validation_0"]["logloss"]
+    assert model.n_estimators_ < 300
+    assert len(history) == model.n_estimators_
+    assert model.best_iteration == int(np.argmin(history))
+    assert model.n_estimators_ == model.best_iteration + 6
+    # Predictions use the best round, as xgboost's scikit-learn interface does.
+    best = model.predict_proba(X_val, iteration_range=(0, model.best_iteration + 1))
+    np.testing.assert_allclose(model.predict_proba(X_val), best)
+    p = best[:, 1]
+    logloss = -np.mean(y_val * np.log(p) + (1 - y_val) * np.log(1 - p))
+    assert logloss == pytest.approx(history[model.best_iteration], rel=1e-9)
+
+
+def test_subsampling_is_seeded_and_changes_the_trees():
+    X, y = _data("diabetes")
+    kwargs = {
+        "n_estimators": 10,
+        "subsample": 0.5,
+        "colsample_bytree": 0.5,
+        "colsample_bynode": 0.5,
+    }
+    a = XGBoostRegressor(random_state=1, **kwargs).fit(X, y).predict(X)
+    b = XGBoostRegressor(random_state=1, **kwargs).fit(X, y).predict(X)
+    c = XGBoostRegressor(random_state=2, **kwargs).fit(X, y).predict(X)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+    full = XGBoostRegressor(n_estimators=10).fit(X, y)
+    assert np.mean((full.predict(X) - y) ** 2) < np.mean((a - y) ** 2)
+
+
+def test_column_subsampling_uses_only_the_drawn_features():
+    X, y = _data("diabetes")
+    model = XGBoostRegressor(n_estimators=30, colsample_bytree=0.3, random_state=0).fit(X, y)
+    for stage in model._trees:
+        used = np.unique(stage[0].feature[stage[0].feature >= 0])
+        assert used.size <= 3  # round(0.3 * 10)
+
+
+def test_approx_proposals_are_weighted_by_hessians():
+    X, y = _data("breast_cancer")
+    hist = XGBoostClassifier(n_estimators=5, max_bin=8).fit(X, y)
+    approx = XGBoostClassifier(n_estimators=5, max_bin=8, tree_method="approx").fit(X, y)
+    local = XGBoostClassifier(n_estimators=5, max_bin=8, tree_method="approx", sketch="local").fit(
+        X, y
+    )
+    # Round 1 has h = 1/4 everywhere: hessian-weighted proposals equal unweighted ones.
+    t_hist, t_approx = hist._trees[0][0], approx._trees[0][0]
+    np.testing.assert_array_equal(t_hist.threshold, t_approx.threshold)
+    assert not np.array_equal(
+        hist.decision_function(X), approx.decision_function(X)
+    )  # later rounds re-propose
+    for model in (hist, approx, local):
+        assert model.score(X, y) > 0.95
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"tree_method": "exactly"}, "tree_method"),
+        ({"learning_rate": 0}, "learning_rate"),
+        ({"subsample": 1.5}, "subsample"),
+        ({"max_depth": -1}, "max_depth"),
+        ({"reg_lambda": -1}, "reg_lambda"),
+        ({"gamma": -0.1}, "gamma"),
+        ({"sketch": "local"}, "sketch"),
+        ({"max_bin": 1}, "max_bin"),
+        ({"early_stopping_rounds": 3}, "eval_set"),
+    ],
+)
+def test_bad_parameters_are_named(kwargs, match):
+    X, y = _data("iris")
+    with pytest.raises(ValueError, match=match):
+        XGBoostClassifier(**kwargs).fit(X, y)
+
+
+def test_bad_input_gets_clear_errors():
+    X, y = _data("diabetes")
+    with pytest.raises(ValueError, match=r"infinity|inf"):
+        XGBoostRegressor().fit(np.where(X > 0.1, np.inf, X), y)
+    with pytest.raises(ValueError, match=r"NaN|inf"):
+        XGBoostRegressor().fit(X, np.where(y > 200, np.nan, y))
+    with pytest.raises(ValueError, match=">= 0"):
+        XGBoostRegressor(objective="count:poisson").fit(X, y - 200)
+    with pytest.raises(ValueError, match="objective"):
+        XGBoostRegressor(objective="reg:gamma").fit(X, y)
+    with pytest.raises(ValueError, match="single class"):
+        XGBoostClassifier().fit(X[:20], np.zeros(20))
+    model = XGBoostRegressor(n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :5])
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": pd.Categorical(["x", "y", "x"])})
+    with pytest.raises(TypeError, match="'b'"):
+        XGBoostRegressor().fit(frame, [1.0, 2.0, 3.0])
