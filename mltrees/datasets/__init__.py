@@ -3,7 +3,8 @@
 Each loader returns a :class:`sklearn.utils.Bunch` with ``frame`` (the whole
 table), ``data`` (the features), ``target``, ``feature_names``,
 ``target_name``, ``target_names`` and ``DESCR`` (a short description with the
-citation and license), or ``(data, target)`` with ``return_X_y=True``.
+citation and license), or ``(data, target)`` with ``return_X_y=True``;
+:func:`load_higgs` adds ``sample_weight`` (per-row weights, not a feature).
 Categorical columns have pandas ``category`` dtype, numeric columns int64 or
 float64, missing values are NaN. The files live in ``mltrees/datasets/data``;
 ``data/ATTRIBUTION.md`` gives their origin, license, edits and sha256.
@@ -20,6 +21,8 @@ loader                          rows x features    used for
 :func:`load_adult`              48,842 x 14        a realistic train/test benchmark
 :func:`load_penguins`           344 x 7            three species, a few missing values
 :func:`load_titanic`            1,309 x 5          survival; age missing for 20 %
+:func:`load_higgs`              7,500 x 28         dense floats, sample weights (GBDT)
+:func:`load_covertype`          20,000 x 54        7 classes; one-hot groups (EFB)
 ==============================  =================  ===================================
 """
 
@@ -28,7 +31,9 @@ from mltrees.datasets._loaders import (
     WATERMELON_TRANSLATION,
     load_adult,
     load_car_evaluation,
+    load_covertype,
     load_heart_disease,
+    load_higgs,
     load_lenses,
     load_mushroom,
     load_penguins,
@@ -42,7 +47,9 @@ __all__ = [
     "WATERMELON_TRANSLATION",
     "load_adult",
     "load_car_evaluation",
+    "load_covertype",
     "load_heart_disease",
+    "load_higgs",
     "load_lenses",
     "load_mushroom",
     "load_penguins",

@@ -30,7 +30,9 @@ __all__ = [
     "WATERMELON_TRANSLATION",
     "load_adult",
     "load_car_evaluation",
+    "load_covertype",
     "load_heart_disease",
+    "load_higgs",
     "load_lenses",
     "load_mushroom",
     "load_penguins",
@@ -990,3 +992,267 @@ def load_titanic(*, return_X_y: bool = False):
         "titanicp.csv",
     )
     return _finish(frame, "survived", descr, return_X_y)
+
+
+# ---------------------------------------------------------------------------
+# HIGGS (UCI), LightGBM's example subsample
+# ---------------------------------------------------------------------------
+
+# UCI's attribute information, in column order: 21 low-level kinematic
+# features, then 7 high-level features (invariant masses) derived from them.
+_HIGGS_LOW_LEVEL = [
+    "lepton pT",
+    "lepton eta",
+    "lepton phi",
+    "missing energy magnitude",
+    "missing energy phi",
+    *(f"jet {j} {q}" for j in range(1, 5) for q in ("pt", "eta", "phi", "b-tag")),
+]
+_HIGGS_HIGH_LEVEL = ["m_jj", "m_jjj", "m_lv", "m_jlv", "m_bb", "m_wbb", "m_wwbb"]
+_HIGGS_FEATURES = [*_HIGGS_LOW_LEVEL, *_HIGGS_HIGH_LEVEL]
+_HIGGS_FILES = {"train": "higgs.train.gz", "test": "higgs.test"}
+
+
+def _read_higgs(part: str) -> tuple[pd.DataFrame, pd.Series]:
+    name = _HIGGS_FILES[part]
+    dtypes = {"signal": "int64", **dict.fromkeys(_HIGGS_FEATURES, "float64")}
+    frame = _read_csv(name, sep="\t", header=None, names=["signal", *_HIGGS_FEATURES], dtype=dtypes)
+    weight_name = name.removesuffix(".gz") + ".weight"
+    weight = _read_csv(weight_name, header=None, names=["sample_weight"], dtype="float64")
+    if len(weight) != len(frame):
+        raise ValueError(
+            f"{weight_name} holds {len(weight)} weights for the {len(frame)} rows of {name}"
+        )
+    frame["signal"] = _categorical(frame["signal"], [0, 1])
+    return frame, weight["sample_weight"]
+
+
+def load_higgs(subset: str = "train", *, return_X_y: bool = False, return_weight: bool = False):
+    """Load a 7,500-event subsample of UCI HIGGS: signal or background, 28 dense floats.
+
+    Simulated proton collisions of Baldi, Sadowski and Whiteson (2014): is the
+    event a Higgs-producing signal process (1) or background (0)? The 28
+    float64 features are named as in the UCI description: 21 low-level
+    kinematic ones (lepton pT, lepton eta, lepton phi, missing energy
+    magnitude, missing energy phi, then pt, eta, phi, b-tag of jets 1 to 4)
+    and 7 high-level ones derived from them by physicists (the invariant
+    masses m_jj, m_jjj, m_lv, m_jlv, m_bb, m_wbb, m_wwbb). The values are
+    rounded to 3 decimals. No value is missing, but the four b-tag columns
+    take only three values each and are 0 in 48-65 % of the rows. The rows are
+    LightGBM's example files ``binary.train`` (its first rows are the first
+    events of UCI's HIGGS.csv) and ``binary.test``; the two share no row.
+
+    LightGBM ships a weight for every row with these files (``sample_weight``
+    here, not a feature and not part of HIGGS): 1.2 and 1.1 for the first two
+    rows of each file and 1.0 for all others, made up to show how weights are
+    passed, not a weighting with a meaning.
+
+    Parameters
+    ----------
+    subset : {"train", "test", "all"}, default "train"
+        ``"train"``: 7,000 events (signal 3,716 / background 3,284).
+        ``"test"``: 500 events (272 / 228).
+        ``"all"``: both, train rows first, 7,500 events, index 0..7499.
+    return_X_y : bool, default False
+        Return ``(data, target)`` instead of a Bunch.
+    return_weight : bool, default False
+        With ``return_X_y=True``, return ``(data, target, sample_weight)``.
+        The Bunch always holds ``sample_weight``, so ``return_weight=True``
+        without ``return_X_y=True`` is an error.
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``frame`` (features and ``signal``), ``data`` (the 28 features),
+        ``target`` (categorical ``signal`` with the integer categories 0 and
+        1; ``target.astype("int64")`` gives the 0/1 labels),
+        ``sample_weight`` (float64 Series on the same index),
+        ``feature_names``, ``target_name``, ``target_names`` (``[0, 1]``) and
+        ``DESCR``.
+    (data, target) or (data, target, sample_weight) : tuple
+        If ``return_X_y`` is true.
+
+    Notes
+    -----
+    Source: P. Baldi, P. Sadowski and D. Whiteson, "Searching for exotic
+    particles in high-energy physics with deep learning", *Nature
+    Communications* 5, 4308 (2014); D. Whiteson (2014), UCI Machine Learning
+    Repository, "HIGGS" (11,000,000 events). License: CC BY 4.0. The
+    subsample and the weights are the example files of the LightGBM
+    repository (MIT).
+
+    Examples
+    --------
+    >>> from mltrees.datasets import load_higgs
+    >>> higgs = load_higgs()
+    >>> higgs.data.shape
+    (7000, 28)
+    >>> higgs.target.value_counts().to_dict()
+    {1: 3716, 0: 3284}
+    >>> higgs.feature_names[-7:]
+    ['m_jj', 'm_jjj', 'm_lv', 'm_jlv', 'm_bb', 'm_wbb', 'm_wwbb']
+    >>> X, y, w = load_higgs("test", return_X_y=True, return_weight=True)
+    >>> w.value_counts().to_dict()
+    {1.0: 498, 1.2: 1, 1.1: 1}
+    """
+    subset = _check_choice(subset, "subset", ["train", "test", "all"])
+    return_X_y = _check_bool(return_X_y, "return_X_y")
+    return_weight = _check_bool(return_weight, "return_weight")
+    if return_weight and not return_X_y:
+        raise ValueError(
+            "return_weight=True needs return_X_y=True; the Bunch always holds sample_weight"
+        )
+    parts = [_read_higgs(part) for part in ("train", "test") if subset in (part, "all")]
+    if len(parts) == 1:
+        frame, weight = parts[0]
+    else:
+        frame = pd.concat([f for f, _ in parts], ignore_index=True)
+        weight = pd.concat([w for _, w in parts], ignore_index=True)
+    files = {
+        "train": "higgs.train.gz, higgs.train.weight",
+        "test": "higgs.test, higgs.test.weight",
+        "all": "higgs.train.gz, higgs.test, higgs.train.weight, higgs.test.weight",
+    }
+    descr = _describe(
+        f"HIGGS (UCI), LightGBM's example subsample, subset {subset!r}",
+        f"{len(frame):,} simulated collision events x 28 float features (21 low-level "
+        "kinematic, 7 high-level invariant masses; UCI names, 3 decimals); target signal "
+        "1 (Higgs signal process) / 0 (background). train = LightGBM's binary.train "
+        "(7,000 events: 3,716 / 3,284; its first rows are the first events of UCI's "
+        "HIGGS.csv), test = binary.test (500: 272 / 228), all = both. No missing values. "
+        "sample_weight: LightGBM's example weights (1.2 and 1.1 for the first two rows of "
+        "each file, 1.0 elsewhere), not part of HIGGS and not a feature.",
+        "P. Baldi, P. Sadowski, D. Whiteson, Searching for exotic particles in high-energy "
+        "physics with deep learning, Nature Communications 5:4308 (2014), "
+        "https://doi.org/10.1038/ncomms5308; D. Whiteson (2014), UCI Machine Learning "
+        "Repository, HIGGS, https://doi.org/10.24432/C5V312. Files from the LightGBM "
+        "repository (microsoft/LightGBM, examples/binary_classification).",
+        _UCI_LICENSE + "; LightGBM repository: MIT",
+        files[subset],
+    )
+    if return_X_y:
+        data, target = _finish(frame, "signal", descr, True)
+        return (data, target, weight) if return_weight else (data, target)
+    bunch = _finish(frame, "signal", descr, False)
+    bunch.sample_weight = weight
+    return bunch
+
+
+# ---------------------------------------------------------------------------
+# UCI covertype, first 20,000 rows
+# ---------------------------------------------------------------------------
+
+# UCI covtype.info: 10 quantitative columns, then the binary indicators of the
+# 4 wilderness areas and of the 40 soil types (named as in Kaggle's copy).
+_COVERTYPE_NUMERIC = [
+    "Elevation",
+    "Aspect",
+    "Slope",
+    "Horizontal_Distance_To_Hydrology",
+    "Vertical_Distance_To_Hydrology",
+    "Horizontal_Distance_To_Roadways",
+    "Hillshade_9am",
+    "Hillshade_Noon",
+    "Hillshade_3pm",
+    "Horizontal_Distance_To_Fire_Points",
+]
+_COVERTYPE_FEATURES = [
+    *_COVERTYPE_NUMERIC,
+    *(f"Wilderness_Area{k}" for k in range(1, 5)),
+    *(f"Soil_Type{k}" for k in range(1, 41)),
+]
+
+
+def load_covertype(*, return_X_y: bool = False):
+    """Load the first 20,000 rows of UCI covertype: 7 forest cover types, 54 integer features.
+
+    Each row is a 30 m x 30 m cell of the Roosevelt National Forest
+    (Colorado); the target ``Cover_Type`` is its dominant tree cover, 1
+    Spruce/Fir, 2 Lodgepole Pine, 3 Ponderosa Pine, 4 Cottonwood/Willow, 5
+    Aspen, 6 Douglas-fir, 7 Krummholz (a categorical with the integer
+    categories 1-7). Columns are named as in the UCI description: ten
+    quantitative ones (Elevation, Aspect, Slope,
+    Horizontal_Distance_To_Hydrology, Vertical_Distance_To_Hydrology,
+    Horizontal_Distance_To_Roadways, Hillshade_9am, Hillshade_Noon,
+    Hillshade_3pm, Horizontal_Distance_To_Fire_Points), then UCI's one-hot
+    encoding of two categorical variables, Wilderness_Area1-4 (Rawah, Neota,
+    Comanche Peak, Cache la Poudre) and Soil_Type1-40. All 54 features are
+    int64 and none is missing. The one-hot columns are kept as 0/1
+    integers: exactly one wilderness column and one soil column is 1 in each
+    row, so each group is a set of mutually exclusive sparse features (the
+    case LightGBM's Exclusive Feature Bundling packs back into one feature).
+    Soil_Type7 and Soil_Type15 are 0 in all 20,000 rows.
+
+    These are the *first* 20,000 rows of UCI's 581,012, not a random sample.
+    Rows 1-15,120 are Blackard and Dean's training (11,340) and validation
+    (3,780) rows, 2,160 of each class; rows 15,121-20,000 hold classes 1, 2
+    and 5 only. Hence the class counts 2,942 / 6,022 / 2,160 / 2,160 / 2,396
+    / 2,160 / 2,160 are far more balanced than in the full data (where classes
+    1 and 2 make 85 % of the rows), and the rows are ordered by that design:
+    shuffle (or stratify) before splitting off a test set.
+
+    Parameters
+    ----------
+    return_X_y : bool, default False
+        Return ``(data, target)`` instead of a Bunch.
+
+    Returns
+    -------
+    data : sklearn.utils.Bunch
+        ``frame`` (20,000 x 55), ``data`` (54 features), ``target``
+        (``Cover_Type``), ``feature_names``, ``target_name``,
+        ``target_names`` (``[1, 2, 3, 4, 5, 6, 7]``) and ``DESCR``.
+    (data, target) : tuple of DataFrame and Series
+        If ``return_X_y`` is true.
+
+    Notes
+    -----
+    Source: J. A. Blackard and D. J. Dean, "Comparative accuracies of
+    artificial neural networks and discriminant analysis in predicting forest
+    cover types from cartographic variables", *Computers and Electronics in
+    Agriculture* 24(3), 131-151 (1999); J. Blackard (1998), UCI Machine
+    Learning Repository, "Covertype". License: CC BY 4.0. The 20,000-row file
+    is H2O's test file ``smalldata/covtype/covtype.20k.data``.
+
+    Examples
+    --------
+    >>> from mltrees.datasets import load_covertype
+    >>> forest = load_covertype()
+    >>> forest.data.shape
+    (20000, 54)
+    >>> forest.target.value_counts(sort=False).to_dict()
+    {1: 2942, 2: 6022, 3: 2160, 4: 2160, 5: 2396, 6: 2160, 7: 2160}
+    >>> soil = forest.data.filter(like="Soil_Type")
+    >>> bool((soil.sum(axis=1) == 1).all())  # one soil type per cell
+    True
+    """
+    names = [*_COVERTYPE_FEATURES, "Cover_Type"]
+    frame = _read_csv(
+        "covtype.20k.data.gz", header=None, names=names, dtype=dict.fromkeys(names, "int64")
+    )
+    indicators = frame[_COVERTYPE_FEATURES[len(_COVERTYPE_NUMERIC) :]]
+    if not indicators.isin([0, 1]).all(axis=None):
+        raise ValueError("covtype.20k.data.gz: the wilderness and soil columns must hold 0 or 1")
+    frame["Cover_Type"] = _categorical(frame["Cover_Type"], range(1, 8))
+    descr = _describe(
+        "Covertype (UCI), first 20,000 rows",
+        "20,000 forest cells x 54 int features: 10 quantitative (elevation, aspect, slope, "
+        "distances, hillshade), Wilderness_Area1-4 and Soil_Type1-40 (one-hot, 0/1, "
+        "exactly one 1 per group and row; Soil_Type7 and 15 never 1 here); target "
+        "Cover_Type 1 Spruce/Fir, 2 Lodgepole Pine, 3 Ponderosa Pine, 4 Cottonwood/Willow, "
+        "5 Aspen, 6 Douglas-fir, 7 Krummholz. No missing values. The FIRST 20,000 of "
+        "UCI's 581,012 rows, not a random sample: rows 1-15,120 are Blackard and Dean's "
+        "class-balanced training + validation rows (2,160 per class), rows 15,121-20,000 "
+        "are classes 1, 2, 5 only; counts 2,942 / 6,022 / 2,160 / 2,160 / 2,396 / 2,160 "
+        "/ 2,160, much more balanced than the full data (85 % classes 1-2). The rows are "
+        "ordered by that design: shuffle or stratify before splitting.",
+        "J. A. Blackard and D. J. Dean, Comparative accuracies of artificial neural "
+        "networks and discriminant analysis in predicting forest cover types from "
+        "cartographic variables, Computers and Electronics in Agriculture 24(3):131-151 "
+        "(1999); J. Blackard (1998), UCI Machine Learning Repository, Covertype, "
+        "https://doi.org/10.24432/C50K5N. File from the H2O repository "
+        "(h2oai/h2o-3, smalldata/covtype/covtype.20k.data).",
+        _UCI_LICENSE + "; H2O repository: Apache-2.0",
+        "covtype.20k.data.gz",
+    )
+    return _finish(frame, "Cover_Type", descr, return_X_y)
