@@ -18,7 +18,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, loa
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.binning import BinnedData, fit_cuts, weighted_quantile_cuts
 from mltrees.hist.grower import segment_positions, stable_partition
-from mltrees.hist.histogram import build_histograms
+from mltrees.hist.histogram import GROUPS_PER_PASS, build_histograms
 from mltrees.hist.splitting import (
     SplitParams,
     find_best_splits,
@@ -180,15 +180,27 @@ def test_subtraction_trick_equals_building_the_larger_child():
     parent = build_histograms(data.codes, data.stride, (g, h))[0]
     left = np.flatnonzero(rng.random(3000) < 0.3)
     right = np.setdiff1d(np.arange(3000), left)
-    built_left = build_histograms(data.codes, data.stride, (g, h), rows=left)[0]
-    built_right = build_histograms(data.codes, data.stride, (g, h), rows=right)[0]
+    order = np.concatenate([left, right])
+    built_left, built_right = build_histograms(
+        data.codes,
+        data.stride,
+        (g, h),
+        order,
+        np.array([0, left.size]),
+        np.array([left.size, right.size]),
+    )
     np.testing.assert_allclose(parent - built_left, built_right, atol=1e-10)
-    # Grouped build: two groups in one pass equal two separate builds.
-    rows = np.concatenate([left, right])
-    group = np.repeat([0, 1], [left.size, right.size])
-    both = build_histograms(data.codes, data.stride, (g, h), rows=rows, group=group, n_groups=2)
-    np.testing.assert_allclose(both[0], built_left, atol=1e-10)
-    np.testing.assert_allclose(both[1], built_right, atol=1e-10)
+    # Many groups take the keyed single pass: same sums as slices.
+    starts = np.arange(0, 3000, 100)
+    counts = np.full(starts.size, 100)
+    many = build_histograms(data.codes, data.stride, (g, h), order, starts, counts)
+    assert starts.size > GROUPS_PER_PASS
+    for q in (0, 7, 29):
+        rows = order[starts[q] : starts[q] + 100]
+        one = build_histograms(
+            data.codes, data.stride, (g, h), rows, np.array([0]), np.array([100])
+        )
+        np.testing.assert_allclose(many[q], one[0], atol=1e-10)
     # And a histogram is the brute-force sum per bin.
     j, b = 2, 5
     in_bin = data.codes[j] == b

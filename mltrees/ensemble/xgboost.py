@@ -194,10 +194,12 @@ class _BaseXGBoost(BaseEstimator):
         params = self._split_params(objective)
         n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
         if self.tree_method == "hist":
-            data = BinnedData.fit(X, self.max_bin, weights=weight)
+            data = BinnedData.fit(X, self.max_bin, weights=weight, n_threads=n_threads)
         elif self.sketch == "local":
             # Local proposals choose among a fine grid of LOCAL_GRID times more bins.
-            data = BinnedData.fit(X, min(LOCAL_GRID * self.max_bin, 65535), weights=weight)
+            data = BinnedData.fit(
+                X, min(LOCAL_GRID * self.max_bin, 65535), weights=weight, n_threads=n_threads
+            )
         margin = np.tile(init_margin, (n, 1))
         evals = [
             (
@@ -225,7 +227,7 @@ class _BaseXGBoost(BaseEstimator):
             if self.tree_method == "approx" and self.sketch == "global":
                 # Proposals weighted by the hessians of this round (all classes).
                 cuts = [fit_cuts(X[:, j], self.max_bin, h.sum(axis=1)) for j in range(n_features)]
-                data = BinnedData.fit(X, self.max_bin, cuts=cuts)
+                data = BinnedData.fit(X, self.max_bin, cuts=cuts, n_threads=n_threads)
             features = None
             if self.colsample_bytree < 1.0:
                 k = max(1, round(self.colsample_bytree * n_features))

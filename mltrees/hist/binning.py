@@ -22,6 +22,7 @@ Values are compared in float32, as XGBoost stores its data.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,6 +69,21 @@ def weighted_quantile_cuts(values: np.ndarray, weights: np.ndarray, n_bins: int)
     return distinct[index]
 
 
+def _unweighted_quantile_cuts(sorted_values: np.ndarray, n_bins: int) -> np.ndarray:
+    """:func:`weighted_quantile_cuts` with unit weights, from the sorted values.
+
+    The cut ``k`` is the value at rank ``ceil(k n / n_bins)`` (0-based),
+    moved to the first occurrence of that value, so equal values share a bin.
+    """
+    n = sorted_values.size
+    targets = np.ceil(n * np.arange(1, n_bins) / n_bins).astype(np.intp)
+    targets = targets[targets < n]
+    candidates = sorted_values[targets]
+    # Keep values above the smallest one, once each.
+    candidates = np.unique(candidates[candidates > sorted_values[0]])
+    return candidates
+
+
 def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None) -> np.ndarray:
     """The cut points of one feature, the upper sentinel included.
 
@@ -78,19 +94,23 @@ def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None
     max_bin : int
         At most this many bins.
     weights : ndarray, optional
-        Weights of the quantiles when there are more than ``max_bin`` distinct values.
+        Weights of the quantiles when there are more than ``max_bin`` distinct
+        values; None (or all equal) means unit weights.
     """
-    known = ~np.isnan(values)
-    finite = values[known]
-    if finite.size == 0:
+    ordered = np.sort(values)  # NaN sort last
+    n_known = int(np.count_nonzero(~np.isnan(ordered)))
+    ordered = ordered[:n_known]
+    if n_known == 0:
         return np.array([np.float32(1.0)], dtype=np.float32)
-    distinct = np.unique(finite)
-    if distinct.size <= max_bin:
-        inner = distinct[1:]
+    new = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+    if new.size + 1 <= max_bin:
+        inner = ordered[new]
+    elif weights is None or np.all(weights == weights[0]):
+        inner = _unweighted_quantile_cuts(ordered, max_bin)
     else:
-        w = np.ones(finite.size) if weights is None else np.asarray(weights, float)[known]
-        inner = weighted_quantile_cuts(finite, w, max_bin)
-    return np.concatenate([inner, [_upper_sentinel(distinct[-1])]]).astype(np.float32)
+        known = ~np.isnan(values)
+        inner = weighted_quantile_cuts(values[known], np.asarray(weights, float)[known], max_bin)
+    return np.concatenate([inner, [_upper_sentinel(ordered[-1])]]).astype(np.float32)
 
 
 @dataclass
@@ -136,19 +156,25 @@ class BinnedData:
         return np.array([c.size for c in self.cuts], dtype=np.intp)
 
     @classmethod
-    def fit(cls, X: np.ndarray, max_bin: int, weights=None, cuts=None) -> BinnedData:
+    def fit(
+        cls, X: np.ndarray, max_bin: int, weights=None, cuts=None, n_threads: int = 1
+    ) -> BinnedData:
         """Cut every column of float32 ``X`` (or reuse ``cuts``) and encode it."""
-        if cuts is None:
-            cuts = [fit_cuts(X[:, j], max_bin, weights) for j in range(X.shape[1])]
+        columns = np.ascontiguousarray(X.T, dtype=np.float32)
+        with ThreadPoolExecutor(max(1, n_threads)) as pool:
+            if cuts is None:
+                cuts = list(pool.map(lambda col: fit_cuts(col, max_bin, weights), columns))
+            missing_code = max((c.size for c in cuts), default=1)
+            dtype = np.uint8 if missing_code < 256 else np.uint16
+            codes = np.empty(columns.shape, dtype=dtype)
+
+            def encode_column(j):
+                codes[j] = encode(columns[j], cuts[j], missing_code)
+
+            list(pool.map(encode_column, range(len(cuts))))
         minimum = np.array(
-            [np.nanmin(X[:, j]) if np.any(~np.isnan(X[:, j])) else 0.0 for j in range(X.shape[1])],
-            dtype=np.float32,
+            [np.nanmin(c) if not np.isnan(c).all() else 0.0 for c in columns], dtype=np.float32
         )
-        missing_code = max((c.size for c in cuts), default=1)
-        dtype = np.uint8 if missing_code < 256 else np.uint16
-        codes = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
-        for j, cut in enumerate(cuts):
-            codes[j] = encode(X[:, j], cut, missing_code)
         return cls(codes=codes, cuts=list(cuts), minimum=minimum, missing_code=missing_code)
 
     def threshold(self, feature: int, split_bin: int) -> np.float32:
@@ -163,8 +189,21 @@ class BinnedData:
 
 
 def encode(values: np.ndarray, cuts: np.ndarray, missing_code: int) -> np.ndarray:
-    """Bin codes of float32 ``values``: the number of cuts ``<= x``; NaN gets ``missing_code``."""
-    codes = np.searchsorted(cuts, values, side="right")
-    np.minimum(codes, cuts.size - 1, out=codes)  # above the sentinel: the last bin
-    codes[np.isnan(values)] = missing_code
-    return codes
+    """Bin codes of float32 ``values``: the number of cuts ``<= x``; NaN gets ``missing_code``.
+
+    A branch-free binary search run on all values at once (one gather and
+    one comparison per halving): ``np.searchsorted`` with unsorted values
+    costs a branch misprediction per step and ran ~2x slower.
+    """
+    inner = np.asarray(cuts[:-1], dtype=np.float32)  # above the sentinel: still the last bin
+    size = 1 << int(inner.size).bit_length()  # a power of two > len(inner)
+    padded = np.full(size, np.inf, dtype=np.float32)
+    padded[1 : inner.size + 1] = inner  # padded[k] is the k-th cut (1-based)
+    code = np.zeros(values.size, dtype=np.int32)
+    step = size // 2
+    while step >= 1:
+        code += step * (padded.take(code + step) <= values)
+        step //= 2
+    code = code.astype(np.uint8 if missing_code < 256 else np.uint16)
+    code[np.isnan(values)] = missing_code
+    return code

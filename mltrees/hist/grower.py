@@ -260,14 +260,13 @@ class DepthwiseGrower:
             # Build the smaller child of each pair; the larger is parent - smaller.
             small_is_right = n_right < n_left
             small = 2 * np.arange(s.size) + small_is_right
-            positions, segment = segment_positions(child_starts[small], child_counts[small])
             built = build_histograms(
                 data.codes,
                 data.stride,
                 (g, h),
-                rows=order[positions],
-                group=segment,
-                n_groups=s.size,
+                order,
+                child_starts[small],
+                child_counts[small],
                 executor=self._executor,
                 features=tree_features,
             )

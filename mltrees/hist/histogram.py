@@ -21,21 +21,24 @@ import numpy as np
 __all__ = ["build_histograms", "subtract"]
 
 
+GROUPS_PER_PASS = 16  # above this many groups, one keyed pass per feature beats slices
+
+
 def build_histograms(
     codes: np.ndarray,
     stride: int,
     statistics: tuple[np.ndarray, ...],
-    rows: np.ndarray | None = None,
-    group: np.ndarray | None = None,
-    n_groups: int = 1,
+    order: np.ndarray | None = None,
+    starts: np.ndarray | None = None,
+    counts: np.ndarray | None = None,
     features: np.ndarray | None = None,
     executor: ThreadPoolExecutor | None = None,
 ) -> np.ndarray:
     """Sum each statistic per (group, feature, bin).
 
-    Implements the histogram of :eq:`eq-xgb-gain`'s sums: entry
-    ``[q, j, b, s]`` is the sum of ``statistics[s]`` over the rows of group
-    ``q`` whose feature ``j`` falls in bin ``b``.
+    Implements the histograms behind :eq:`eq-xgb-gain`: entry ``[q, j, b, s]``
+    is the sum of ``statistics[s]`` over the rows of group ``q`` whose
+    feature ``j`` falls in bin ``b``.
 
     Parameters
     ----------
@@ -43,49 +46,64 @@ def build_histograms(
         Feature-major bin codes (:class:`~mltrees.hist.binning.BinnedData`).
     stride : int
         Codes per feature (bins and the missing bin).
-    statistics : tuple of ndarray of shape (n_rows,)
-        Per-row values to sum, e.g. ``(g, h)`` or ``(g, count)``; ``None``
-        entries count rows.
-    rows : ndarray of intp, optional
-        The rows to read (all rows if None), e.g. the smaller children of a level.
-    group : ndarray of intp, shape (len(rows),), optional
-        The group (child) of each row in ``rows``; one group if None.
-    n_groups : int
-        Number of groups.
+    statistics : tuple of ndarray of float64, shape (n_rows,)
+        Per-row values to sum, e.g. ``(g, h)``; ``None`` counts rows.
+    order, starts, counts : ndarray of intp, optional
+        Group ``q`` is the rows ``order[starts[q] : starts[q] + counts[q]]``
+        (the grower keeps every node's rows contiguous in ``order``). Without
+        them there is one group: all rows.
     features : ndarray of intp, optional
         Features to build (all if None); the others stay zero.
     executor : ThreadPoolExecutor, optional
-        Features are summed on its threads (``bincount`` releases the GIL
-        for part of its work).
+        Work is spread over its threads (``bincount`` releases the GIL for
+        part of its work).
 
     Returns
     -------
     ndarray of float64, shape (n_groups, n_features, stride, len(statistics))
     """
     n_features = codes.shape[0]
-    n_stats = len(statistics)
-    hist = np.zeros((n_features, n_stats, n_groups * stride))
-    if rows is not None:
-        statistics = tuple(None if s is None else s[rows] for s in statistics)
-        offset = None if group is None else group * stride
-    else:
-        offset = None
-    features = np.arange(n_features) if features is None else features
+    features = np.arange(n_features) if features is None else np.asarray(features)
+    n_groups = 1 if order is None else len(starts)
+    hist = np.zeros((n_groups, n_features, len(statistics), stride))
 
-    def one(j: int) -> None:
-        key = codes[j] if rows is None else codes[j].take(rows)
-        if offset is not None:
-            key = offset + key
-        for s, weight in enumerate(statistics):
-            hist[j, s] = np.bincount(key, weights=weight, minlength=n_groups * stride)
+    def sums(key, weights, out, minlength):
+        for s, weight in enumerate(weights):
+            out[s] = np.bincount(key, weights=weight, minlength=minlength)
 
-    if executor is None or len(features) < 2:
+    tasks = []
+    if order is None:
         for j in features:
-            one(j)
+            tasks.append(lambda j=j: sums(codes[j], statistics, hist[0, j], stride))
+    elif n_groups <= GROUPS_PER_PASS:
+        for q in range(n_groups):
+            rows = order[starts[q] : starts[q] + counts[q]]
+            weights = tuple(None if w is None else w[rows] for w in statistics)
+            for j in features:
+                tasks.append(
+                    lambda j=j, q=q, rows=rows, weights=weights: sums(
+                        codes[j].take(rows), weights, hist[q, j], stride
+                    )
+                )
     else:
-        list(executor.map(one, features))
-    # (feature, stat, group, bin) -> (group, feature, bin, stat)
-    return hist.reshape(n_features, n_stats, n_groups, stride).transpose(2, 0, 3, 1)
+        index = np.arange(counts.sum(), dtype=np.intp)
+        group = np.repeat(np.arange(n_groups), counts)
+        rows = order[index - (np.cumsum(counts) - counts)[group] + starts[group]]
+        weights = tuple(None if w is None else w[rows] for w in statistics)
+        offset = group * stride
+
+        def keyed(j):
+            out = np.empty((len(statistics), n_groups * stride))
+            sums(offset + codes[j].take(rows), weights, out, n_groups * stride)
+            hist[:, j] = out.reshape(len(statistics), n_groups, stride).transpose(1, 0, 2)
+
+        tasks = [lambda j=j: keyed(j) for j in features]
+    if executor is None or len(tasks) < 2:
+        for task in tasks:
+            task()
+    else:
+        list(executor.map(lambda task: task(), tasks))
+    return hist.transpose(0, 1, 3, 2)  # (group, feature, bin, statistic)
 
 
 def subtract(parent: np.ndarray, child: np.ndarray) -> np.ndarray:
