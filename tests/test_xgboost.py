@@ -533,3 +533,20 @@ def test_bad_input_gets_clear_errors():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": pd.Categorical(["x", "y", "x"])})
     with pytest.raises(TypeError, match="'b'"):
         XGBoostRegressor().fit(frame, [1.0, 2.0, 3.0])
+
+
+def test_deep_trees_equal_xgboost_on_both_partition_paths():
+    """Levels with more than NODES_PER_LOOP split nodes are partitioned all at once."""
+    from mltrees.hist.grower import NODES_PER_LOOP
+
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 60, size=(6000, 6)).astype(np.float64)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.sin(np.nan_to_num(X[:, 0]) / 5) + np.nan_to_num(X[:, 1]) / 30 + rng.normal(size=6000)
+    params = {"learning_rate": 0.3, "max_depth": 10, "base_score": 0.0, "min_child_weight": 2.0}
+    booster, expected = _xgb_margin(X, y, "reg:squarederror", 4, params)
+    model = XGBoostRegressor(n_estimators=4, **params).fit(X, y)
+    widest = max(np.bincount(t.depth[t.feature >= 0]).max() for s in model._trees for t in s)
+    assert widest > NODES_PER_LOOP
+    np.testing.assert_allclose(model.predict(X, output_margin=True), expected, rtol=RTOL, atol=1e-5)
+    _assert_same_trees(booster, model)
