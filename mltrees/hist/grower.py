@@ -21,6 +21,7 @@ same method.
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -128,10 +129,10 @@ class DepthwiseGrower:
     rng: np.random.Generator = field(default_factory=np.random.default_rng)
     n_threads: int = 1
     local_proposals: int | None = None
+    timings: dict = field(default_factory=dict)  # seconds per stage, summed over trees
 
     def __post_init__(self):
         self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
-        self._n_bins = self.data.n_bins
 
     def close(self):
         """Stop the grower's threads."""
@@ -183,10 +184,13 @@ class DepthwiseGrower:
         g = np.asarray(g, dtype=np.float64)
         h = np.asarray(h, dtype=np.float64)
         tree_features = np.arange(data.n_features) if features is None else np.asarray(features)
+        n_bins = data.n_bins
         order = np.arange(n, dtype=np.intp)
+        clock = time.perf_counter()
         hist = build_histograms(
             data.codes, data.stride, (g, h), executor=self._executor, features=tree_features
         )
+        clock = self._tick("histograms", clock)
         totals = np.array([[g.sum(), h.sum()]])
         starts = np.zeros(1, dtype=np.intp)
         counts = np.array([n], dtype=np.intp)
@@ -203,8 +207,9 @@ class DepthwiseGrower:
                 cuts = None
                 if self.local_proposals is not None:
                     cuts = local_proposals(hist, self.local_proposals)
-                best = find_best_splits(hist, totals, self._n_bins, params, mask, cuts)
+                best = find_best_splits(hist, totals, n_bins, params, mask, cuts)
                 split = best.accepted(params)
+                clock = self._tick("splits", clock)
             else:
                 split = np.zeros(n_nodes, dtype=bool)
             s = np.flatnonzero(split)
@@ -246,6 +251,7 @@ class DepthwiseGrower:
                 best.default_left[s],
             )
             n_right = counts[s] - n_left
+            clock = self._tick("partition", clock)
 
             # Children: (left, right) of every split node, in order.
             child_starts = np.column_stack([starts[s], starts[s] + n_left]).reshape(-1)
@@ -268,10 +274,19 @@ class DepthwiseGrower:
             child_hist[small] = built
             child_hist[small ^ 1] = hist[s] - built
             hist = child_hist
+            clock = self._tick("histograms", clock)
             totals = child_totals
             starts, counts = child_starts, child_counts
             parents = np.repeat(ids[s], 2)
-        return self._assemble(levels, leaf_of_row)
+        grown = self._assemble(levels, leaf_of_row)
+        self._tick("partition", clock)  # the leaves' rows and the tree's arrays
+        return grown
+
+    def _tick(self, stage: str, since: float) -> float:
+        """Add the time since ``since`` to ``timings[stage]``; return the time now."""
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
+        return now
 
     def _partition(self, order, starts, counts, feature, split_bin, default_left):
         """Send every split node's rows to its children; returns the left counts.
