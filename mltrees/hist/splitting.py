@@ -117,12 +117,11 @@ def leaf_weight(G, H, params: SplitParams):
     """
     G = np.asarray(G, dtype=np.float64)
     H = np.asarray(H, dtype=np.float64)
-    positive = H > 0
-    w = np.zeros(np.broadcast(G, H).shape)
-    denominator = np.where(positive, H + params.lam, 1.0)
-    np.divide(-threshold_l1(G, params.alpha), denominator, out=w, where=positive)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -threshold_l1(G, params.alpha) / (H + params.lam)
     if params.max_delta_step > 0:
         np.clip(w, -params.delta, params.delta, out=w)
+    w = np.where(H > 0, w, 0.0)
     return params.round(w)
 
 
@@ -131,18 +130,29 @@ def gain_given_weight(G, H, w, params: SplitParams):
 
     ``-(2 G w + (𝓗 + λ) w² + 2 λ₁ |w|)``: at ``w = w*`` (no clipping) it is
     ``T(G)² / (𝓗 + λ)``; with ``max_delta_step`` the clipped weight's value
-    is used, as in XGBoost. 0 for a leaf without hessian.
+    is used, as in XGBoost. 0 for a leaf without hessian. With
+    ``params.float32`` the operations are rounded where XGBoost rounds them
+    (``w`` and ``w²`` in float32, the sum in float64, the result in float32).
     """
     G = np.asarray(G, dtype=np.float64)
     H = np.asarray(H, dtype=np.float64)
-    w = np.asarray(w, dtype=np.float64)
-    score = -(2.0 * G * w + (H + params.lam) * w * w + 2.0 * params.alpha * np.abs(w))
+    if params.float32:
+        w = np.asarray(w, dtype=np.float32)
+        square = w * w  # float32, as XGBoost's Sqr(float)
+    else:
+        w = np.asarray(w, dtype=np.float64)
+        square = w * w
+    score = 2.0 * G * w + (H + params.lam) * square
+    if params.alpha:
+        score = score + 2.0 * params.alpha * np.abs(w)
+    score = -score
     return params.round(np.where(H > 0, score, 0.0))
 
 
 def node_score(G, H, params: SplitParams):
     """A leaf's score at its optimal weight: ``gain_given_weight(G, 𝓗, w*)``."""
-    return gain_given_weight(G, H, leaf_weight(G, H, params), params)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return gain_given_weight(G, H, leaf_weight(G, H, params), params)
 
 
 def split_gain(GL, HL, GR, HR, parent_score, params: SplitParams):
