@@ -356,8 +356,10 @@ class WeightedQuantileSummary:
         if self.size <= b + 1:
             return self
         d = self.total_weight * (np.arange(1, b) / b)
-        # g is non-decreasing in d; np.unique also sorts in case rounding broke that.
-        keep = np.unique(np.concatenate(([0], self._query_index(d), [self.size - 1])))
+        # g is non-decreasing in d; sort anyway in case rounding broke that (np.unique
+        # would hash: several times slower here).
+        keep = np.sort(np.concatenate(([0], self._query_index(d), [self.size - 1])))
+        keep = keep[np.concatenate(([True], keep[1:] != keep[:-1]))]
         return WeightedQuantileSummary._trusted(
             self.values[keep],
             self.rmin[keep],
@@ -461,8 +463,10 @@ class WeightedQuantileSummary:
         if self.size == 0:
             return np.empty(0)
         inner = self.total_weight * (np.arange(1, n_bins) / n_bins)
-        picked = self.values[self._query_index(inner)]
-        return np.unique(np.concatenate((self.values[:1], picked, self.values[-1:])))
+        picked = np.sort(self._query_index(inner))
+        keep = np.concatenate(([0], picked, [self.size - 1]))
+        keep = keep[np.concatenate(([True], keep[1:] != keep[:-1]))]
+        return self.values[keep]
 
 
 def weighted_quantile_sketch(values, weights, eps, block_size=None) -> WeightedQuantileSummary:
