@@ -42,6 +42,7 @@ from mltrees.ensemble._common import (
     raw_importances,
 )
 from mltrees.hist.binning import BinnedData
+from mltrees.hist.exact import ExactGrower, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower
 from mltrees.hist.splitting import SplitParams
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
@@ -110,9 +111,10 @@ _XGB_PARAMS = """
         Each row takes part in a tree with this probability.
     colsample_bytree, colsample_bylevel, colsample_bynode : float in (0, 1], default 1.0
         Shares of the features drawn per tree, then per level of it, then per node.
-    tree_method : {"hist", "approx"}, default "hist"
-        Bins fixed once (``hist``) or proposed per tree from hessian-weighted
-        quantiles (``approx``).
+    tree_method : {"hist", "approx", "exact"}, default "hist"
+        Bins fixed once (``hist``), proposed per tree from hessian-weighted
+        quantiles (``approx``), or every distinct value a candidate (``exact``,
+        Algorithm 1; ``gamma`` then prunes after growth, as XGBoost does).
     sketch : {"global", "local"}, default "global"
         With ``approx``: proposals once per tree, or anew at every node.
     max_bin : int, default 256
@@ -163,8 +165,10 @@ class _BaseXGBoost(BaseEstimator):
             check_fraction(self.max_delta_step, "max_delta_step", low_open=False, high=np.inf)
         for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
             check_fraction(getattr(self, name), name)
-        if self.tree_method not in ("hist", "approx"):
-            raise ValueError(f"tree_method must be 'hist' or 'approx', got {self.tree_method!r}")
+        if self.tree_method not in ("exact", "approx", "hist"):
+            raise ValueError(
+                f"tree_method must be 'exact', 'approx' or 'hist', got {self.tree_method!r}"
+            )
         if self.sketch not in ("global", "local"):
             raise ValueError(f"sketch must be 'global' or 'local', got {self.sketch!r}")
         if self.sketch == "local" and self.tree_method != "approx":
@@ -215,18 +219,32 @@ class _BaseXGBoost(BaseEstimator):
         ]
         history = [[] for _ in evals]
         trees, best_round, best_score = [], 0, np.inf
-        grower = DepthwiseGrower(
-            data,
-            params,
-            max_depth=self.max_depth,
-            learning_rate=float(self.learning_rate),
-            colsample_bylevel=float(self.colsample_bylevel),
-            colsample_bynode=float(self.colsample_bynode),
-            rng=rng,
-            n_threads=n_threads,
-            local_proposals=self.max_bin if self.sketch == "local" else None,
-            timings=timings,
-        )
+        if self.tree_method == "exact":
+            grower = ExactGrower(
+                SortedColumns.fit(X),
+                X,
+                params,
+                max_depth=self.max_depth,
+                learning_rate=float(self.learning_rate),
+                rng=rng,
+                colsample_bylevel=float(self.colsample_bylevel),
+                colsample_bynode=float(self.colsample_bynode),
+                timings=timings,
+            )
+            timings["binning"] = time.perf_counter() - clock  # the sort of every feature
+        else:
+            grower = DepthwiseGrower(
+                data,
+                params,
+                max_depth=self.max_depth,
+                learning_rate=float(self.learning_rate),
+                colsample_bylevel=float(self.colsample_bylevel),
+                colsample_bynode=float(self.colsample_bynode),
+                rng=rng,
+                n_threads=n_threads,
+                local_proposals=self.max_bin if self.sketch == "local" else None,
+                timings=timings,
+            )
         start = time.perf_counter()
         try:
             for m in range(self.n_estimators):
