@@ -533,3 +533,86 @@ def test_bad_input_gets_clear_errors():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0], "b": pd.Categorical(["x", "y", "x"])})
     with pytest.raises(TypeError, match="'b'"):
         XGBoostRegressor().fit(frame, [1.0, 2.0, 3.0])
+
+
+def test_deep_trees_equal_xgboost_on_both_partition_paths():
+    """Levels with more than NODES_PER_LOOP split nodes are partitioned all at once."""
+    from mltrees.hist.grower import NODES_PER_LOOP
+
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 60, size=(6000, 6)).astype(np.float64)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = np.sin(np.nan_to_num(X[:, 0]) / 5) + np.nan_to_num(X[:, 1]) / 30 + rng.normal(size=6000)
+    params = {"learning_rate": 0.3, "max_depth": 10, "base_score": 0.0, "min_child_weight": 2.0}
+    booster, expected = _xgb_margin(X, y, "reg:squarederror", 4, params)
+    model = XGBoostRegressor(n_estimators=4, **params).fit(X, y)
+    widest = max(np.bincount(t.depth[t.feature >= 0]).max() for s in model._trees for t in s)
+    assert widest > NODES_PER_LOOP
+    np.testing.assert_allclose(model.predict(X, output_margin=True), expected, rtol=RTOL, atol=1e-5)
+    _assert_same_trees(booster, model)
+
+
+# ----------------------------------------------------------------------------
+# Exact greedy (Algorithm 1) against xgboost's tree_method="exact"
+# ----------------------------------------------------------------------------
+
+
+def _xgb_exact(X, y, objective, rounds, params):
+    booster_params = {
+        "objective": objective,
+        "tree_method": "exact",
+        "nthread": 1,
+        **{XGB_NAMES.get(k, k): v for k, v in params.items()},
+    }
+    booster = xgb.train(booster_params, xgb.DMatrix(X, label=y), num_boost_round=rounds)
+    return booster, booster.predict(xgb.DMatrix(X), output_margin=True)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"gamma": 3000.0}, {"reg_alpha": 1.0, "max_delta_step": 3.0}, {"min_child_weight": 10.0}],
+    ids=lambda d: "-".join(d) or "default",
+)
+def test_exact_margins_and_trees_equal_xgboost_exact_on_diabetes(extra):
+    X, y = load_diabetes(return_X_y=True)  # continuous features: every value a candidate
+    params = {"learning_rate": 0.3, "max_depth": 4, "base_score": 150.0, **extra}
+    booster, expected = _xgb_exact(X, y, "reg:squarederror", 15, params)
+    model = XGBoostRegressor(n_estimators=15, tree_method="exact", **params).fit(X, y)
+    np.testing.assert_allclose(model.predict(X, output_margin=True), expected, rtol=RTOL, atol=1e-4)
+    _assert_same_trees(booster, model, leaf_atol=1e-4)
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.2])
+def test_exact_logistic_equals_xgboost_exact_on_breast_cancer(missing):
+    X, y = load_breast_cancer(return_X_y=True)
+    X = _with_nan(X, missing, seed=3)
+    params = {"learning_rate": 0.3, "max_depth": 4, "base_score": 0.5}
+    booster, expected = _xgb_exact(X, y, "binary:logistic", 15, params)
+    model = XGBoostClassifier(n_estimators=15, tree_method="exact", **params).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), expected, rtol=RTOL, atol=1e-5)
+    _assert_same_trees(booster, model)
+
+
+def test_gamma_prunes_after_growth_in_exact_and_during_growth_in_hist():
+    """An unbalanced XOR: the root split gains little, its children's splits a lot.
+
+    Growing with gamma (hist) stops at the root; growing without it and then
+    collapsing splits below gamma bottom-up (exact) keeps the XOR tree,
+    since the root's children are not leaves.
+    """
+    X = np.repeat([[0, 0], [0, 1], [1, 0], [1, 1]], [30, 20, 25, 25], axis=0).astype(np.float64)
+    y = np.logical_xor(X[:, 0], X[:, 1]).astype(np.float64) * 10
+    # The root split on x0 gains 50**2/50 - 50**2/100 = 25 < gamma; its children ~1200.
+    params = {"learning_rate": 1.0, "max_depth": 3, "gamma": 40.0, "base_score": 5.0}
+    params["reg_lambda"] = 0.0
+    exact = XGBoostRegressor(n_estimators=1, tree_method="exact", **params).fit(X, y)
+    hist = XGBoostRegressor(n_estimators=1, tree_method="hist", **params).fit(X, y)
+    assert exact._trees[0][0].node_count == 7
+    assert hist._trees[0][0].node_count == 1
+    np.testing.assert_allclose(exact.predict(X), y, atol=1e-5)
+    for model, (booster, expected) in (
+        (exact, _xgb_exact(X, y, "reg:squarederror", 1, params)),
+        (hist, _xgb_margin(X, y, "reg:squarederror", 1, params)),
+    ):
+        np.testing.assert_allclose(model.predict(X), expected, atol=1e-5)
+        assert model._trees[0][0].node_count == sum(len(t) for t in _xgb_nodes(booster))

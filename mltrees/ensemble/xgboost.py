@@ -41,7 +41,8 @@ from mltrees.ensemble._common import (
     class_codes,
     raw_importances,
 )
-from mltrees.hist.binning import BinnedData, fit_cuts
+from mltrees.hist.binning import BinnedData
+from mltrees.hist.exact import ExactGrower, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower
 from mltrees.hist.splitting import SplitParams
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
@@ -110,9 +111,10 @@ _XGB_PARAMS = """
         Each row takes part in a tree with this probability.
     colsample_bytree, colsample_bylevel, colsample_bynode : float in (0, 1], default 1.0
         Shares of the features drawn per tree, then per level of it, then per node.
-    tree_method : {"hist", "approx"}, default "hist"
-        Bins fixed once (``hist``) or proposed per tree from hessian-weighted
-        quantiles (``approx``).
+    tree_method : {"hist", "approx", "exact"}, default "hist"
+        Bins fixed once (``hist``), proposed per tree from hessian-weighted
+        quantiles (``approx``), or every distinct value a candidate (``exact``,
+        Algorithm 1; ``gamma`` then prunes after growth, as XGBoost does).
     sketch : {"global", "local"}, default "global"
         With ``approx``: proposals once per tree, or anew at every node.
     max_bin : int, default 256
@@ -163,8 +165,10 @@ class _BaseXGBoost(BaseEstimator):
             check_fraction(self.max_delta_step, "max_delta_step", low_open=False, high=np.inf)
         for name in ("subsample", "colsample_bytree", "colsample_bylevel", "colsample_bynode"):
             check_fraction(getattr(self, name), name)
-        if self.tree_method not in ("hist", "approx"):
-            raise ValueError(f"tree_method must be 'hist' or 'approx', got {self.tree_method!r}")
+        if self.tree_method not in ("exact", "approx", "hist"):
+            raise ValueError(
+                f"tree_method must be 'exact', 'approx' or 'hist', got {self.tree_method!r}"
+            )
         if self.sketch not in ("global", "local"):
             raise ValueError(f"sketch must be 'global' or 'local', got {self.sketch!r}")
         if self.sketch == "local" and self.tree_method != "approx":
@@ -193,6 +197,8 @@ class _BaseXGBoost(BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         params = self._split_params(objective)
         n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
+        clock = time.perf_counter()
+        data = None
         if self.tree_method == "hist":
             data = BinnedData.fit(X, self.max_bin, weights=weight, n_threads=n_threads)
         elif self.sketch == "local":
@@ -200,6 +206,7 @@ class _BaseXGBoost(BaseEstimator):
             data = BinnedData.fit(
                 X, min(LOCAL_GRID * self.max_bin, 65535), weights=weight, n_threads=n_threads
             )
+        timings = {"binning": time.perf_counter() - clock, "gradients": 0.0}
         margin = np.tile(init_margin, (n, 1))
         evals = [
             (
@@ -212,26 +219,20 @@ class _BaseXGBoost(BaseEstimator):
         ]
         history = [[] for _ in evals]
         trees, best_round, best_score = [], 0, np.inf
-        start = time.perf_counter()
-        for m in range(self.n_estimators):
-            g, h = objective.gradients(y, margin[:, 0] if K == 1 else margin)
-            g = np.asarray(g, dtype=np.float64).reshape(n, K)
-            h = np.asarray(h, dtype=np.float64).reshape(n, K)
-            # XGBoost keeps gradient pairs in float32, weighted.
-            g = (g.astype(np.float32) * weight.astype(np.float32)[:, None]).astype(np.float64)
-            h = (h.astype(np.float32) * weight.astype(np.float32)[:, None]).astype(np.float64)
-            if self.subsample < 1.0:
-                out = rng.random(n) >= self.subsample
-                g[out] = 0.0
-                h[out] = 0.0
-            if self.tree_method == "approx" and self.sketch == "global":
-                # Proposals weighted by the hessians of this round (all classes).
-                cuts = [fit_cuts(X[:, j], self.max_bin, h.sum(axis=1)) for j in range(n_features)]
-                data = BinnedData.fit(X, self.max_bin, cuts=cuts, n_threads=n_threads)
-            features = None
-            if self.colsample_bytree < 1.0:
-                k = max(1, round(self.colsample_bytree * n_features))
-                features = np.sort(rng.choice(n_features, size=k, replace=False))
+        if self.tree_method == "exact":
+            grower = ExactGrower(
+                SortedColumns.fit(X),
+                X,
+                params,
+                max_depth=self.max_depth,
+                learning_rate=float(self.learning_rate),
+                rng=rng,
+                colsample_bylevel=float(self.colsample_bylevel),
+                colsample_bynode=float(self.colsample_bynode),
+                timings=timings,
+            )
+            timings["binning"] = time.perf_counter() - clock  # the sort of every feature
+        else:
             grower = DepthwiseGrower(
                 data,
                 params,
@@ -242,31 +243,71 @@ class _BaseXGBoost(BaseEstimator):
                 rng=rng,
                 n_threads=n_threads,
                 local_proposals=self.max_bin if self.sketch == "local" else None,
+                timings=timings,
             )
-            try:
+        start = time.perf_counter()
+        try:
+            for m in range(self.n_estimators):
+                clock = time.perf_counter()
+                g, h = self._gradients(objective, y, margin, weight, rng)
+                timings["gradients"] += time.perf_counter() - clock
+                if self.tree_method == "approx" and self.sketch == "global":
+                    # Proposals weighted by the hessians of this round (all classes).
+                    clock = time.perf_counter()
+                    grower.data = BinnedData.fit(
+                        X, self.max_bin, weights=h.sum(axis=1), n_threads=n_threads
+                    )
+                    timings["binning"] += time.perf_counter() - clock
+                features = None
+                if self.colsample_bytree < 1.0:
+                    k = max(1, round(self.colsample_bytree * n_features))
+                    features = np.sort(rng.choice(n_features, size=k, replace=False))
                 stage = [grower.grow(g[:, k], h[:, k], features) for k in range(K)]
-            finally:
-                grower.close()
-            for k, grown in enumerate(stage):
-                margin[:, k] += grown.tree.value[grown.leaf_of_row, 0]
-            trees.append([grown.tree for grown in stage])
-            for i, (E, ey, ew, em) in enumerate(evals):
+                clock = time.perf_counter()
                 for k, grown in enumerate(stage):
-                    em[:, k] += grown.tree.value[grown.tree.apply(E), 0]
-                history[i].append(objective.evaluate(ey, em[:, 0] if K == 1 else em, ew))
-            if self.verbose and (m + 1) % self.verbose == 0:
-                shown = "  ".join(f"eval{i}: {h_[-1]:.6g}" for i, h_ in enumerate(history))
-                print(f"[{m + 1}] {shown}  {time.perf_counter() - start:.1f} s", file=sys.stderr)
-            if evals:
-                score = history[-1][-1]
-                if score < best_score:
-                    best_score, best_round = score, m
-                elif (
-                    self.early_stopping_rounds is not None
-                    and m - best_round >= self.early_stopping_rounds
-                ):
-                    break
+                    margin[:, k] += grown.tree.value[grown.leaf_of_row, 0]
+                timings["gradients"] += time.perf_counter() - clock
+                trees.append([grown.tree for grown in stage])
+                for i, (E, ey, ew, em) in enumerate(evals):
+                    for k, grown in enumerate(stage):
+                        em[:, k] += grown.tree.value[grown.tree.apply(E), 0]
+                    history[i].append(objective.evaluate(ey, em[:, 0] if K == 1 else em, ew))
+                if self.verbose and (m + 1) % self.verbose == 0:
+                    shown = "  ".join(f"eval{i}: {h_[-1]:.6g}" for i, h_ in enumerate(history))
+                    elapsed = time.perf_counter() - start
+                    print(f"[{m + 1}] {shown}  {elapsed:.1f} s", file=sys.stderr)
+                if evals:
+                    score = history[-1][-1]
+                    if score < best_score:
+                        best_score, best_round = score, m
+                    elif (
+                        self.early_stopping_rounds is not None
+                        and m - best_round >= self.early_stopping_rounds
+                    ):
+                        break
+        finally:
+            grower.close()
+        self._timings = timings
         return trees, history, best_round
+
+    def _gradients(self, objective: _Objective, y, margin, weight, rng):
+        """Gradients and hessians of every row and output at the margins (:eq:`eq-xgb-taylor`).
+
+        As XGBoost: float32 values, multiplied by the sample weights; rows
+        left out of this round's subsample get ``g = h = 0``.
+        """
+        n, K = margin.shape
+        g, h = objective.gradients(y, margin[:, 0] if K == 1 else margin)
+        g = np.asarray(g, dtype=np.float32).reshape(n, K)
+        h = np.asarray(h, dtype=np.float32).reshape(n, K)
+        w = weight.astype(np.float32)[:, None]
+        g = (g * w).astype(np.float64)
+        h = (h * w).astype(np.float64)
+        if self.subsample < 1.0:
+            out = rng.random(n) >= self.subsample
+            g[out] = 0.0
+            h[out] = 0.0
+        return g, h
 
     def _fit(self, X, y, sample_weight, eval_set, objective: _Objective, base_margin):
         X32 = _as_float32(self, X, reset=True)

@@ -31,9 +31,9 @@ __all__ = ["BinnedData", "fit_cuts", "weighted_quantile_cuts"]
 
 
 def _upper_sentinel(largest: np.float32) -> np.float32:
-    """The upper bound of the last bin: ``max + (|max| + 1e-5)``, as XGBoost writes it."""
-    largest = np.float32(largest)
-    return np.float32(largest + (np.float32(abs(largest)) + np.float32(1e-5)))
+    """The upper bound of the last bin: ``max + (|max| + 1e-5)`` in double, as XGBoost writes it."""
+    largest = float(largest)
+    return np.float32(largest + (abs(largest) + float(np.float32(1e-5))))
 
 
 def weighted_quantile_cuts(values: np.ndarray, weights: np.ndarray, n_bins: int) -> np.ndarray:

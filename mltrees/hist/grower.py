@@ -21,6 +21,7 @@ same method.
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -38,6 +39,8 @@ from mltrees.hist.splitting import (
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
 __all__ = ["DepthwiseGrower", "GrownTree", "segment_positions", "stable_partition"]
+
+NODES_PER_LOOP = 64  # up to this many split nodes a level is partitioned node by node
 
 
 @dataclass
@@ -81,25 +84,20 @@ def stable_partition(
 ) -> np.ndarray:
     """Reorder every segment of ``order``: its left rows first, each side in its old order.
 
-    A counting sort with two keys per segment, from one cumulative sum.
-    Returns the number of left rows of each segment.
+    ``positions`` (increasing) and ``segment`` list the entries of the
+    segments (:func:`segment_positions`). Sorting the key ``2 segment +
+    goes_right`` stably puts every segment's left rows, then its right rows,
+    in place, all segments at once; NumPy sorts 8- and 16-bit keys with a
+    radix sort, in linear time. Returns the number of left rows of each segment.
     """
-    left = go_left.astype(np.intp)
-    running = np.cumsum(left)
-    first = np.cumsum(counts) - counts  # index of each segment's first entry in ``positions``
-    before = running[first] - left[first]  # left rows before each segment
-    n_left = np.add.reduceat(left, first) if first.size else np.zeros(0, np.intp)
-    n_left = np.where(counts > 0, n_left, 0)
-    index_in_segment = np.arange(positions.size) - first[segment]
-    lefts_to_here = running - before[segment]  # including this row if it goes left
-    new_index = np.where(
-        go_left,
-        lefts_to_here - 1,
-        n_left[segment] + index_in_segment - (lefts_to_here - left),
-    )
+    n_segments = len(starts)
+    dtype = np.uint8 if 2 * n_segments <= 256 else np.uint16 if 2 * n_segments <= 65536 else None
+    key = 2 * segment + ~go_left if dtype is None else (2 * segment + ~go_left).astype(dtype)
+    permutation = np.argsort(key, kind="stable")
     rows = order[positions]
-    order[starts[segment] + new_index] = rows
-    return n_left
+    order[positions] = rows[permutation]
+    sides = np.bincount(key, minlength=2 * n_segments)
+    return sides[0::2].astype(np.intp)
 
 
 @dataclass
@@ -131,10 +129,10 @@ class DepthwiseGrower:
     rng: np.random.Generator = field(default_factory=np.random.default_rng)
     n_threads: int = 1
     local_proposals: int | None = None
+    timings: dict = field(default_factory=dict)  # seconds per stage, summed over trees
 
     def __post_init__(self):
         self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
-        self._n_bins = self.data.n_bins
 
     def close(self):
         """Stop the grower's threads."""
@@ -186,11 +184,13 @@ class DepthwiseGrower:
         g = np.asarray(g, dtype=np.float64)
         h = np.asarray(h, dtype=np.float64)
         tree_features = np.arange(data.n_features) if features is None else np.asarray(features)
+        n_bins = data.n_bins
         order = np.arange(n, dtype=np.intp)
-        flat_codes = data.codes.reshape(-1)
+        clock = time.perf_counter()
         hist = build_histograms(
             data.codes, data.stride, (g, h), executor=self._executor, features=tree_features
         )
+        clock = self._tick("histograms", clock)
         totals = np.array([[g.sum(), h.sum()]])
         starts = np.zeros(1, dtype=np.intp)
         counts = np.array([n], dtype=np.intp)
@@ -207,8 +207,9 @@ class DepthwiseGrower:
                 cuts = None
                 if self.local_proposals is not None:
                     cuts = local_proposals(hist, self.local_proposals)
-                best = find_best_splits(hist, totals, self._n_bins, params, mask, cuts)
+                best = find_best_splits(hist, totals, n_bins, params, mask, cuts)
                 split = best.accepted(params)
+                clock = self._tick("splits", clock)
             else:
                 split = np.zeros(n_nodes, dtype=bool)
             s = np.flatnonzero(split)
@@ -241,17 +242,16 @@ class DepthwiseGrower:
             levels.append(level)
             next_id += 2 * s.size
 
-            # Partition the rows of the split nodes.
-            positions, segment = segment_positions(starts[s], counts[s])
-            rows = order[positions]
-            feature = best.feature[s][segment]
-            code = flat_codes.take(feature * n + rows).astype(np.intp)
-            missing = code == data.missing_code
-            go_left = np.where(
-                missing, best.default_left[s][segment], code <= best.split_bin[s][segment]
+            n_left = self._partition(
+                order,
+                starts[s],
+                counts[s],
+                best.feature[s],
+                best.split_bin[s],
+                best.default_left[s],
             )
-            n_left = stable_partition(order, starts[s], counts[s], go_left, positions, segment)
             n_right = counts[s] - n_left
+            clock = self._tick("partition", clock)
 
             # Children: (left, right) of every split node, in order.
             child_starts = np.column_stack([starts[s], starts[s] + n_left]).reshape(-1)
@@ -274,10 +274,48 @@ class DepthwiseGrower:
             child_hist[small] = built
             child_hist[small ^ 1] = hist[s] - built
             hist = child_hist
+            clock = self._tick("histograms", clock)
             totals = child_totals
             starts, counts = child_starts, child_counts
             parents = np.repeat(ids[s], 2)
-        return self._assemble(levels, leaf_of_row)
+        grown = self._assemble(levels, leaf_of_row)
+        self._tick("partition", clock)  # the leaves' rows and the tree's arrays
+        return grown
+
+    def _tick(self, stage: str, since: float) -> float:
+        """Add the time since ``since`` to ``timings[stage]``; return the time now."""
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
+        return now
+
+    def _partition(self, order, starts, counts, feature, split_bin, default_left):
+        """Send every split node's rows to its children; returns the left counts.
+
+        With few nodes, node by node on slices of ``order`` (a gather of one
+        byte per row and two compressions); with many, all at once
+        (:func:`stable_partition`), so that the loop never runs over many nodes.
+        """
+        data = self.data
+        if starts.size <= NODES_PER_LOOP:
+            n_left = np.empty(starts.size, dtype=np.intp)
+            for i, (start, count) in enumerate(zip(starts, counts, strict=True)):
+                rows = order[start : start + count]
+                code = data.codes[feature[i]].take(rows)
+                go_left = code <= split_bin[i]  # a missing code is above every bin
+                if default_left[i]:
+                    go_left |= code == data.missing_code
+                left = rows[go_left]
+                n_left[i] = left.size
+                order[start + left.size : start + count] = rows[~go_left]
+                order[start : start + left.size] = left
+            return n_left
+        positions, segment = segment_positions(starts, counts)
+        rows = order[positions]
+        code = data.codes.reshape(-1).take(feature[segment] * data.n_rows + rows)
+        go_left = np.where(
+            code == data.missing_code, default_left[segment], code <= split_bin[segment]
+        )
+        return stable_partition(order, starts, counts, go_left, positions, segment)
 
     def _assemble(self, levels, leaf_of_row) -> GrownTree:
         def cat(key):

@@ -117,12 +117,11 @@ def leaf_weight(G, H, params: SplitParams):
     """
     G = np.asarray(G, dtype=np.float64)
     H = np.asarray(H, dtype=np.float64)
-    positive = H > 0
-    w = np.zeros(np.broadcast(G, H).shape)
-    denominator = np.where(positive, H + params.lam, 1.0)
-    np.divide(-threshold_l1(G, params.alpha), denominator, out=w, where=positive)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -threshold_l1(G, params.alpha) / (H + params.lam)
     if params.max_delta_step > 0:
         np.clip(w, -params.delta, params.delta, out=w)
+    w = np.where(H > 0, w, 0.0)
     return params.round(w)
 
 
@@ -131,18 +130,29 @@ def gain_given_weight(G, H, w, params: SplitParams):
 
     ``-(2 G w + (𝓗 + λ) w² + 2 λ₁ |w|)``: at ``w = w*`` (no clipping) it is
     ``T(G)² / (𝓗 + λ)``; with ``max_delta_step`` the clipped weight's value
-    is used, as in XGBoost. 0 for a leaf without hessian.
+    is used, as in XGBoost. 0 for a leaf without hessian. With
+    ``params.float32`` the operations are rounded where XGBoost rounds them
+    (``w`` and ``w²`` in float32, the sum in float64, the result in float32).
     """
     G = np.asarray(G, dtype=np.float64)
     H = np.asarray(H, dtype=np.float64)
-    w = np.asarray(w, dtype=np.float64)
-    score = -(2.0 * G * w + (H + params.lam) * w * w + 2.0 * params.alpha * np.abs(w))
+    if params.float32:
+        w = np.asarray(w, dtype=np.float32)
+        square = w * w  # float32, as XGBoost's Sqr(float)
+    else:
+        w = np.asarray(w, dtype=np.float64)
+        square = w * w
+    score = 2.0 * G * w + (H + params.lam) * square
+    if params.alpha:
+        score = score + 2.0 * params.alpha * np.abs(w)
+    score = -score
     return params.round(np.where(H > 0, score, 0.0))
 
 
 def node_score(G, H, params: SplitParams):
     """A leaf's score at its optimal weight: ``gain_given_weight(G, 𝓗, w*)``."""
-    return gain_given_weight(G, H, leaf_weight(G, H, params), params)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return gain_given_weight(G, H, leaf_weight(G, H, params), params)
 
 
 def split_gain(GL, HL, GR, HR, parent_score, params: SplitParams):
@@ -240,71 +250,65 @@ def find_best_splits(
 def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
     n_nodes, _, stride, _ = hist.shape
     n_cuts = stride - 1  # cuts after bins 0 .. stride - 2
-    known = hist[:, :, :n_cuts, :]
+    node = np.arange(n_nodes)
     missing = hist[:, :, n_cuts, :]  # (n, F, 2)
-    prefix = np.cumsum(known, axis=2)  # left sums, missing to the right
+    prefix = np.cumsum(hist[:, :, :n_cuts, :], axis=2)  # left sums, missing to the right
     total = totals[:, None, None, :]
     parent_score = node_score(totals[:, 0], totals[:, 1], params)[:, None, None]
+    neg = params.round(-np.inf)
+    # Cuts beyond a feature's last bin repeat its last cut: never candidates.
+    allowed = np.arange(n_cuts)[None, None, :] < n_bins[None, :, None]
+    if feature_mask is not None:
+        allowed = allowed & feature_mask[:, :, None]
 
     # Forward scan: bins 0..b left, missing right; b = 0 .. n_cuts - 1.
-    left_fwd = prefix
-    right_fwd = total - prefix
-    gain_fwd = split_gain(
-        left_fwd[..., 0],
-        left_fwd[..., 1],
-        right_fwd[..., 0],
-        right_fwd[..., 1],
-        parent_score,
-        params,
+    right = total - prefix
+    gain = split_gain(
+        prefix[..., 0], prefix[..., 1], right[..., 0], right[..., 1], parent_score, params
     )
-    # Backward scan: bins 0..b and missing left, b = n_cuts - 2 down to -1.
-    prefix_from_minus_one = np.concatenate([np.zeros_like(prefix[:, :, :1]), prefix[:, :, :-1]], 2)
-    left_bwd = prefix_from_minus_one + missing[:, :, None, :]  # index k <-> b = k - 1
-    right_bwd = total - left_bwd
-    gain_bwd = split_gain(
-        left_bwd[..., 0],
-        left_bwd[..., 1],
-        right_bwd[..., 0],
-        right_bwd[..., 1],
-        parent_score,
-        params,
-    )
-    neg = params.round(-np.inf)
-    bins = np.arange(n_cuts)
-    # Cuts beyond a feature's last bin repeat its last cut: never candidates.
-    gain_fwd = np.where(bins[None, None, :] < n_bins[None, :, None], gain_fwd, neg)
+    forward_ok = allowed if cut_mask is None else allowed & cut_mask
+    gain = np.where(forward_ok, gain, neg).reshape(n_nodes, -1)
+    best = np.argmax(gain, axis=1)  # first maximum: lowest feature, then lowest cut
+    best_gain = gain[node, best]
+    feature, split_bin = np.divmod(best, n_cuts)
+    left = prefix[node, feature, split_bin]
+    default_left = np.zeros(n_nodes, dtype=bool)
+
+    # Backward scan (only where missing values exist): bins 0..b and missing
+    # left, b from n_cuts - 2 down to -1; index k of the arrays is b = k - 1.
     has_missing = (missing[..., 0] != 0) | (missing[..., 1] != 0)  # (n, F)
-    gain_bwd = np.where(
-        (bins[None, None, :] < n_bins[None, :, None]) & has_missing[:, :, None], gain_bwd, neg
-    )
-    if cut_mask is not None:
-        gain_fwd = np.where(cut_mask, gain_fwd, neg)
-        # backward index k is the cut after bin k - 1 (k = 0: only missing values left)
-        allowed = np.concatenate([np.ones_like(cut_mask[:, :, :1]), cut_mask[:, :, :-1]], 2)
-        gain_bwd = np.where(allowed, gain_bwd, neg)
-    gain_bwd = gain_bwd[:, :, ::-1]  # scanned from the highest cut down
-    if feature_mask is not None:
-        gain_fwd = np.where(feature_mask[:, :, None], gain_fwd, neg)
-        gain_bwd = np.where(feature_mask[:, :, None], gain_bwd, neg)
-    table = np.stack([gain_fwd, gain_bwd], axis=2).reshape(n_nodes, -1)  # (n, F * 2 * n_cuts)
+    if has_missing.any():
+        shifted = np.concatenate([np.zeros_like(prefix[:, :, :1]), prefix[:, :, :-1]], axis=2)
+        left_bwd = shifted + missing[:, :, None, :]
+        right = total - left_bwd
+        gain = split_gain(
+            left_bwd[..., 0], left_bwd[..., 1], right[..., 0], right[..., 1], parent_score, params
+        )
+        backward_ok = allowed & has_missing[:, :, None]
+        if cut_mask is not None:
+            backward_ok &= np.concatenate(
+                [np.ones_like(cut_mask[:, :, :1]), cut_mask[:, :, :-1]], 2
+            )
+        gain = np.where(backward_ok, gain, neg)[:, :, ::-1].reshape(n_nodes, -1)
+        best = np.argmax(gain, axis=1)  # scanned from the highest cut down
+        gain_b = gain[node, best]
+        feature_b, reversed_k = np.divmod(best, n_cuts)
+        # XGBoost scans a feature forward, then backward: at equal gains the
+        # lower feature wins, and within a feature the forward candidate.
+        take = (gain_b > best_gain) | ((gain_b == best_gain) & (feature_b < feature))
+        k = n_cuts - 1 - reversed_k
+        feature = np.where(take, feature_b, feature)
+        split_bin = np.where(take, k - 1, split_bin)
+        left = np.where(take[:, None], left_bwd[node, feature_b, k], left)
+        best_gain = np.where(take, gain_b, best_gain)
+        default_left = take
     # A candidate must beat 0 (XGBoost starts from an empty split of loss 0).
-    table = np.where(table > 0, table, neg)
-    best = np.argmax(table, axis=1)
-    gain = table[np.arange(n_nodes), best]
-    feature, rest = np.divmod(best, 2 * n_cuts)
-    backward, k = np.divmod(rest, n_cuts)
-    split_bin = np.where(backward == 1, n_cuts - 2 - k, k)
-    node = np.arange(n_nodes)
-    left = np.where(
-        (backward == 1)[:, None],
-        left_bwd[node, feature, np.clip(split_bin + 1, 0, n_cuts - 1)],
-        left_fwd[node, feature, np.clip(split_bin, 0, n_cuts - 1)],
-    )
+    best_gain = np.where(best_gain > 0, best_gain, neg)
     return (
-        gain,
+        best_gain,
         feature.astype(np.intp),
         split_bin.astype(np.intp),
-        backward == 1,
+        default_left,
         left,
         totals - left,
     )

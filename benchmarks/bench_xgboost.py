@@ -1,0 +1,164 @@
+"""Second-order histogram boosting (chapter 13): mltrees against LightGBM and XGBoost, same run.
+
+    python benchmarks/bench_xgboost.py [--n-samples 1000000] [--n-estimators 100]
+                                       [--exact-samples 100000] [--only NAME ...]
+
+Data: ``make_classification(n_samples, n_features=28, n_informative=20,
+random_state=0)``, the first 80% for training, the last 20% for testing.
+Every model: 100 trees of depth 6, learning rate 0.1, 255/256 bins, 2 threads,
+the library's defaults otherwise:
+
+* ``lightgbm``: ``LGBMClassifier(num_leaves=63, max_depth=6)``, the reference of the goals;
+* ``xgboost-hist``: ``XGBClassifier(tree_method="hist", max_depth=6)``;
+* ``mltrees-xgb``: ``XGBoostClassifier(max_depth=6)`` (tree_method="hist", full-precision g and h);
+* ``mltrees-gb``: ``GradientBoostingClassifier(max_depth=6, max_bins=255)``;
+* ``xgboost-exact`` / ``mltrees-exact`` on the first ``--exact-samples`` rows.
+
+Each fit runs in a fresh subprocess, which reports its fit time, the
+peak resident memory of the fit above the process's memory before it
+(VmHWM reset through /proc/self/clear_refs), the best of five predictions on
+200k rows and the test accuracy; mltrees also reports the time of each stage.
+
+Goals (issue 12): mltrees-xgb fit <= 8x LightGBM, mltrees-gb <= 6x LightGBM,
+accuracy within 0.3 points of xgboost-hist, predict on 200k rows <= 1x
+LightGBM, exact <= 1x xgboost exact at 100k rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import make_classification
+
+CHILD = r"""
+import gc, json, sys, time
+import numpy as np
+
+
+def status_kb(key):
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+
+data = np.load(sys.argv[1])
+X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+name, n_estimators = sys.argv[2], int(sys.argv[3])
+common = dict(n_estimators=n_estimators, learning_rate=0.1, max_depth=6)
+if name == "lightgbm":
+    from lightgbm import LGBMClassifier
+    model = LGBMClassifier(num_leaves=63, n_jobs=2, verbose=-1, **common)
+elif name.startswith("xgboost"):
+    from xgboost import XGBClassifier
+    method = "exact" if name.endswith("exact") else "hist"
+    model = XGBClassifier(tree_method=method, n_jobs=2, **common)
+elif name == "mltrees-gb":
+    from mltrees import GradientBoostingClassifier
+    model = GradientBoostingClassifier(max_bins=255, **common)
+else:
+    from mltrees import XGBoostClassifier
+    method = "exact" if name.endswith("exact") else "hist"
+    model = XGBoostClassifier(tree_method=method, n_jobs=2, **common)
+gc.collect()
+with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
+    handle.write("5")
+before = status_kb("VmRSS")
+start = time.perf_counter()
+model.fit(X_train, y_train)
+fit_time = time.perf_counter() - start
+peak = status_kb("VmHWM")
+times = []
+for _ in range(5):
+    start = time.perf_counter()
+    predicted = model.predict(X_test)
+    times.append(time.perf_counter() - start)
+print(json.dumps({
+    "fit": fit_time,
+    "predict": min(times),
+    "accuracy": float((predicted == y_test).mean()),
+    "peak_mb": (peak - before) / 1024,
+    "stages": getattr(model, "_timings", None),
+}))
+"""
+
+ALL = ["lightgbm", "xgboost-hist", "mltrees-xgb", "mltrees-gb", "xgboost-exact", "mltrees-exact"]
+
+
+def run(data_path: Path, name: str, n_estimators: int) -> dict:
+    """Fit and predict in a fresh interpreter; return its measurements."""
+    command = [sys.executable, "-c", CHILD, str(data_path), name, str(n_estimators)]
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def make_data(n_samples: int, folder: Path, tag: str, rows: int | None = None) -> Path:
+    """The issue's data set (optionally its first ``rows`` rows), saved for the subprocesses."""
+    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
+    cut = int(0.8 * n_samples)
+    X_train, y_train, X_test, y_test = X[:cut], y[:cut], X[cut:], y[cut:]
+    if rows is not None:
+        X_train, y_train = X_train[:rows], y_train[:rows]
+    path = folder / f"data_{tag}.npz"
+    np.savez(path, X_train=X_train, y_train=y_train, X_test=X_test, y_test=y_test)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-samples", type=int, default=1_000_000)
+    parser.add_argument("--n-estimators", type=int, default=100)
+    parser.add_argument("--exact-samples", type=int, default=100_000)
+    parser.add_argument("--only", nargs="*", default=ALL, choices=ALL)
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cpus)", flush=True)
+    results = {}
+    with tempfile.TemporaryDirectory() as folder:
+        full = make_data(args.n_samples, Path(folder), "full")
+        small = make_data(args.n_samples, Path(folder), "exact", rows=args.exact_samples)
+        for name in args.only:
+            path = small if name.endswith("exact") else full
+            results[name] = run(path, name, args.n_estimators)
+            r = results[name]
+            print(
+                f"{name:14s} fit {r['fit']:8.2f} s  predict {r['predict']:6.3f} s  "
+                f"accuracy {r['accuracy']:.4f}  fit peak +{r['peak_mb']:.0f} MB",
+                flush=True,
+            )
+            if r["stages"]:
+                stages = "  ".join(f"{k} {v:.2f} s" for k, v in r["stages"].items())
+                print(f"{'':14s} stages: {stages}", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+    def ratio(a, b, key="fit"):
+        if a in results and b in results:
+            return f"{results[a][key] / results[b][key]:.2f}x"
+        return "n/a"
+
+    print("\nmeasurement                               ratio    goal")
+    print(f"mltrees-xgb fit / lightgbm                {ratio('mltrees-xgb', 'lightgbm'):8s} <= 8x")
+    print(f"mltrees-gb fit / lightgbm                 {ratio('mltrees-gb', 'lightgbm'):8s} <= 6x")
+    print(
+        f"mltrees-xgb predict / lightgbm            "
+        f"{ratio('mltrees-xgb', 'lightgbm', 'predict'):8s} <= 1x"
+    )
+    exact = ratio("mltrees-exact", "xgboost-exact")
+    print(f"mltrees-exact fit / xgboost-exact         {exact:8s} <= 1x")
+    if "mltrees-xgb" in results and "xgboost-hist" in results:
+        gap = 100 * (results["mltrees-xgb"]["accuracy"] - results["xgboost-hist"]["accuracy"])
+        print(f"accuracy mltrees-xgb - xgboost-hist       {gap:+.2f} points  within 0.3")
+    if "mltrees-xgb" in results and "lightgbm" in results:
+        print(
+            f"peak memory mltrees-xgb / lightgbm        "
+            f"{ratio('mltrees-xgb', 'lightgbm', 'peak_mb'):8s} (reported)"
+        )
+
+
+if __name__ == "__main__":
+    main()
