@@ -498,6 +498,7 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
 
     def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
         """Predictions (the mean for Poisson), or raw margins with ``output_margin=True``."""
+        check_is_fitted(self, "_stack")
         margin = self._margin(X, iteration_range)[:, 0]
         if output_margin or self._objective.name != "count:poisson":
             return margin
@@ -633,10 +634,12 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
 
     def predict_proba(self, X, iteration_range=None) -> np.ndarray:
         """Class probabilities, shape (n, K)."""
+        check_is_fitted(self, "_stack")
         return self._objective.loss.predict_proba(_squeeze(self._margin(X, iteration_range)))
 
     def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
         """Classes, or raw margins with ``output_margin=True``."""
+        check_is_fitted(self, "_stack")
         margin = _squeeze(self._margin(X, iteration_range))
         if output_margin:
             return margin
