@@ -316,6 +316,13 @@ class _BaseXGBoost(BaseEstimator):
             if sample_weight is None
             else np.asarray(sample_weight, dtype=np.float64)
         )
+        # A row of weight 0 changes no sum; dropping it keeps it out of the
+        # cuts too, so that weight 0 is the same as leaving the row out.
+        keep = weight > 0
+        if not keep.any():
+            raise ValueError("every sample has weight 0; at least one positive weight is needed")
+        if not keep.all():
+            X32, y, weight = X32[keep], y[keep], weight[keep]
         if self.early_stopping_rounds is not None and not eval_set:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")
         evals = []
@@ -591,11 +598,13 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         self.classes_, codes = class_codes(np.asarray(y))
         K = len(self.classes_)
-        if K < 2:
-            raise ValueError(
-                f"y has a single class ({self.classes_[0]!r}); a classifier needs at least 2"
-            )
         weight = np.ones(len(codes)) if sample_weight is None else sample_weight
+        present = np.unique(codes[weight > 0]).size
+        if K < 2 or present < 2:
+            raise ValueError(
+                f"y contains {min(K, present)} class after sample_weight trimmed classes with "
+                "zero weights, while a minimum of 2 classes are required"
+            )
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
             p = (
