@@ -14,9 +14,18 @@ A grown tree comes back with the leaf of every row
 (:attr:`GrownTree.leaf_of_row`), so the boosting loop updates its training
 predictions with one gather instead of walking the tree.
 
-The contract a boosting loop relies on is :meth:`DepthwiseGrower.grow`:
-``(g, h) -> GrownTree``. Other policies (leaf-wise, oblivious) provide the
-same method.
+The contract a boosting loop relies on is small:
+
+* ``grow(g, h, features=None, count=None) -> GrownTree``: one tree from the
+  rows' statistics, with the leaf of every row;
+* ``close()``: release the grower's threads.
+
+Other policies (LightGBM's leaf-wise growth, CatBoost's oblivious trees)
+provide the same two methods; an oblivious policy scores a level's cuts
+together with :func:`~mltrees.hist.splitting.gain_table`. A tree's
+structure and its leaf values may come from different gradient sets
+(CatBoost's ordered boosting): grow on one, then :func:`leaf_values` of
+the other over ``leaf_of_row``.
 """
 
 from __future__ import annotations
@@ -39,7 +48,13 @@ from mltrees.hist.splitting import (
 )
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
-__all__ = ["DepthwiseGrower", "GrownTree", "segment_positions", "stable_partition"]
+__all__ = [
+    "DepthwiseGrower",
+    "GrownTree",
+    "leaf_values",
+    "segment_positions",
+    "stable_partition",
+]
 
 NODES_PER_LOOP = 64  # up to this many split nodes a level is partitioned node by node
 
@@ -69,6 +84,19 @@ class GrownTree:
     split_value: np.ndarray
     gain: np.ndarray
     weight: np.ndarray
+
+
+def leaf_values(
+    leaf_of_row: np.ndarray, g: np.ndarray, h: np.ndarray, n_nodes: int, params: SplitParams
+) -> np.ndarray:
+    """The optimal weight :eq:`eq-xgb-leaf-weight` of every node from any gradient set.
+
+    Sums ``g`` and ``h`` over the rows of each leaf (``leaf_of_row`` of a
+    :class:`GrownTree`); nodes without rows get 0.
+    """
+    G = np.bincount(leaf_of_row, weights=g, minlength=n_nodes)
+    H = np.bincount(leaf_of_row, weights=h, minlength=n_nodes)
+    return np.asarray(leaf_weight(G, H, params), dtype=np.float64)
 
 
 def segment_positions(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -32,6 +32,7 @@ __all__ = [
     "SplitParams",
     "find_best_splits",
     "gain_given_weight",
+    "gain_table",
     "leaf_weight",
     "local_proposals",
     "node_score",
@@ -200,6 +201,23 @@ def local_proposals(hist: np.ndarray, n_proposals: int) -> np.ndarray:
     bucket = np.floor(n_proposals * cumulative / np.where(total > 0, total, 1.0))
     previous = np.concatenate([np.zeros_like(bucket[:, :, :1]), bucket[:, :, :-1]], axis=2)
     return bucket > previous
+
+
+def gain_table(hist: np.ndarray, totals: np.ndarray, n_bins: np.ndarray, params: SplitParams):
+    """The gain of every cut of every feature of every node, missing values to the right.
+
+    Shape (n_nodes, n_features, stride - 1); ``-inf`` where a cut is not
+    allowed. Growth policies that choose one split for a whole level
+    (CatBoost's oblivious trees, chapter 15) add these tables over the
+    level's nodes instead of taking each node's best.
+    """
+    n_cuts = hist.shape[2] - 1
+    prefix = np.cumsum(hist[:, :, :n_cuts, :2], axis=2)
+    right = totals[:, None, None, :2] - prefix
+    parent = node_score(totals[:, 0], totals[:, 1], params)[:, None, None]
+    gain = split_gain(prefix[..., 0], prefix[..., 1], right[..., 0], right[..., 1], parent, params)
+    allowed = np.arange(n_cuts)[None, None, :] < n_bins[None, :, None]
+    return np.where(allowed, gain, params.round(-np.inf))
 
 
 def find_best_splits(
