@@ -17,12 +17,13 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, loa
 
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.binning import BinnedData, fit_cuts, weighted_quantile_cuts
-from mltrees.hist.grower import segment_positions, stable_partition
+from mltrees.hist.grower import DepthwiseGrower, leaf_values, segment_positions, stable_partition
 from mltrees.hist.histogram import GROUPS_PER_PASS, build_histograms
 from mltrees.hist.splitting import (
     SplitParams,
     find_best_splits,
     gain_given_weight,
+    gain_table,
     leaf_weight,
     node_score,
     split_gain,
@@ -523,7 +524,7 @@ def test_bad_input_gets_clear_errors():
         XGBoostRegressor(objective="count:poisson").fit(X, y - 200)
     with pytest.raises(ValueError, match="objective"):
         XGBoostRegressor(objective="reg:gamma").fit(X, y)
-    with pytest.raises(ValueError, match="single class"):
+    with pytest.raises(ValueError, match="1 class"):
         XGBoostClassifier().fit(X[:20], np.zeros(20))
     model = XGBoostRegressor(n_estimators=2).fit(X, y)
     with pytest.raises(ValueError, match="features"):
@@ -616,3 +617,37 @@ def test_gamma_prunes_after_growth_in_exact_and_during_growth_in_hist():
     ):
         np.testing.assert_allclose(model.predict(X), expected, atol=1e-5)
         assert model._trees[0][0].node_count == sum(len(t) for t in _xgb_nodes(booster))
+
+
+def test_gain_table_holds_every_nodes_best_split():
+    X, y = _data("breast_cancer")
+    data = BinnedData.fit(X.astype(np.float32), 256)
+    rng = np.random.default_rng(12)
+    g, h = rng.normal(size=len(y)), rng.random(len(y)) + 0.1
+    hist = build_histograms(data.codes, data.stride, (g, h))
+    totals = np.array([[g.sum(), h.sum()]])
+    params = SplitParams(reg_lambda=1.0)
+    table = gain_table(hist, totals, data.n_bins, params)
+    best = find_best_splits(hist, totals, data.n_bins, params)
+    assert table.max() == best.gain[0]
+    assert table[0, best.feature[0], best.split_bin[0]] == best.gain[0]
+
+
+def test_leaf_values_of_another_gradient_set():
+    """Structure from one gradient set, values from another (ordered boosting, chapter 15)."""
+    X, y = _data("diabetes")
+    data = BinnedData.fit(X.astype(np.float32), 256)
+    params = SplitParams(reg_lambda=2.0, float32=False)
+    rng = np.random.default_rng(13)
+    g1, g2 = rng.normal(size=len(y)), rng.normal(size=len(y))
+    h = np.ones(len(y))
+    grown = DepthwiseGrower(data, params, max_depth=3, learning_rate=1.0).grow(g1, h)
+    values = leaf_values(grown.leaf_of_row, g2, h, grown.tree.node_count, params)
+    leaves = np.flatnonzero(grown.tree.feature < 0)
+    for leaf in leaves:
+        rows = grown.leaf_of_row == leaf
+        assert values[leaf] == pytest.approx(-g2[rows].sum() / (rows.sum() + 2.0))
+    np.testing.assert_allclose(
+        leaf_values(grown.leaf_of_row, g1, h, grown.tree.node_count, params)[leaves],
+        grown.tree.value[leaves, 0],
+    )

@@ -36,12 +36,18 @@ from mltrees.ensemble._common import (
     select_rows,
     take_rows,
 )
+from mltrees.hist.binning import BinnedData
+from mltrees.hist.grower import DepthwiseGrower
+from mltrees.hist.splitting import VarianceRule
 from mltrees.losses import HuberLoss, MultinomialLogLoss, get_loss
-from mltrees.tree._data import bin_features, validate_fit_input
+from mltrees.tree._data import NUMERIC, bin_features, validate_fit_input
 from mltrees.tree._split import RegressionStatistics
-from mltrees.tree.classes import CARTRegressor
+from mltrees.tree._tree import available_cores
+from mltrees.tree.classes import CARTRegressor, _resolve_max_features
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
+
+NO_DEPTH_LIMIT = 1 << 20  # max_depth=None: levels until no node splits
 
 
 class _BaseGradientBoosting(BaseEstimator):
@@ -75,6 +81,35 @@ class _BaseGradientBoosting(BaseEstimator):
             categorical_features=self.categorical_features,
         )
 
+    def _hist_grower(self, codes, specs, total_weight: float, rng):
+        """The histogram learner of :mod:`mltrees.hist` for the histogram mode, else None.
+
+        Numeric features binned once (``max_bins``) go to
+        :class:`~mltrees.hist.grower.DepthwiseGrower` with CART's variance
+        rule (:class:`~mltrees.hist.splitting.VarianceRule`): the same trees
+        as the tree engine, which keeps the exact mode and categorical features.
+        """
+        if self.max_bins is None or any(spec.kind != NUMERIC for spec in specs):
+            return None
+        rule = VarianceRule(
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
+            min_impurity_decrease=float(self.min_impurity_decrease),
+            total_weight=total_weight,
+        )
+        data = BinnedData.from_codes(codes, [spec.values for spec in specs])
+        share = _resolve_max_features(self.max_features, len(specs))
+        return DepthwiseGrower(
+            data,
+            rule,
+            max_depth=NO_DEPTH_LIMIT if self.max_depth is None else int(self.max_depth),
+            learning_rate=1.0,
+            colsample_bynode=1.0 if share is None else share / len(specs),
+            rng=rng,
+            n_threads=available_cores(),
+        )
+
     def _fit_boosting(self, X, y, weights, loss, n_outputs: int, stratify):
         """Bin once, then boost; return the fitted state (assigned by the caller)."""
         template = self._tree_template()
@@ -106,6 +141,7 @@ class _BaseGradientBoosting(BaseEstimator):
             random_state=0,
         )
         n = keep.size
+        grower = self._hist_grower(codes, specs, float(w_train.sum()), rng)
         init = np.atleast_1d(np.asarray(loss.init(y_train, w_train), dtype=np.float64))
         raw = np.tile(init, (n, 1))
         if validation is not None:
@@ -133,9 +169,9 @@ class _BaseGradientBoosting(BaseEstimator):
                 mask[inbag] = True
                 oob = np.flatnonzero(~mask)
                 old_oob = round_loss(y_train[oob], _col(raw[oob], squeeze), w_train[oob])
-                codes_round = take_rows(codes, inbag)
+                codes_round = take_rows(codes, inbag) if grower is None else None
             else:
-                inbag, codes_round = None, codes
+                inbag, codes_round, mask = None, codes, None
             gradient = round_loss.gradient(y_train, current)
             gradient = gradient.reshape(n, n_outputs)
             stage, leaves = [], []
@@ -143,9 +179,17 @@ class _BaseGradientBoosting(BaseEstimator):
                 rows = slice(None) if inbag is None else inbag
                 residual = -gradient[rows, k]
                 w_in = w_train[rows]
-                stats = RegressionStatistics(residual, w_in)
-                tree = template._grow(codes_round, specs, stats, float(w_in.sum()), rng)
-                leaf = node_of_codes(tree, codes, specs)
+                if grower is not None:
+                    # The histogram learner: g = w r, h = w, rows outside the
+                    # subsample with weight and count 0; it returns every row's leaf.
+                    in_sample = np.ones(n) if mask is None else mask.astype(np.float64)
+                    w_round = w_train * in_sample
+                    grown = grower.grow(-gradient[:, k] * w_round, w_round, count=in_sample)
+                    tree, leaf = grown.tree, grown.leaf_of_row
+                else:
+                    stats = RegressionStatistics(residual, w_in)
+                    tree = template._grow(codes_round, specs, stats, float(w_in.sum()), rng)
+                    leaf = node_of_codes(tree, codes, specs)
                 leaf_in = leaf if inbag is None else leaf[inbag]
                 y_in = y_train[rows]
                 raw_in = current[rows]
@@ -189,6 +233,8 @@ class _BaseGradientBoosting(BaseEstimator):
                     history[i % len(history)] = val_loss
                 else:
                     break
+        if grower is not None:
+            grower.close()
         return {
             "specs": specs,
             "init": init,

@@ -316,6 +316,13 @@ class _BaseXGBoost(BaseEstimator):
             if sample_weight is None
             else np.asarray(sample_weight, dtype=np.float64)
         )
+        # A row of weight 0 changes no sum; dropping it keeps it out of the
+        # cuts too, so that weight 0 is the same as leaving the row out.
+        keep = weight > 0
+        if not keep.any():
+            raise ValueError("every sample has weight 0; at least one positive weight is needed")
+        if not keep.all():
+            X32, y, weight = X32[keep], y[keep], weight[keep]
         if self.early_stopping_rounds is not None and not eval_set:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")
         evals = []
@@ -498,6 +505,7 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
 
     def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
         """Predictions (the mean for Poisson), or raw margins with ``output_margin=True``."""
+        check_is_fitted(self, "_stack")
         margin = self._margin(X, iteration_range)[:, 0]
         if output_margin or self._objective.name != "count:poisson":
             return margin
@@ -590,11 +598,13 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         self.classes_, codes = class_codes(np.asarray(y))
         K = len(self.classes_)
-        if K < 2:
-            raise ValueError(
-                f"y has a single class ({self.classes_[0]!r}); a classifier needs at least 2"
-            )
         weight = np.ones(len(codes)) if sample_weight is None else sample_weight
+        present = np.unique(codes[weight > 0]).size
+        if K < 2 or present < 2:
+            raise ValueError(
+                f"y contains {min(K, present)} class after sample_weight trimmed classes with "
+                "zero weights, while a minimum of 2 classes are required"
+            )
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
             p = (
@@ -633,10 +643,12 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
 
     def predict_proba(self, X, iteration_range=None) -> np.ndarray:
         """Class probabilities, shape (n, K)."""
+        check_is_fitted(self, "_stack")
         return self._objective.loss.predict_proba(_squeeze(self._margin(X, iteration_range)))
 
     def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
         """Classes, or raw margins with ``output_margin=True``."""
+        check_is_fitted(self, "_stack")
         margin = _squeeze(self._margin(X, iteration_range))
         if output_margin:
             return margin

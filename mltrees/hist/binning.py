@@ -128,12 +128,17 @@ class BinnedData:
         The smallest training value of each feature (lower bound of bin 0).
     missing_code : int
         The code of a missing value; also ``stride - 1``.
+    edges : list of ndarray of float64, optional
+        Bins made elsewhere (the tree engine's :func:`~mltrees.tree._data.bin_features`):
+        ``x <= edges[j][b]`` exactly when the code is at most ``b``. Trees
+        then take these thresholds instead of the float32 cuts.
     """
 
     codes: np.ndarray
     cuts: list
     minimum: np.ndarray
     missing_code: int
+    edges: list | None = None
 
     @property
     def stride(self) -> int:
@@ -176,6 +181,17 @@ class BinnedData:
             [np.nanmin(c) if not np.isnan(c).all() else 0.0 for c in columns], dtype=np.float32
         )
         return cls(codes=codes, cuts=list(cuts), minimum=minimum, missing_code=missing_code)
+
+    @classmethod
+    def from_codes(cls, codes: np.ndarray, edges: list) -> BinnedData:
+        """Wrap codes binned by the tree engine (row-major, no missing values)."""
+        n_codes = [len(e) + 1 for e in edges]
+        missing_code = max(n_codes, default=1)
+        dtype = np.uint8 if missing_code < 256 else np.uint16
+        columns = np.ascontiguousarray(codes.T, dtype=dtype)
+        cuts = [np.full(k, np.nan, dtype=np.float32) for k in n_codes]  # sizes only
+        minimum = np.zeros(len(edges), dtype=np.float32)
+        return cls(columns, cuts, minimum, missing_code, edges=[np.asarray(e) for e in edges])
 
     def threshold(self, feature: int, split_bin: int) -> np.float32:
         """The float32 ``t`` of the test ``x < t`` that sends bins ``0 .. split_bin`` left.

@@ -14,9 +14,18 @@ A grown tree comes back with the leaf of every row
 (:attr:`GrownTree.leaf_of_row`), so the boosting loop updates its training
 predictions with one gather instead of walking the tree.
 
-The contract a boosting loop relies on is :meth:`DepthwiseGrower.grow`:
-``(g, h) -> GrownTree``. Other policies (leaf-wise, oblivious) provide the
-same method.
+The contract a boosting loop relies on is small:
+
+* ``grow(g, h, features=None, count=None) -> GrownTree``: one tree from the
+  rows' statistics, with the leaf of every row;
+* ``close()``: release the grower's threads.
+
+Other policies (LightGBM's leaf-wise growth, CatBoost's oblivious trees)
+provide the same two methods; an oblivious policy scores a level's cuts
+together with :func:`~mltrees.hist.splitting.gain_table`. A tree's
+structure and its leaf values may come from different gradient sets
+(CatBoost's ordered boosting): grow on one, then :func:`leaf_values` of
+the other over ``leaf_of_row``.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from mltrees.hist.binning import BinnedData
 from mltrees.hist.histogram import build_histograms
 from mltrees.hist.splitting import (
     SplitParams,
+    VarianceRule,
     find_best_splits,
     leaf_weight,
     local_proposals,
@@ -38,7 +48,13 @@ from mltrees.hist.splitting import (
 )
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
-__all__ = ["DepthwiseGrower", "GrownTree", "segment_positions", "stable_partition"]
+__all__ = [
+    "DepthwiseGrower",
+    "GrownTree",
+    "leaf_values",
+    "segment_positions",
+    "stable_partition",
+]
 
 NODES_PER_LOOP = 64  # up to this many split nodes a level is partitioned node by node
 
@@ -70,6 +86,19 @@ class GrownTree:
     weight: np.ndarray
 
 
+def leaf_values(
+    leaf_of_row: np.ndarray, g: np.ndarray, h: np.ndarray, n_nodes: int, params: SplitParams
+) -> np.ndarray:
+    """The optimal weight :eq:`eq-xgb-leaf-weight` of every node from any gradient set.
+
+    Sums ``g`` and ``h`` over the rows of each leaf (``leaf_of_row`` of a
+    :class:`GrownTree`); nodes without rows get 0.
+    """
+    G = np.bincount(leaf_of_row, weights=g, minlength=n_nodes)
+    H = np.bincount(leaf_of_row, weights=h, minlength=n_nodes)
+    return np.asarray(leaf_weight(G, H, params), dtype=np.float64)
+
+
 def segment_positions(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions ``start .. start + count - 1`` of every segment, and each one's segment."""
     counts = np.asarray(counts, dtype=np.intp)
@@ -98,6 +127,12 @@ def stable_partition(
     order[positions] = rows[permutation]
     sides = np.bincount(key, minlength=2 * n_segments)
     return sides[0::2].astype(np.intp)
+
+
+def _segment_sums(values: np.ndarray, order: np.ndarray, starts, counts) -> np.ndarray:
+    """Sum of ``values`` over the rows of every segment of ``order``."""
+    positions, segment = segment_positions(starts, counts)
+    return np.bincount(segment, weights=values[order[positions]], minlength=len(starts))
 
 
 @dataclass
@@ -173,25 +208,42 @@ class DepthwiseGrower:
             mask[node, self._sample(level, self.colsample_bynode)] = True
         return mask
 
-    def grow(self, g: np.ndarray, h: np.ndarray, features: np.ndarray | None = None) -> GrownTree:
+    def grow(
+        self,
+        g: np.ndarray,
+        h: np.ndarray,
+        features: np.ndarray | None = None,
+        count: np.ndarray | None = None,
+    ) -> GrownTree:
         """Grow one tree on gradients ``g`` and hessians ``h`` of every row.
 
-        Rows left out of a subsample take part with ``g = h = 0``: they
-        change no sum, and still get a leaf in ``leaf_of_row``.
+        Rows left out of a subsample take part with ``g = h = 0`` (and
+        ``count = 0``): they change no sum, and still get a leaf in
+        ``leaf_of_row``. With a :class:`~mltrees.hist.splitting.VarianceRule`
+        (gradient boosting's CART trees) ``g = w r``, ``h = w`` and ``count``
+        (1 for rows in the tree's sample) is a third statistic.
         """
         data, params = self.data, self.params
+        variance = isinstance(params, VarianceRule)
         n = data.n_rows
         g = np.asarray(g, dtype=np.float64)
         h = np.asarray(h, dtype=np.float64)
+        statistics = (g, h)
+        squares_of_row = None
+        if variance:
+            count = np.ones(n) if count is None else np.asarray(count, dtype=np.float64)
+            statistics = (g, h, count)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                squares_of_row = np.where(h > 0, g * g / h, 0.0)  # w r² = (w r)² / w
         tree_features = np.arange(data.n_features) if features is None else np.asarray(features)
         n_bins = data.n_bins
         order = np.arange(n, dtype=np.intp)
         clock = time.perf_counter()
         hist = build_histograms(
-            data.codes, data.stride, (g, h), executor=self._executor, features=tree_features
+            data.codes, data.stride, statistics, executor=self._executor, features=tree_features
         )
         clock = self._tick("histograms", clock)
-        totals = np.array([[g.sum(), h.sum()]])
+        totals = np.array([[s.sum() for s in statistics]])
         starts = np.zeros(1, dtype=np.intp)
         counts = np.array([n], dtype=np.intp)
         parents = np.array([-1], dtype=np.intp)
@@ -201,17 +253,26 @@ class DepthwiseGrower:
         for depth in range(self.max_depth + 1):
             n_nodes = starts.size
             ids = next_id - n_nodes + np.arange(n_nodes)
-            weight = leaf_weight(totals[:, 0], totals[:, 1], params)
+            squares = None
+            if variance:
+                squares = _segment_sums(squares_of_row, order, starts, counts)
+                weight = totals[:, 0] / np.where(totals[:, 1] > 0, totals[:, 1], 1.0)
+            else:
+                weight = leaf_weight(totals[:, 0], totals[:, 1], params)
+            split = np.zeros(n_nodes, dtype=bool)
             if depth < self.max_depth:
                 mask = self._feature_mask(n_nodes, tree_features)
-                cuts = None
-                if self.local_proposals is not None:
-                    cuts = local_proposals(hist, self.local_proposals)
-                best = find_best_splits(hist, totals, n_bins, params, mask, cuts)
-                split = best.accepted(params)
+                if variance:
+                    candidates = params.splittable(totals, squares, True)
+                    best = params.find(hist, totals, squares, n_bins, mask)
+                    split = candidates & params.accept(best)
+                else:
+                    cuts = None
+                    if self.local_proposals is not None:
+                        cuts = local_proposals(hist, self.local_proposals)
+                    best = find_best_splits(hist, totals, n_bins, params, mask, cuts)
+                    split = best.accepted(params)
                 clock = self._tick("splits", clock)
-            else:
-                split = np.zeros(n_nodes, dtype=bool)
             s = np.flatnonzero(split)
             level = {
                 "id": ids,
@@ -221,6 +282,7 @@ class DepthwiseGrower:
                 "H": totals[:, 1],
                 "count": counts,
                 "weight": weight,
+                "squares": squares if variance else np.zeros(n_nodes),
                 "feature": np.full(n_nodes, LEAF, dtype=np.intp),
                 "split_bin": np.full(n_nodes, -2, dtype=np.intp),
                 "default_left": np.zeros(n_nodes, dtype=bool),
@@ -256,14 +318,16 @@ class DepthwiseGrower:
             # Children: (left, right) of every split node, in order.
             child_starts = np.column_stack([starts[s], starts[s] + n_left]).reshape(-1)
             child_counts = np.column_stack([n_left, n_right]).reshape(-1)
-            child_totals = np.stack([best.left[s], best.right[s]], axis=1).reshape(-1, 2)
+            child_totals = np.stack([best.left[s], best.right[s]], axis=1).reshape(
+                -1, totals.shape[1]
+            )
             # Build the smaller child of each pair; the larger is parent - smaller.
             small_is_right = n_right < n_left
             small = 2 * np.arange(s.size) + small_is_right
             built = build_histograms(
                 data.codes,
                 data.stride,
-                (g, h),
+                statistics,
                 order,
                 child_starts[small],
                 child_counts[small],
@@ -326,16 +390,25 @@ class DepthwiseGrower:
         internal = feature != LEAF
         split_bin = cat("split_bin")
         split_value = np.full(n_nodes, np.nan, dtype=np.float32)
-        for node in np.flatnonzero(internal):  # one lookup per internal node, not per row
-            split_value[node] = self.data.threshold(int(feature[node]), int(split_bin[node]))
         threshold = np.full(n_nodes, np.nan)
-        threshold[internal] = np.nextafter(split_value[internal].astype(np.float64), -np.inf)
+        edges = self.data.edges
+        for node in np.flatnonzero(internal):  # one lookup per internal node, not per row
+            if edges is not None:  # bins with their own "x <= edge" thresholds
+                threshold[node] = edges[int(feature[node])][int(split_bin[node])]
+            else:
+                split_value[node] = self.data.threshold(int(feature[node]), int(split_bin[node]))
+        if edges is None:
+            threshold[internal] = np.nextafter(split_value[internal].astype(np.float64), -np.inf)
         weight = cat("weight")
         G, H = cat("G"), cat("H")
-        score = node_score(G, H, self.params).astype(np.float64)
-        # -score / H: for squared error (h = 1, λ = 0) the variance up to a
-        # constant, so impurity decreases weighted by H are the gains.
-        impurity = np.where(H > 0, -score / np.where(H > 0, H, 1.0), 0.0)
+        if isinstance(self.params, VarianceRule):
+            totals = np.column_stack([G, H, np.zeros_like(G)])
+            impurity = self.params.variance(totals, cat("squares"))
+        else:
+            score = node_score(G, H, self.params).astype(np.float64)
+            # -score / H: for squared error (h = 1, λ = 0) the variance up to a
+            # constant, so impurity decreases weighted by H are the gains.
+            impurity = np.where(H > 0, -score / np.where(H > 0, H, 1.0), 0.0)
         missing_slot = np.where(internal, np.where(cat("default_left"), 0, 1), MISSING_NONE)
         tree = Tree(
             feature=feature,

@@ -32,6 +32,7 @@ __all__ = [
     "SplitParams",
     "find_best_splits",
     "gain_given_weight",
+    "gain_table",
     "leaf_weight",
     "local_proposals",
     "node_score",
@@ -202,6 +203,23 @@ def local_proposals(hist: np.ndarray, n_proposals: int) -> np.ndarray:
     return bucket > previous
 
 
+def gain_table(hist: np.ndarray, totals: np.ndarray, n_bins: np.ndarray, params: SplitParams):
+    """The gain of every cut of every feature of every node, missing values to the right.
+
+    Shape (n_nodes, n_features, stride - 1); ``-inf`` where a cut is not
+    allowed. Growth policies that choose one split for a whole level
+    (CatBoost's oblivious trees, chapter 15) add these tables over the
+    level's nodes instead of taking each node's best.
+    """
+    n_cuts = hist.shape[2] - 1
+    prefix = np.cumsum(hist[:, :, :n_cuts, :2], axis=2)
+    right = totals[:, None, None, :2] - prefix
+    parent = node_score(totals[:, 0], totals[:, 1], params)[:, None, None]
+    gain = split_gain(prefix[..., 0], prefix[..., 1], right[..., 0], right[..., 1], parent, params)
+    allowed = np.arange(n_cuts)[None, None, :] < n_bins[None, :, None]
+    return np.where(allowed, gain, params.round(-np.inf))
+
+
 def find_best_splits(
     hist: np.ndarray,
     totals: np.ndarray,
@@ -312,3 +330,115 @@ def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
         left,
         totals - left,
     )
+
+
+@dataclass(frozen=True)
+class VarianceRule:
+    """CART's squared-error split rule on histograms: gradient boosting's trees (chapter 12).
+
+    A regression tree fitted to residuals ``r`` with weights ``w`` chooses
+    the cut of largest weighted variance decrease, which with ``G = Σ w r``
+    and ``𝓗 = Σ w`` is ``G_L²/𝓗_L + G_R²/𝓗_R - G²/𝓗`` over the node's weight:
+    :eq:`eq-xgb-gain` with ``h = w`` and ``λ = 0``. The histograms carry a
+    third column, the number of rows, for ``min_samples_leaf``. Ties follow
+    the tree engine of :mod:`mltrees.tree`: within a feature the first cut
+    whose gain is within ``TIE_TOLERANCE`` times the node's variance (times
+    its weight) of the best, across features the first such feature; so the
+    trees are those of :class:`~mltrees.CARTRegressor` on the same bins.
+
+    Parameters
+    ----------
+    min_samples_split, min_samples_leaf : int
+        Rows needed to split a node, and in each child.
+    min_weight_leaf : float
+        Weight needed in each child.
+    min_impurity_decrease : float
+        A split must lower the tree's weighted variance by this much, as a
+        share of the total weight ``total_weight``.
+    total_weight : float
+        The weight of all training rows.
+    """
+
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    min_weight_leaf: float = 0.0
+    min_impurity_decrease: float = 0.0
+    total_weight: float = 1.0
+    float32: bool = False  # the grower's rounding switch: never for this rule
+
+    PURE = 1e-14  # node variance at or below this: a leaf (as the tree engine)
+    TIE_TOLERANCE = 1e-10
+
+    def round(self, values):
+        """No rounding (float64 throughout)."""
+        return np.asarray(values)
+
+    def variance(self, totals: np.ndarray, squares: np.ndarray) -> np.ndarray:
+        """Weighted variance of each node's residuals from (G, 𝓗, count) and Σ w r²."""
+        H = np.where(totals[:, 1] > 0, totals[:, 1], 1.0)
+        mean = totals[:, 0] / H
+        return np.maximum(squares / H - mean * mean, 0.0)
+
+    def splittable(self, totals, squares, depth_ok: bool) -> np.ndarray:
+        """Nodes with enough rows and some variance left."""
+        count = totals[:, 2]
+        return (
+            depth_ok
+            & (count >= self.min_samples_split)
+            & (count >= 2 * self.min_samples_leaf)
+            & (self.variance(totals, squares) > self.PURE)
+        )
+
+    def find(self, hist, totals, squares, n_bins, feature_mask=None) -> BestSplits:
+        """The best cut of every node, with the tree engine's tie rule."""
+        n_nodes, n_features, stride, _ = hist.shape
+        n_cuts = stride - 1
+        prefix = np.cumsum(hist[:, :, :n_cuts, :], axis=2)
+        total = totals[:, None, None, :]
+        right = total - prefix
+        HL, HR = prefix[..., 1], right[..., 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            children = prefix[..., 0] ** 2 / HL + right[..., 0] ** 2 / HR
+        parent = totals[:, 0] ** 2 / np.where(totals[:, 1] > 0, totals[:, 1], 1.0)
+        gain = children - parent[:, None, None]
+        ok = (
+            (prefix[..., 2] >= max(self.min_samples_leaf, 1))
+            & (right[..., 2] >= max(self.min_samples_leaf, 1))
+            & (self.min_weight_leaf <= HL)
+            & (self.min_weight_leaf <= HR)
+            & (HL > 0)
+            & (HR > 0)
+            & (np.arange(n_cuts)[None, None, :] < n_bins[None, :, None] - 1)
+        )
+        if feature_mask is not None:
+            ok &= feature_mask[:, :, None]
+        gain = np.where(ok, gain, -np.inf)
+        tolerance = self.TIE_TOLERANCE * self.variance(totals, squares) * totals[:, 1]
+        # Within a feature: the first cut near its best.
+        best_of_feature = gain.max(axis=2)
+        near = gain >= best_of_feature[..., None] - tolerance[:, None, None]
+        first = np.argmax(near & ok, axis=2)  # (n, F)
+        node = np.arange(n_nodes)[:, None]
+        feature_gain = np.where(
+            np.isfinite(best_of_feature), gain[node, np.arange(n_features)[None, :], first], -np.inf
+        )
+        # Across features: the first near the best.
+        top = feature_gain.max(axis=1)
+        chosen = np.argmax(feature_gain >= (top - tolerance)[:, None], axis=1)
+        rows = np.arange(n_nodes)
+        split_bin = first[rows, chosen]
+        best_gain = np.where(np.isfinite(top), feature_gain[rows, chosen], -np.inf)
+        left = prefix[rows, chosen, split_bin]
+        return BestSplits(
+            gain=best_gain,
+            feature=chosen.astype(np.intp),
+            split_bin=split_bin.astype(np.intp),
+            default_left=np.zeros(n_nodes, dtype=bool),
+            left=left,
+            right=totals - left,
+        )
+
+    def accept(self, best: BestSplits) -> np.ndarray:
+        """Finite gain, and a decrease of at least ``min_impurity_decrease``."""
+        decrease = best.gain / self.total_weight
+        return np.isfinite(best.gain) & (decrease + 1e-12 >= self.min_impurity_decrease)

@@ -6,6 +6,7 @@ Four methods, all of which return a new, compacted :class:`~mltrees.tree._tree.T
 * :func:`cost_complexity_path` and :func:`prune_cost_complexity` -- CART's
   weakest-link pruning of :math:`C_\alpha(T) = C(T) + \alpha |T|`, with
   scikit-learn's semantics (one node per step, so α values can repeat);
+  :func:`optimal_subtree` minimises the same cost directly, bottom-up;
 * :func:`prune_pessimistic` -- C4.5's pessimistic error pruning with an upper
   confidence bound, as Weka's J48 does it (collapse, subtree replacement and
   subtree raising);
@@ -25,6 +26,7 @@ from __future__ import annotations
 import copy
 import heapq
 import math
+import numbers
 from statistics import NormalDist
 
 import numpy as np
@@ -35,6 +37,7 @@ from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree
 __all__ = [
     "added_errors",
     "cost_complexity_path",
+    "optimal_subtree",
     "pessimistic_errors",
     "prune_cost_complexity",
     "prune_pessimistic",
@@ -244,6 +247,64 @@ def prune_cost_complexity(tree: Tree, ccp_alpha: float, path=None) -> Tree:
     if steps == 0:
         return tree
     return tree.collapse(pruned[:steps])  # collapse drops what lies below a pruned node
+
+
+def optimal_subtree(tree: Tree, ccp_alpha: float) -> Tree:
+    r"""The smallest pruned subtree of least cost-complexity, by dynamic programming.
+
+    Implements :eq:`eq-ccp-recursion` (chapter 5). With
+    :math:`R(t) = \frac{W_t}{W} I(t)` and :math:`\kappa` = ``ccp_alpha``, the
+    least cost :math:`m(t)` of a pruned subtree of the branch at ``t`` is
+    :math:`R(t) + \kappa` at a leaf and
+    :math:`\min\big(R(t) + \kappa, \sum_{c} m(c)\big)` over the children
+    ``c`` of an internal node; a node becomes a leaf when the leaf costs no
+    more than the best branch below it (ties: the smaller tree). This solves
+    the minimisation of :eq:`eq-ccp-cost` directly, one depth level at a time,
+    without the weakest-link sequence of :func:`cost_complexity_path`; by the
+    theorem of chapter 5 both give the same tree for every ``ccp_alpha > 0``.
+    At ``ccp_alpha = 0`` this returns :math:`T(0)`, which also drops the
+    branches that do not lower :math:`R`, whereas :func:`prune_cost_complexity`
+    returns the grown tree, as scikit-learn does.
+
+    Parameters
+    ----------
+    tree : Tree
+        A grown tree.
+    ccp_alpha : float
+        The cost-complexity parameter :math:`\kappa \ge 0`, the price of a leaf.
+
+    Returns
+    -------
+    Tree
+        The smallest minimiser :math:`T(\kappa)` of :math:`R(T) + \kappa |\tilde T|`.
+
+    Raises
+    ------
+    TypeError
+        If ``ccp_alpha`` is not a real number.
+    ValueError
+        If ``ccp_alpha`` is negative, NaN or infinite.
+    """
+    if isinstance(ccp_alpha, bool) or not isinstance(ccp_alpha, numbers.Real):
+        raise TypeError(f"ccp_alpha must be a real number, got {ccp_alpha!r}")
+    kappa = float(ccp_alpha)
+    if not math.isfinite(kappa) or kappa < 0:
+        raise ValueError(f"ccp_alpha must be a finite number >= 0, got {ccp_alpha!r}")
+    weight = tree.weighted_n_node_samples
+    leaf_cost = weight / weight[0] * tree.impurity + kappa
+    collapse = np.zeros(tree.node_count, dtype=bool)
+
+    def combine(ids, below):
+        as_leaf = leaf_cost[ids]
+        # Equal costs prefer the leaf (the smallest minimiser); the relative
+        # tolerance keeps rounding in the sums from deciding such ties.
+        cheaper = as_leaf <= below + ALPHA_TIE * np.maximum(np.abs(below), np.abs(as_leaf))
+        collapse[ids] = cheaper
+        return np.where(cheaper, as_leaf, below)
+
+    _bottom_up(tree, leaf_cost, combine)
+    cut = _topmost(tree, collapse)
+    return tree.collapse(cut) if cut.any() else tree
 
 
 # ---------------------------------------------------------------------------
