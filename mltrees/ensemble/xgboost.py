@@ -206,6 +206,9 @@ class _BaseXGBoost(BaseEstimator):
             data = BinnedData.fit(
                 X, min(LOCAL_GRID * self.max_bin, 65535), weights=weight, n_threads=n_threads
             )
+        sorted_columns = None
+        if self.tree_method == "approx" and self.sketch == "global":
+            sorted_columns = SortedColumns.fit(X)  # once: every round re-proposes cuts
         timings = {"binning": time.perf_counter() - clock, "gradients": 0.0}
         margin = np.tile(init_margin, (n, 1))
         evals = [
@@ -254,8 +257,8 @@ class _BaseXGBoost(BaseEstimator):
                 if self.tree_method == "approx" and self.sketch == "global":
                     # Proposals weighted by the hessians of this round (all classes).
                     clock = time.perf_counter()
-                    grower.data = BinnedData.fit(
-                        X, self.max_bin, weights=h.sum(axis=1), n_threads=n_threads
+                    grower.data = BinnedData.from_sorted(
+                        sorted_columns, self.max_bin, h.sum(axis=1)
                     )
                     timings["binning"] += time.perf_counter() - clock
                 features = None

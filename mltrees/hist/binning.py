@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BinnedData", "fit_cuts", "weighted_quantile_cuts"]
+__all__ = ["BinnedData", "fit_cuts", "sorted_weighted_quantile_cuts", "weighted_quantile_cuts"]
 
 
 def _upper_sentinel(largest: np.float32) -> np.float32:
@@ -56,10 +56,22 @@ def weighted_quantile_cuts(values: np.ndarray, weights: np.ndarray, n_bins: int)
         The number of bins wanted.
     """
     order = np.argsort(values, kind="stable")
-    sorted_values = values[order]
-    distinct, first = np.unique(sorted_values, return_index=True)
-    weight_before = np.concatenate([[0.0], np.cumsum(weights[order])])[first]
-    total = float(np.sum(weights))
+    return sorted_weighted_quantile_cuts(values[order], weights[order], n_bins)
+
+
+def sorted_weighted_quantile_cuts(
+    sorted_values: np.ndarray, sorted_weights: np.ndarray, n_bins: int
+) -> np.ndarray:
+    """:func:`weighted_quantile_cuts` of values already sorted (with their weights).
+
+    XGBoost's ``approx`` proposes new cuts every round from new hessians, on
+    the same values: sorting each feature once per fit leaves one cumulative
+    sum per feature and round.
+    """
+    first = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    distinct = sorted_values[first]
+    weight_before = np.concatenate([[0.0], np.cumsum(sorted_weights)])[first]
+    total = float(np.sum(sorted_weights))
     if total <= 0:
         return distinct[1:]
     targets = total * np.arange(1, n_bins) / n_bins
@@ -67,21 +79,6 @@ def weighted_quantile_cuts(values: np.ndarray, weights: np.ndarray, n_bins: int)
     index = np.searchsorted(weight_before, targets, side="left")
     index = np.unique(index[(index > 0) & (index < distinct.size)])
     return distinct[index]
-
-
-def _unweighted_quantile_cuts(sorted_values: np.ndarray, n_bins: int) -> np.ndarray:
-    """:func:`weighted_quantile_cuts` with unit weights, from the sorted values.
-
-    The cut ``k`` is the value at rank ``ceil(k n / n_bins)`` (0-based),
-    moved to the first occurrence of that value, so equal values share a bin.
-    """
-    n = sorted_values.size
-    targets = np.ceil(n * np.arange(1, n_bins) / n_bins).astype(np.intp)
-    targets = targets[targets < n]
-    candidates = sorted_values[targets]
-    # Keep values above the smallest one, once each.
-    candidates = np.unique(candidates[candidates > sorted_values[0]])
-    return candidates
 
 
 def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None) -> np.ndarray:
@@ -106,7 +103,7 @@ def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None
     if new.size + 1 <= max_bin:
         inner = ordered[new]
     elif weights is None or np.all(weights == weights[0]):
-        inner = _unweighted_quantile_cuts(ordered, max_bin)
+        inner = sorted_weighted_quantile_cuts(ordered, np.ones(ordered.size), max_bin)
     else:
         known = ~np.isnan(values)
         inner = weighted_quantile_cuts(values[known], np.asarray(weights, float)[known], max_bin)
@@ -181,6 +178,35 @@ class BinnedData:
             [np.nanmin(c) if not np.isnan(c).all() else 0.0 for c in columns], dtype=np.float32
         )
         return cls(codes=codes, cuts=list(cuts), minimum=minimum, missing_code=missing_code)
+
+    @classmethod
+    def from_sorted(cls, columns, max_bin: int, weights: np.ndarray) -> BinnedData:
+        """Bins at the ``weights``-weighted quantiles, from features sorted once.
+
+        ``columns`` is a :class:`~mltrees.hist.exact.SortedColumns`. The codes
+        of a sorted feature are a search of sorted values (no branch
+        mispredictions), scattered back to the rows.
+        """
+        cuts, minimum = [], []
+        for rows, values in zip(columns.rows, columns.values, strict=True):
+            if values.size == 0:
+                cuts.append(np.array([np.float32(1.0)], dtype=np.float32))
+                minimum.append(0.0)
+                continue
+            distinct = np.count_nonzero(values[1:] != values[:-1]) + 1
+            if distinct <= max_bin:
+                inner = values[np.flatnonzero(values[1:] != values[:-1]) + 1]
+            else:
+                inner = sorted_weighted_quantile_cuts(values, weights[rows], max_bin)
+            cuts.append(np.concatenate([inner, [_upper_sentinel(values[-1])]]).astype(np.float32))
+            minimum.append(values[0])
+        missing_code = max((c.size for c in cuts), default=1)
+        dtype = np.uint8 if missing_code < 256 else np.uint16
+        codes = np.full((len(cuts), columns.n_rows), missing_code, dtype=dtype)
+        for j, (rows, values) in enumerate(zip(columns.rows, columns.values, strict=True)):
+            sorted_codes = np.searchsorted(cuts[j], values, side="right")
+            codes[j, rows] = np.minimum(sorted_codes, cuts[j].size - 1)
+        return cls(codes, cuts, np.array(minimum, dtype=np.float32), missing_code)
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, edges: list) -> BinnedData:

@@ -121,7 +121,7 @@ def leaf_weight(G, H, params: SplitParams):
     with np.errstate(divide="ignore", invalid="ignore"):
         w = -threshold_l1(G, params.alpha) / (H + params.lam)
     if params.max_delta_step > 0:
-        np.clip(w, -params.delta, params.delta, out=w)
+        w = np.clip(w, -params.delta, params.delta)
     w = np.where(H > 0, w, 0.0)
     return params.round(w)
 
