@@ -185,7 +185,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         # then finds the cases of its own fit (equal weights stay exactly 1),
         # whatever the scale of sample_weight. The votes read only ratios.
         n_cases = float(np.count_nonzero(~zero))
-        w = weights * (n_cases / weights.sum())
+        if n_cases and (weights[~zero] == weights[~zero][0]).all():
+            w = (~zero).astype(np.float64)  # exactly 1, not 1 up to a rounding error
+        else:
+            w = weights * (n_cases / weights.sum())
         estimators, votes, errors = [], [], []
         for m in range(self.n_estimators):
             w = np.maximum(w, _EPS * n_cases)
