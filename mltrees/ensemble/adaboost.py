@@ -111,8 +111,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     and boosting stops (it already classifies the training set); one with
     error >= 1 - 1/K is discarded and boosting stops (it is no better than
     chance, and its vote would be <= 0); if that happens in the first round
-    a ``ValueError`` is raised. Weights are kept >= machine epsilon (as a
-    share of their total) so that no sample is ever forgotten for good.
+    a ``ValueError`` is raised. Weights are kept >= machine epsilon so that
+    no sample is ever forgotten for good.
 
     The weak learner sees the distribution scaled to sum to the number of
     rows of positive weight: equal weights are 1 each, as in the learner's
@@ -179,20 +179,20 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 # which the walk on codes does not know: walk on the values.
                 values = encode_features(X, specs)
         rng = np.random.default_rng(self.random_state)
-        zero = weights == 0
-        # The distribution is kept summing to the number of rows rather than to
-        # 1: a learner that reads weights as case counts (C4.5's min_cases, J48)
-        # then finds the cases of its own fit (equal weights stay exactly 1),
-        # whatever the scale of sample_weight. The votes read only ratios.
+        w = weights / weights.sum()
+        zero = w == 0
+        # The learner is given the distribution scaled to sum to the number of
+        # rows: one that reads weights as case counts (C4.5's min_cases, J48)
+        # then finds the cases of its own fit, whatever the scale of
+        # sample_weight. Equal weights give it exactly 1 per row.
         n_cases = float(np.count_nonzero(~zero))
-        if n_cases and (weights[~zero] == weights[~zero][0]).all():
-            w = (~zero).astype(np.float64)  # exactly 1, not 1 up to a rounding error
-        else:
-            w = weights * (n_cases / weights.sum())
+        equal = bool((weights[~zero] == weights[~zero][0]).all())
         estimators, votes, errors = [], [], []
         for m in range(self.n_estimators):
-            w = np.maximum(w, _EPS * n_cases)
+            w = np.maximum(w, _EPS)
             w[zero] = 0.0
+            # Equal weights: exactly 1, not 1 up to a rounding error.
+            w_fit = (~zero).astype(np.float64) if m == 0 and equal else w * (n_cases / w.sum())
             seed = int(rng.integers(2**31 - 1))
             if native:
                 # A shallow copy of the unfitted template: clone() would inspect the
@@ -201,14 +201,14 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 learner.random_state = seed
                 keep = np.flatnonzero(w > 0)
                 stats = ClassificationStatistics(
-                    y_codes[keep], w[keep], n_classes, learner._engine_criterion
+                    y_codes[keep], w_fit[keep], n_classes, learner._engine_criterion
                 )
                 codes_m = codes if keep.size == w.size else codes[keep]
                 tree = learner._grow(
                     np.asfortranarray(codes_m),
                     specs,
                     stats,
-                    float(w.sum()),
+                    float(w_fit.sum()),
                     np.random.default_rng(seed),
                 )
                 if learner._prunes_grown_tree:  # C4.5: prune as the learner's own fit would
@@ -229,7 +229,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 learner = clone(weak)
                 if "random_state" in learner.get_params():
                     learner.set_params(random_state=seed)
-                learner.fit(X, classes[y_codes], sample_weight=w)
+                learner.fit(X, classes[y_codes], sample_weight=w_fit)
                 proba = _full_proba(learner, X, classes)
             predicted = np.argmax(proba, axis=1)
             incorrect = predicted != y_codes
@@ -278,7 +278,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             total = w.sum()
             if not np.isfinite(total) or total <= 0:
                 break
-            w = w * (n_cases / total)
+            w = w / total
         validate_data(self, X, reset=True, skip_check_array=True)
         self.classes_, self.n_classes_ = classes, n_classes
         self.estimators_ = estimators
@@ -325,9 +325,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     def _native_values(self, X):
         """Encoded prediction input, checked, and whether C4.5 rows must be mixed."""
         missing = getattr(self, "_missing", "error")
-        values, check = prediction_values(
-            self, X, "estimators_", allow_missing=missing != "error"
-        )
+        values, check = prediction_values(self, X, "estimators_", allow_missing=missing != "error")
         # C4.5's method sends a row with a missing tested value down every
         # branch; the learner's vote is then that of its mixed distribution.
         mixed = missing == "c45" and bool(np.isnan(values).any())

@@ -216,15 +216,15 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
     :eq:`eq-empty-branch-rule`.
 
     The alternative, the frequencies of only the cases on which a rule is
-    the *first* to fire, is not used: where rules overlap, a rule's
-    earlier-fired cases are taken by rules of other classes, and such a
-    region can hold mostly cases of another class than the rule predicts
-    (seen on three Gaussian blobs with a CART tree in histogram mode), so
-    probability and prediction would disagree. With the rule's own cases they agree whenever the rule's class
-    is the most frequent among them; condition deletion can widen a rule of
-    a problem with three or more classes past that point (seen on noisy
-    synthetic data), and only for the cases such a rule fires on does
-    ``argmax(predict_proba)`` differ from ``predict``, which keeps Quinlan's
+    the *first* to fire, is not used: where rules overlap, earlier rules take
+    some of a rule's cases, and what is left to it can hold mostly cases of
+    another class than it predicts (seen on three Gaussian blobs with a CART
+    tree in histogram mode), so probability and prediction would disagree.
+    With all of a rule's cases they agree whenever the rule's class is the
+    most frequent among them. Condition deletion can widen a rule of a
+    problem with three or more classes past that point (seen on noisy
+    synthetic data); for the cases such a rule fires on,
+    ``argmax(predict_proba)`` differs from ``predict``, which keeps Quinlan's
     first-rule decision.
     """
 
