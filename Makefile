@@ -32,7 +32,9 @@ $(SYSTEM_TOOLS) &:
 
 test: book $(SYSTEM_TOOLS)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest tests book mltrees --doctest-modules \
+# Without MPLBACKEND the notebook kernels draw inline (ipykernel's default); an
+# exported MPLBACKEND=Agg would leave the figure cells without their outputs.
+	env -u MPLBACKEND $(BIN)/python -m pytest tests book mltrees --doctest-modules \
 		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 notebooks: $(STAMP)

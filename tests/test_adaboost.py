@@ -18,7 +18,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
-from mltrees import AdaBoostClassifier, CARTClassifier
+from mltrees import AdaBoostClassifier, C45Classifier, CARTClassifier
 from mltrees.ensemble.adaboost import samme_alpha, samme_weight_update
 
 
@@ -243,3 +243,89 @@ def test_bad_input():
         model.predict(X[:, :3])
     with pytest.raises(ValueError, match="inf"):
         model.predict(np.where(X > 1, np.inf, X))
+
+
+def _breast_cancer_300():
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    return X[:300], y[:300]
+
+
+def test_c45_weak_learner_is_the_tree_c45_grows_with_those_weights():
+    # C4.5's min_cases reads weights as case counts (as J48 does). Each member
+    # must be the tree C45Classifier grows from the round's distribution scaled
+    # to sum to n: the first round's equal weights are the unweighted fit, the
+    # second's follow from the book's update (eq-ch11-weight-update). With the
+    # distribution summing to 1 every member was a single leaf (training
+    # accuracy 0.51 here).
+    X, y = _breast_cancer_300()
+    model = AdaBoostClassifier(C45Classifier(), n_estimators=5, random_state=0).fit(X, y)
+    first, second = model.estimators_[:2]
+    alone = C45Classifier().fit(X, y)
+    assert first.tree_.node_count == alone.tree_.node_count > 1
+    np.testing.assert_array_equal(first.predict_proba(X), alone.predict_proba(X))
+    wrong = first.predict(X) != y
+    eps = wrong.mean()
+    w = np.where(wrong, (1 - eps) / eps, 1.0)  # e^alpha on the misclassified rows
+    w *= len(y) / w.sum()
+    again = C45Classifier().fit(X, y, sample_weight=w)
+    assert second.tree_.node_count == again.tree_.node_count
+    np.testing.assert_allclose(second.predict_proba(X), again.predict_proba(X), atol=1e-12)
+    assert model.score(X, y) > 0.95
+
+
+def _with_nan(seed=0, rate=0.15):
+    X, y = _breast_cancer_300()
+    rng = np.random.default_rng(seed)
+    X = X.copy()
+    X[rng.random(X.shape) < rate] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "weak",
+    [
+        C45Classifier(),
+        C45Classifier(pruning=None, max_depth=3),
+        CARTClassifier(max_depth=2, missing="default_direction"),
+        CARTClassifier(max_depth=2, missing="c45"),
+    ],
+    ids=["c45", "c45_depth3", "cart_default_direction", "cart_c45"],
+)
+@pytest.mark.parametrize("algorithm", ["SAMME", "real"])
+def test_missing_values_pass_through_to_a_weak_learner_that_handles_them(weak, algorithm):
+    X, y = _with_nan()
+    model = AdaBoostClassifier(weak, n_estimators=6, algorithm=algorithm, random_state=0)
+    assert model.__sklearn_tags__().input_tags.allow_nan
+    model.fit(X, y)
+    assert len(model.estimators_) > 1
+    # The first member is the learner's own fit on the same rows (NaN included).
+    alone = clone(weak).fit(X, y)
+    np.testing.assert_allclose(model.estimators_[0].predict_proba(X), alone.predict_proba(X))
+    # The ensemble's scores are the members' own predictions, voted: SAMME
+    # adds alpha_m to the class a member predicts and -alpha_m to the other
+    # (the decision is class 1's score minus class 0's, as in scikit-learn);
+    # real adds log(p1 / p0) of the member's probabilities.
+    X_new, _ = _with_nan(seed=1, rate=0.3)
+    score = np.zeros(len(X_new))
+    for member, vote in zip(model.estimators_, model.estimator_weights_, strict=True):
+        if algorithm == "SAMME":
+            score += 2 * vote * np.where(member.predict(X_new) == 1, 1.0, -1.0)
+        else:
+            p = np.clip(member.predict_proba(X_new), np.finfo(float).eps, None)
+            score += np.log(p[:, 1] / p[:, 0])
+    total = model.estimator_weights_.sum() if algorithm == "SAMME" else 1.0
+    np.testing.assert_allclose(model.decision_function(X_new), score / total, atol=1e-9)
+    np.testing.assert_array_equal(model.predict(X_new), np.where(score > 0, 1, 0))
+    staged = list(model.staged_decision_function(X_new))
+    np.testing.assert_allclose(staged[-1], model.decision_function(X_new), atol=1e-12)
+
+
+def test_nan_is_refused_when_the_weak_learner_refuses_it():
+    X, y = _with_nan()
+    model = AdaBoostClassifier(CARTClassifier(max_depth=1))
+    assert not model.__sklearn_tags__().input_tags.allow_nan
+    with pytest.raises(ValueError, match="NaN"):
+        model.fit(X, y)
+    fitted = AdaBoostClassifier(n_estimators=3).fit(np.nan_to_num(X), y)
+    with pytest.raises(ValueError, match="missing values"):
+        fitted.predict(X)

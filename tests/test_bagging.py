@@ -8,11 +8,9 @@ bootstrap rows written out), or from the definition (n_jobs must not matter).
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer, load_diabetes
@@ -25,12 +23,7 @@ from sklearn.preprocessing import StandardScaler
 from mltrees.datasets import load_car_evaluation
 from mltrees.ensemble import bagging as bagging_module
 from mltrees.ensemble.bagging import BaggingClassifier, BaggingRegressor, bootstrap_counts
-from mltrees.tree import C45Classifier, CARTClassifier, CARTRegressor
-
-
-def _in_bag_probability(n: int) -> float:
-    """P(a given row is drawn at least once in n draws with replacement) = 1 - (1 - 1/n)^n."""
-    return 1.0 - (1.0 - 1.0 / n) ** n
+from mltrees.tree import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 
 
 def _member_counts(random_state: int, n_estimators: int, n_samples: int, n_draws=None):
@@ -44,16 +37,31 @@ def _member_counts(random_state: int, n_estimators: int, n_samples: int, n_draws
 # The bootstrap: 63.2 % in the bag
 
 
-def test_in_bag_fraction_closed_form():
-    # n = 1: the only row is always drawn; n = 2: P(row missed twice) = 1/4.
-    assert _in_bag_probability(1) == 1.0
-    assert _in_bag_probability(2) == 0.75
-    # (1 - 1/n)^n increases to 1/e, so the in-bag probability decreases to 1 - 1/e.
-    values = [_in_bag_probability(n) for n in (2, 3, 10, 100, 10_000)]
-    assert all(a > b for a, b in itertools.pairwise(values))
-    assert all(v > 1 - math.exp(-1) for v in values)
-    assert abs(_in_bag_probability(10**7) - (1 - math.exp(-1))) < 1e-7
-    assert round(1 - math.exp(-1), 3) == 0.632
+@pytest.mark.parametrize(("n", "max_samples"), [(2, None), (40, None), (40, 10), (40, 0.25)])
+def test_fitted_members_draw_the_in_bag_fraction_of_the_closed_form(n, max_samples):
+    # Each of m draws misses a given row with probability 1 - 1/n, so the row is in
+    # the bag with probability 1 - (1 - 1/n)^m (m = n by default: 0.75 for n = 2,
+    # decreasing to 1 - 1/e = 0.632). Over B members the in-bag count of a row is
+    # Binomial(B, p); the mean over the n rows has sd <= sqrt(p (1 - p) / B), and
+    # 5 of them leave a false alarm below one run in a million.
+    X = np.arange(n, dtype=float).reshape(-1, 1)
+    y = np.arange(n) % 2
+    B = 400
+    model = BaggingClassifier(
+        KNeighborsClassifier(n_neighbors=1),
+        n_estimators=B,
+        max_samples=max_samples,
+        random_state=0,
+    ).fit(X, y)
+    m = n if max_samples is None else (max_samples if max_samples >= 1 else round(max_samples * n))
+    p = 1 - (1 - 1 / n) ** m
+    in_bag = np.zeros(n)
+    for sample in model.estimators_samples_:
+        assert sample.size == m  # m draws with replacement
+        in_bag[np.unique(sample)] += 1
+    assert abs(in_bag.mean() / B - p) < 5 * math.sqrt(p * (1 - p) / B)
+    if n == 2:
+        assert p == 0.75
 
 
 def test_simulated_in_bag_fraction_matches_formula():
@@ -225,10 +233,22 @@ def test_feature_subsets_per_member():
 
 
 def test_id3_member_on_categorical_table():
+    # An ID3 member splits the car table's categories multiway; it is the ID3
+    # tree grown on its bootstrap rows written out (every category occurs in
+    # every sample of the 1728 rows, so both see the same categories).
     data = load_car_evaluation()
-    X, y = data.data, data.target
-    model = BaggingClassifier(C45Classifier(), n_estimators=5, random_state=0).fit(X, y)
-    assert model.score(X, y) > 0.9
+    X, y = data.data, np.asarray(data.target)
+    model = BaggingClassifier(ID3Classifier(), n_estimators=3, random_state=0).fit(X, y)
+    for counts, member in zip(_member_counts(0, 3, len(y)), model.estimators_, strict=True):
+        assert isinstance(member, ID3Classifier)
+        rows = np.repeat(np.arange(len(y)), counts)
+        reference = ID3Classifier().fit(X.iloc[rows], y[rows])
+        assert member.tree_.node_count == reference.tree_.node_count
+        assert member.tree_.n_children.max() > 2  # multiway splits
+        np.testing.assert_array_equal(member.predict_proba(X), reference.predict_proba(X))
+    # ID3 refuses numeric columns, in the ensemble as alone.
+    with pytest.raises(ValueError, match="categorical features only"):
+        BaggingClassifier(ID3Classifier(), n_estimators=2).fit(*_cancer_split()[::2])
 
 
 @pytest.mark.filterwarnings("ignore:.*no out-of-bag prediction")  # 6 members: expected
@@ -314,9 +334,14 @@ def test_pandas_feature_names():
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     model = BaggingClassifier(n_estimators=3, random_state=0).fit(X, y)
     assert list(model.feature_names_in_) == list(X.columns)
+    for member in model.estimators_:
+        assert list(member.feature_names_in_) == list(X.columns)
     with pytest.warns(UserWarning, match="feature names"):
-        model.predict(X.to_numpy())
-    assert isinstance(X, pd.DataFrame)
+        from_array = model.predict_proba(X.to_numpy())
+    np.testing.assert_array_equal(from_array, model.predict_proba(X))
+    # Columns are matched by name: the same table in another order is refused.
+    with pytest.raises(ValueError, match="same order"):
+        model.predict(X[X.columns[::-1]])
 
 
 def test_verbose_progress_goes_to_stderr(capsys):

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn import ensemble
 from sklearn.base import clone
@@ -233,17 +232,39 @@ def test_rare_class_keeps_full_width_probabilities():
         assert member.tree_.value.shape[1] == 4
 
 
-def test_balanced_subsample_and_categorical_table():
+def test_balanced_subsample_balances_every_tree_of_a_categorical_table():
+    # "balanced_subsample" weighs class k in a tree by n / (K n_k) with n_k its
+    # count in that tree's bootstrap sample, so every class carries n / K of the
+    # weight at each root: the root's class distribution is uniform. "balanced"
+    # uses the counts of the whole table, so a bootstrap sample's root is only
+    # nearly uniform. The car table has 4 classes, two of them rare (65 and 69
+    # of 1728 rows).
     data = load_car_evaluation()
-    X, y = data.data, data.target
-    assert isinstance(X, pd.DataFrame)
-    forest = RandomForestClassifier(
-        n_estimators=20, class_weight="balanced_subsample", random_state=0
-    ).fit(X, y)
-    assert forest.score(X, y) > 0.95
-    # Balanced weights raise the recall of the rarest class over unweighted trees.
-    plain = RandomForestClassifier(n_estimators=20, random_state=0, oob_score=True).fit(X, y)
-    assert plain.oob_score_ > 0.9
+    X, y = data.data, np.asarray(data.target)
+    n, k = len(y), 4
+    params = {"n_estimators": 8, "max_features": None, "random_state": 0}
+    forest = RandomForestClassifier(class_weight="balanced_subsample", **params).fit(X, y)
+    balanced = RandomForestClassifier(class_weight="balanced", **params).fit(X, y)
+    plain = RandomForestClassifier(**params).fit(X, y)
+    for member, rows in zip(forest.estimators_, forest.estimators_samples_, strict=True):
+        np.testing.assert_allclose(member.tree_.value[0], np.full(k, 1 / k), rtol=1e-12)
+        assert member.tree_.weighted_n_node_samples[0] == pytest.approx(n)
+        # The same weights as "balanced" computed on the sample written out.
+        reference = CARTClassifier(class_weight="balanced", max_depth=1)
+        reference.fit(X.iloc[rows], y[rows])
+        np.testing.assert_allclose(reference.tree_.value[0], member.tree_.value[0], rtol=1e-12)
+        # A rare class weighs as much as a frequent one at the first split too
+        # (the same split; which side is "left" may differ for a subset split).
+        first = member.tree_.first_child[0]
+        children = member.tree_.value[first : first + member.tree_.n_children[0]]
+        np.testing.assert_allclose(
+            sorted(children.tolist()), sorted(reference.tree_.value[1:].tolist()), rtol=1e-9
+        )
+    roots = np.array([m.tree_.value[0] for m in balanced.estimators_])
+    assert not np.allclose(roots, 1 / k, atol=1e-3)
+    assert np.allclose(roots, 1 / k, atol=0.05)
+    frequencies = np.unique(y, return_counts=True)[1] / n
+    np.testing.assert_allclose(plain.estimators_[0].tree_.value[0], frequencies, atol=0.05)
 
 
 def test_absolute_error_forest():

@@ -11,6 +11,13 @@ When the weak learner is one of mltrees' trees (the default is a stump,
 grows its tree directly on the codes with the current weights; the leaf of
 each training row is then read from the codes. Any other scikit-learn
 classifier that accepts ``sample_weight`` also works (it is refitted on X).
+
+A weak learner is given the boosting distribution rescaled to sum to the
+number of training rows (of positive weight): a learner that reads weights
+as case counts -- C4.5's ``min_cases`` and its pessimistic pruning, as in
+J48 -- sees cases of average weight 1, as in its own fit, and the ensemble
+does not depend on the scale of ``sample_weight``. Missing values are
+accepted when the weak learner accepts them (its ``allow_nan`` tag).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import copy
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees.ensemble._common import (
@@ -29,8 +37,9 @@ from mltrees.ensemble._common import (
     node_of_codes,
     prediction_values,
     raw_importances,
+    select_rows,
 )
-from mltrees.tree._data import bin_features, validate_fit_input
+from mltrees.tree._data import bin_features, encode_features, validate_fit_input
 from mltrees.tree._split import ClassificationStatistics
 from mltrees.tree.classes import CARTClassifier, _BaseTree
 
@@ -104,6 +113,12 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     chance, and its vote would be <= 0); if that happens in the first round
     a ``ValueError`` is raised. Weights are kept >= machine epsilon so that
     no sample is ever forgotten for good.
+
+    The weak learner sees the distribution scaled to sum to the number of
+    rows of positive weight: equal weights are 1 each, as in the learner's
+    own fit, which matters to learners that read weights as case counts
+    (C4.5's ``min_cases`` and pessimistic pruning). Multiplying
+    ``sample_weight`` by a constant changes nothing.
     """
 
     def __init__(
@@ -132,7 +147,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         X : array_like or DataFrame of shape (n_samples, n_features)
         y : array_like of shape (n_samples,)
         sample_weight : array_like of shape (n_samples,), optional
-            Initial weights (normalised to sum to 1).
+            Initial weights (normalised to sum to 1; only their ratios matter).
 
         Returns
         -------
@@ -149,18 +164,35 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         if self.algorithm == "real" and not hasattr(weak, "predict_proba"):
             raise TypeError("algorithm='real' needs a weak learner with predict_proba")
         native = isinstance(weak, _BaseTree)
+        missing = weak._missing if native else None
+        values = None
         if native:
             weak._validate_params()
             codes, specs = bin_features(
-                X, categorical_features=weak.categorical_features, max_bins=weak.max_bins
+                X,
+                categorical_features=weak.categorical_features,
+                max_bins=weak.max_bins,
+                allow_nan=missing != "error",
             )
+            if missing != "error" and (codes < 0).any():
+                # Missing values (code -1) are routed by the tree's own method,
+                # which the walk on codes does not know: walk on the values.
+                values = encode_features(X, specs)
         rng = np.random.default_rng(self.random_state)
         w = weights / weights.sum()
         zero = w == 0
+        # The learner is given the distribution scaled to sum to the number of
+        # rows: one that reads weights as case counts (C4.5's min_cases, J48)
+        # then finds the cases of its own fit, whatever the scale of
+        # sample_weight. Equal weights give it exactly 1 per row.
+        n_cases = float(np.count_nonzero(~zero))
+        equal = bool((weights[~zero] == weights[~zero][0]).all())
         estimators, votes, errors = [], [], []
         for m in range(self.n_estimators):
             w = np.maximum(w, _EPS)
             w[zero] = 0.0
+            # Equal weights: exactly 1, not 1 up to a rounding error.
+            w_fit = (~zero).astype(np.float64) if m == 0 and equal else w * (n_cases / w.sum())
             seed = int(rng.integers(2**31 - 1))
             if native:
                 # A shallow copy of the unfitted template: clone() would inspect the
@@ -169,16 +201,19 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 learner.random_state = seed
                 keep = np.flatnonzero(w > 0)
                 stats = ClassificationStatistics(
-                    y_codes[keep], w[keep], n_classes, learner._engine_criterion
+                    y_codes[keep], w_fit[keep], n_classes, learner._engine_criterion
                 )
                 codes_m = codes if keep.size == w.size else codes[keep]
                 tree = learner._grow(
                     np.asfortranarray(codes_m),
                     specs,
                     stats,
-                    float(w.sum()),
+                    float(w_fit.sum()),
                     np.random.default_rng(seed),
                 )
+                if learner._prunes_grown_tree:  # C4.5: prune as the learner's own fit would
+                    X_kept = X if keep.size == w.size else select_rows(X, keep)
+                    tree = learner._prune_grown(tree, X_kept, specs, stats)
                 learner.tree_, learner._specs = tree, specs
                 learner.classes_, learner.n_classes_, learner.n_outputs_ = (
                     classes,
@@ -186,12 +221,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                     1,
                 )
                 learner.n_features_in_ = X.shape[1]
-                proba = tree.value[node_of_codes(tree, codes, specs)]
+                if values is None:
+                    proba = tree.value[node_of_codes(tree, codes, specs)]
+                else:
+                    proba = _tree_proba(tree, values, missing)
             else:
                 learner = clone(weak)
                 if "random_state" in learner.get_params():
                     learner.set_params(random_state=seed)
-                learner.fit(X, classes[y_codes], sample_weight=w)
+                learner.fit(X, classes[y_codes], sample_weight=w_fit)
                 proba = _full_proba(learner, X, classes)
             predicted = np.argmax(proba, axis=1)
             incorrect = predicted != y_codes
@@ -247,6 +285,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self.estimator_weights_ = np.asarray(votes)
         self.estimator_errors_ = np.asarray(errors)
         self._native = native
+        self._missing = missing
         self._specs = specs if native else None
         self._stack = None
         if native:
@@ -273,11 +312,36 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         # Each tree adds its K class scores to the K output columns.
         self._stack = StackedTrees(trees, node_scores, n_outputs=self.n_classes_)
 
+    def _part(self, proba, vote) -> np.ndarray:
+        """What one weak learner whose class distribution per row is ``proba`` adds."""
+        if self.algorithm == "real":
+            return _real_scores(proba, self.n_classes_) * self.learning_rate
+        # SAMME: the learner votes for its predicted class.
+        k = self.n_classes_
+        part = np.full(proba.shape, -1.0 / (k - 1) if k > 1 else 0.0)
+        part[np.arange(proba.shape[0]), np.argmax(proba, axis=1)] = 1.0
+        return part * vote
+
+    def _native_values(self, X):
+        """Encoded prediction input, checked, and whether C4.5 rows must be mixed."""
+        missing = getattr(self, "_missing", "error")
+        values, check = prediction_values(self, X, "estimators_", allow_missing=missing != "error")
+        # C4.5's method sends a row with a missing tested value down every
+        # branch; the learner's vote is then that of its mixed distribution.
+        mixed = missing == "c45" and bool(np.isnan(values).any())
+        return values, check, mixed
+
     def _scores(self, X) -> np.ndarray:
         check_is_fitted(self, "estimators_")
         if self._native:
-            values, check = prediction_values(self, X, "estimators_")
-            return self._stack.predict(values, check_block=check)
+            values, check, mixed = self._native_values(X)
+            if not mixed:
+                return self._stack.predict(values, check_block=check)
+            check(values)
+            total = np.zeros((values.shape[0], self.n_classes_))
+            for learner, vote in zip(self.estimators_, self.estimator_weights_, strict=True):
+                total += self._part(learner.tree_.weighted_value(values), vote)
+            return total
         for total in self._staged_scores_generic(X, last_only=True):
             return total
 
@@ -285,14 +349,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         validate_data(self, X, reset=False, skip_check_array=True)
         total = None
         for learner, vote in zip(self.estimators_, self.estimator_weights_, strict=True):
-            proba = _full_proba(learner, X, self.classes_)
-            if self.algorithm == "real":
-                part = _real_scores(proba, self.n_classes_) * self.learning_rate
-            else:
-                k = self.n_classes_
-                part = np.full(proba.shape, -1.0 / (k - 1) if k > 1 else 0.0)
-                part[np.arange(proba.shape[0]), np.argmax(proba, axis=1)] = 1.0
-                part = part * vote
+            part = self._part(_full_proba(learner, X, self.classes_), vote)
             total = part if total is None else total + part
             if not last_only:
                 yield total.copy()
@@ -304,13 +361,16 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         if not self._native:
             yield from self._staged_scores_generic(X)
             return
-        values, check = prediction_values(self, X, "estimators_")
+        values, check, mixed = self._native_values(X)
         check(values)
         total = np.zeros((values.shape[0], self.n_classes_))
         for learner, vote in zip(self.estimators_, self.estimator_weights_, strict=True):
-            nodes = learner.tree_.apply(values)
-            scale = vote if self.algorithm == "SAMME" else 1.0
-            total += scale * self._node_scores(learner)[nodes]
+            if mixed:
+                total += self._part(learner.tree_.weighted_value(values), vote)
+            else:
+                nodes = learner.tree_.apply(values)
+                scale = vote if self.algorithm == "SAMME" else 1.0
+                total += scale * self._node_scores(learner)[nodes]
             yield total.copy()
 
     def decision_function(self, X) -> np.ndarray:
@@ -366,8 +426,19 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        # Missing values are the weak learner's business: allowed when it allows them.
+        try:
+            tags.input_tags.allow_nan = get_tags(self._weak_learner()).input_tags.allow_nan
+        except (AttributeError, TypeError, ValueError):  # a bad estimator: fit says so
+            tags.input_tags.allow_nan = False
         return tags
+
+
+def _tree_proba(tree, values, missing) -> np.ndarray:
+    """A tree's class distribution per row of encoded ``values`` (mixed with C4.5's method)."""
+    if missing == "c45":
+        return tree.weighted_value(values)
+    return tree.value[tree.apply(values)]
 
 
 def _full_proba(learner, X, classes) -> np.ndarray:

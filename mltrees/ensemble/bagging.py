@@ -110,6 +110,24 @@ def _n_workers(n_jobs) -> int:
     return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
 
 
+def _as_case_weights(weights: np.ndarray) -> np.ndarray:
+    """Sample weights rescaled to average 1 over the rows of positive weight.
+
+    Members read the product of these and the bootstrap counts: a member
+    that reads weights as case counts (C4.5's ``min_cases`` and pessimistic
+    pruning, J48) then sees a bootstrap sample as that many cases, and a
+    constant factor in ``sample_weight`` changes nothing. Equal weights
+    stay exactly 1.
+    """
+    positive = weights > 0
+    if not positive.any():  # fit reports it
+        return weights
+    first = weights[np.argmax(positive)]
+    if (weights[positive] == first).all():  # exactly 1, not 1 up to a rounding error
+        return positive.astype(np.float64)
+    return weights * (np.count_nonzero(positive) / weights.sum())
+
+
 def _subset_statistics(stats, rows: np.ndarray, weights: np.ndarray):
     """The same kind of sufficient statistics, restricted to ``rows`` with new weights."""
     if isinstance(stats, ClassificationStatistics):
@@ -260,7 +278,11 @@ class _BaseBagging(BaseEstimator):
         y : array_like of shape (n_samples,)
             Class labels or real targets.
         sample_weight : array_like of shape (n_samples,), optional
-            Non-negative weights, multiplied by the bootstrap counts.
+            Non-negative weights, rescaled to average 1 over the rows of
+            positive weight (only their ratios matter), then multiplied by the
+            bootstrap counts. A member that reads weights as case counts
+            (C4.5's ``min_cases`` and pruning, as in J48) so sees as many
+            cases as its sample holds.
 
         Returns
         -------
@@ -270,6 +292,7 @@ class _BaseBagging(BaseEstimator):
         _check_bool(self.warm_start, "warm_start")
         template = self._make_template()
         X, y, weights = validate_fit_input(self, X, y, sample_weight)
+        weights = _as_case_weights(weights)
         previous = None
         if self.warm_start and hasattr(self, "estimators_"):
             n_fitted = len(self.estimators_)

@@ -284,7 +284,6 @@ class SplitRules:
     min_samples_leaf: int = 1  # every non-empty child holds at least this many samples
     min_cases: int = 1  # C4.5's MINOBJS: at least two children hold this much weight
     min_weight_leaf: float = 0.0
-    allow_numeric: bool = True
     # Rows whose tested value is missing (code -1), chapter 6: "error" (binning
     # rejected them, none can occur), "c45" (gain on the known rows times the
     # known fraction, eq-c45-gain) or "default_direction" (XGBoost's learned

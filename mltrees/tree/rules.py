@@ -18,12 +18,15 @@ condition, loops run over rules and conditions only.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._validation import check_sample_weight
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF
 from mltrees.tree.pruning import added_errors
 
@@ -165,7 +168,7 @@ def rule_pessimistic_error(n_covered, n_errors, confidence: float = 0.25):
 
 
 class RuleSetClassifier(ClassifierMixin, BaseEstimator):
-    """Quinlan's C4.5Rules: a tree turned into an ordered, simplified rule set.
+    r"""Quinlan's C4.5Rules: a tree turned into an ordered, simplified rule set.
 
     Implements chapter 7: :func:`extract_rules`, then condition deletion by
     :eq:`eq-rule-pessimistic`, removal of duplicate and redundant rules, class
@@ -173,10 +176,10 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : tree classifier or None, default None
+    estimator : ID3Classifier, C45Classifier, CARTClassifier or None, default None
         The tree to start from; None means ``C45Classifier(pruning=None)``,
         Quinlan's unpruned tree.
-    confidence : float, default 0.25
+    confidence : float in (0, 0.5], default 0.25
         CF of the pessimistic error rate.
     drop_redundant : bool, default True
         Remove, class by class, rules whose removal does not increase the
@@ -188,8 +191,41 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
         The final rules in the order they are tried.
     default_class_ : label
         Predicted when no rule covers a case.
+    class_distributions_ : ndarray of shape (len(rules_) + 1, n_classes)
+        Row ``r``: the class distribution of the training cases rule ``r``
+        covers, given to a case on which it is the first to fire; the last
+        row: that of the training cases no rule covers, given to a case no
+        rule covers (see :meth:`predict_proba`).
     tree_estimator_ : fitted tree classifier
     classes_ : ndarray
+
+    Notes
+    -----
+    :meth:`predict_proba` reads a rule as C4.5Rules states it: *if the
+    conditions hold, then the class distribution of the training cases that
+    satisfy them*. A case gets the distribution of the first rule that fires
+    on it -- the weighted class frequencies of *all* the training cases that
+    rule covers, so the probability of the rule's class is
+    ``1 - n_errors / n_covered``, the statistics ``export_text`` prints --
+    and a case no rule covers gets the frequencies of the training cases no
+    rule covers. Both are the m-estimate :eq:`eq-m-estimate` in its limit
+    :math:`m \to 0`, the estimate the trees give a leaf (chapter 2); a set
+    without training cases (the uncovered cases when every case is covered,
+    or a rule that covers no case because of missing values) gets the
+    training distribution, the prior of the empty-branch rule
+    :eq:`eq-empty-branch-rule`.
+
+    The alternative, the frequencies of only the cases on which a rule is
+    the *first* to fire, is not used: where rules overlap, earlier rules take
+    some of a rule's cases, and what is left to it can hold mostly cases of
+    another class than it predicts (seen on three Gaussian blobs with a CART
+    tree in histogram mode), so probability and prediction would disagree.
+    With all of a rule's cases they agree whenever the rule's class is the
+    most frequent among them. Condition deletion can widen a rule of a
+    problem with three or more classes past that point (seen on noisy
+    synthetic data); for the cases such a rule fires on,
+    ``argmax(predict_proba)`` differs from ``predict``, which keeps Quinlan's
+    first-rule decision.
     """
 
     def __init__(self, estimator=None, *, confidence=0.25, drop_redundant=True):
@@ -198,17 +234,54 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
         self.drop_redundant = drop_redundant
 
     # -- fitting -----------------------------------------------------------
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on ``(X, y)`` and derive the rule set from it."""
+    def _validate_params(self):
+        from mltrees.tree.classes import _TreeClassifier
+
+        cf = self.confidence
+        if isinstance(cf, bool) or not isinstance(cf, numbers.Real):
+            raise TypeError(
+                f"confidence must be a float in (0, 0.5], got {cf!r} of type {type(cf).__name__}"
+            )
+        if not 0 < cf <= 0.5:
+            raise ValueError(f"confidence must be a float in (0, 0.5], got {cf!r}")
+        if not isinstance(self.drop_redundant, bool | np.bool_):
+            raise TypeError(
+                f"drop_redundant must be True or False, got {self.drop_redundant!r} "
+                f"of type {type(self.drop_redundant).__name__}"
+            )
+        if self.estimator is not None and not isinstance(self.estimator, _TreeClassifier):
+            raise TypeError(
+                "estimator must be None or an mltrees tree classifier (ID3Classifier, "
+                f"C45Classifier, CARTClassifier), got {self.estimator!r}"
+            )
+
+    def _template(self):
         from mltrees.tree.classes import C45Classifier
 
-        if not 0 < self.confidence <= 0.5:
-            raise ValueError(f"confidence must be a float in (0, 0.5], got {self.confidence!r}")
-        base = C45Classifier(pruning=None) if self.estimator is None else clone(self.estimator)
+        return C45Classifier(pruning=None) if self.estimator is None else clone(self.estimator)
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``(X, y)`` and derive the rule set from it.
+
+        Parameters
+        ----------
+        X : array_like or DataFrame of shape (n_samples, n_features)
+        y : array_like of shape (n_samples,)
+        sample_weight : array_like of shape (n_samples,), optional
+            Non-negative case weights (counts, as in the tree's fit).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        base = self._template()
         base.fit(X, y, sample_weight=sample_weight)
         values = base._values(X)
         y = np.asarray(y)
-        weights = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+        if y.ndim == 2:  # a column vector: the tree's fit has accepted it, with a warning
+            y = y.ravel()
+        weights = check_sample_weight(sample_weight, y.shape[0])
         rules = [self._generalize(rule, values, y, weights) for rule in extract_rules(base)]
         rules = _unique(rules)
         classes = base.classes_
@@ -232,6 +305,9 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
         total = np.bincount(np.searchsorted(classes, y), weights=weights, minlength=len(classes))
         # Most uncovered cases; ties go to the class with more cases overall.
         self.default_class_ = classes[np.lexsort((-total, -left))[0]]
+        self.class_distributions_ = _rule_distributions(
+            self.rules_, values, np.searchsorted(classes, y), weights, len(classes)
+        )
         self.tree_estimator_ = base
         self.classes_ = classes
         self.n_features_in_ = base.n_features_in_
@@ -242,7 +318,9 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
     def _generalize(self, rule: Rule, values, y, weights) -> Rule:
         """Delete conditions greedily while the pessimistic error rate does not grow."""
         conditions = list(rule.conditions)
-        holds = np.array([c.holds(values) for c in conditions]).reshape(len(conditions), -1)
+        holds = np.array([c.holds(values) for c in conditions]).reshape(
+            len(conditions), values.shape[0]
+        )
         positive = y == rule.label
 
         def stats(mask):
@@ -297,6 +375,8 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
     def _first_rule(self, X) -> np.ndarray:
         check_is_fitted(self, "rules_")
         values = self.tree_estimator_._values(X)
+        # Infinity always, NaN unless the tree has a missing-value method.
+        self.tree_estimator_._check_numeric(values)
         first = np.full(values.shape[0], -1, dtype=np.intp)
         for k in range(len(self.rules_) - 1, -1, -1):  # the earliest rule wins
             first[self.rules_[k].covers(values)] = k
@@ -309,6 +389,37 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
         out = labels[np.where(first >= 0, first, len(self.rules_))]
         return out.astype(self.classes_.dtype)
 
+    def predict_proba(self, X) -> np.ndarray:
+        r"""Class probabilities of the first rule that fires (see the class Notes).
+
+        A case gets the weighted class frequencies of all the training cases
+        covered by the first rule that covers it, or of the training cases no
+        rule covers: the m-estimate :eq:`eq-m-estimate` as :math:`m \to 0`,
+        with the prior :eq:`eq-empty-branch-rule` (the training distribution)
+        for a set without training cases.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        first = self._first_rule(X)
+        return self.class_distributions_[np.where(first >= 0, first, len(self.rules_))]
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Logarithm of :meth:`predict_proba` (``-inf`` for probability 0)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # A missing value satisfies no condition; the tree must accept it at fit.
+        try:
+            tags.input_tags.allow_nan = get_tags(self._template()).input_tags.allow_nan
+        except (AttributeError, TypeError, ValueError):  # a bad estimator: fit says so
+            tags.input_tags.allow_nan = False
+        return tags
+
     def export_text(self) -> str:
         """The rule set as numbered lines, in the order the rules are tried."""
         check_is_fitted(self, "rules_")
@@ -320,6 +431,23 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
             lines.append(f"Rule {i}: if {antecedent}\n    then {target} = {rule.label}  {stats}")
         lines.append(f"Default: {target} = {self.default_class_}")
         return "\n".join(lines)
+
+
+def _rule_distributions(rules, values, codes, weights, n_classes: int) -> np.ndarray:
+    """Class distribution of every rule's training cases, then of the uncovered cases.
+
+    Row ``r``: the weighted class frequencies of all the training cases rule
+    ``r`` covers. Last row: those of the cases no rule covers. A row without
+    cases gets the training distribution, the prior of the empty-branch rule.
+    """
+    masks = [rule.covers(values) for rule in rules]
+    masks.append(~_any_covers(rules, values))
+    counts = np.array(
+        [np.bincount(codes[m], weights=weights[m], minlength=n_classes) for m in masks]
+    ).reshape(len(masks), n_classes)
+    overall = np.bincount(codes, weights=weights, minlength=n_classes)
+    n = counts.sum(axis=1, keepdims=True)
+    return np.where(n > 0, counts / np.where(n > 0, n, 1.0), overall / overall.sum())
 
 
 def _any_covers(rules, values) -> np.ndarray:
