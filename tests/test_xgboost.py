@@ -651,3 +651,16 @@ def test_leaf_values_of_another_gradient_set():
         leaf_values(grown.leaf_of_row, g1, h, grown.tree.node_count, params)[leaves],
         grown.tree.value[leaves, 0],
     )
+
+
+def test_apply_gives_the_leaves_that_make_the_margin():
+    X, y = _data("wine")
+    model = XGBoostClassifier(n_estimators=5, max_depth=3).fit(X, y)
+    leaves = model.apply(X)
+    trees = [tree for stage in model.trees_ for tree in stage]
+    assert leaves.shape == (len(X), len(trees)) == (len(X), 15)
+    margin = np.tile(model.base_margin_, (len(X), 1))
+    for t, tree in enumerate(trees):
+        assert (tree.feature[leaves[:, t]] == -1).all()
+        margin[:, t % 3] += tree.value[leaves[:, t], 0]
+    np.testing.assert_allclose(margin, model.decision_function(X), rtol=1e-12)

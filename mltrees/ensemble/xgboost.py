@@ -389,6 +389,28 @@ class _BaseXGBoost(BaseEstimator):
             yield raw.copy()
 
     @property
+    def trees_(self) -> list:
+        """The fitted trees: one list per round, one :class:`~mltrees.tree._tree.Tree` per output.
+
+        Leaves hold ``learning_rate * w*``; a tree's test ``x <= threshold`` on
+        float32 data is XGBoost's ``x < cut`` (use :meth:`apply` to route rows).
+        """
+        check_is_fitted(self, "_stack")
+        return [list(stage) for stage in self._trees]
+
+    def apply(self, X) -> np.ndarray:
+        """The leaf (node id) of every row in every tree, shape (n_samples, n_trees).
+
+        Rows are cast to float32 first, as for prediction, so they take the
+        model's branches (a float64 value just below a float32 cut would not).
+        Trees are in boosting order, the K trees of a round side by side.
+        """
+        check_is_fitted(self, "_stack")
+        values = _as_float32(self, X, reset=False).astype(np.float64)
+        trees = [tree for stage in self._trees for tree in stage]
+        return np.column_stack([tree.apply(values) for tree in trees])
+
+    @property
     def feature_importances_(self) -> np.ndarray:
         """Total gain per feature over all trees, normalised to sum to 1 (XGBoost's total_gain)."""
         check_is_fitted(self, "_stack")
