@@ -194,6 +194,7 @@ class _BaseXGBoost(BaseEstimator):
         """Grow the trees; returns the fitted state."""
         n, n_features = X.shape
         K = objective.n_outputs
+        self._unit_weights = bool(np.all(weight == 1.0))
         rng = np.random.default_rng(self.random_state)
         params = self._split_params(objective)
         n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
@@ -303,9 +304,12 @@ class _BaseXGBoost(BaseEstimator):
         g, h = objective.gradients(y, margin[:, 0] if K == 1 else margin)
         g = np.asarray(g, dtype=np.float32).reshape(n, K)
         h = np.asarray(h, dtype=np.float32).reshape(n, K)
-        w = weight.astype(np.float32)[:, None]
-        g = (g * w).astype(np.float64)
-        h = (h * w).astype(np.float64)
+        if not self._unit_weights:
+            w = weight.astype(np.float32)[:, None]
+            g *= w
+            h *= w
+        g = g.astype(np.float64)
+        h = h.astype(np.float64)
         if self.subsample < 1.0:
             out = rng.random(n) >= self.subsample
             g[out] = 0.0

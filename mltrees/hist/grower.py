@@ -247,7 +247,7 @@ class DepthwiseGrower:
         starts = np.zeros(1, dtype=np.intp)
         counts = np.array([n], dtype=np.intp)
         parents = np.array([-1], dtype=np.intp)
-        leaf_of_row = np.empty(n, dtype=np.intp)
+        leaf_segments = []  # (start, count, id) of the leaves: they tile 0 .. n - 1
         levels = []
         next_id = 1
         for depth in range(self.max_depth + 1):
@@ -290,9 +290,7 @@ class DepthwiseGrower:
                 "first_child": np.zeros(n_nodes, dtype=np.intp),
             }
             leaves = np.flatnonzero(~split)
-            if leaves.size:
-                positions, segment = segment_positions(starts[leaves], counts[leaves])
-                leaf_of_row[order[positions]] = ids[leaves][segment]
+            leaf_segments.append((starts[leaves], counts[leaves], ids[leaves]))
             if s.size == 0:
                 levels.append(level)
                 break
@@ -342,6 +340,11 @@ class DepthwiseGrower:
             totals = child_totals
             starts, counts = child_starts, child_counts
             parents = np.repeat(ids[s], 2)
+        # The leaves' segments tile the positions: one pass gives every row its leaf.
+        start, count, leaf = (np.concatenate(part) for part in zip(*leaf_segments, strict=True))
+        by_start = np.argsort(start, kind="stable")
+        leaf_of_row = np.empty(n, dtype=np.intp)
+        leaf_of_row[order] = np.repeat(leaf[by_start], count[by_start])
         grown = self._assemble(levels, leaf_of_row)
         self._tick("partition", clock)  # the leaves' rows and the tree's arrays
         return grown
