@@ -479,13 +479,17 @@ def c45_split_point(values: np.ndarray, midpoint: np.ndarray) -> np.ndarray:
     """C4.5's threshold: the largest training value that does not exceed the midpoint.
 
     ``values`` are the sorted distinct values of the feature in the whole
-    training set. Every training case of the node goes to the same side as
-    with the midpoint of :eq:`eq-ch4-thresholds` (no value of the node lies
-    between the two), so only new cases can be routed differently: those
-    between the split point and the midpoint go right, as in Quinlan's C4.5
-    and Weka's J48 (chapter 4).
+    training set. "Does not exceed" allows :data:`SMALL`, as Weka's J48 does,
+    so that a value one rounding error above the computed midpoint
+    (``(0.56 + 0.562) / 2`` is ``0.56099...``) is the split point ``0.561``.
+    Every training case of the node goes to the same side as with the
+    midpoint of :eq:`eq-ch4-thresholds`: release 8 cuts only between values
+    more than :data:`C45_VALUE_GAP` apart, so no value of the node lies
+    between the two. Only new cases can be routed differently: those between
+    the split point and the midpoint go right, as in Quinlan's C4.5 and J48
+    (chapter 4).
     """
-    return values[np.searchsorted(values, midpoint, side="right") - 1]
+    return values[np.searchsorted(values, midpoint + SMALL, side="right") - 1]
 
 
 def _release8_cuts(
