@@ -24,7 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mltrees.criteria import class_impurity, squared_error_impurity
+from mltrees.criteria import (
+    SMALL,
+    c45_min_split,
+    class_impurity,
+    mdl_correction,
+    squared_error_impurity,
+)
 from mltrees.tree._data import CATEGORICAL, FeatureSpec
 from mltrees.tree._order_statistics import RangeAbsoluteDeviation
 
@@ -38,15 +44,12 @@ __all__ = [
 
 NEG_INF = -np.inf
 TIE_TOLERANCE = 1e-10  # relative to the node's impurity: below it, gains are ties
-# C4.5 release 8 as Weka's J48 compares numbers (weka.core.Utils.SMALL): scores,
-# weights and minimum sizes within this absolute margin are equal.
-SMALL = 1e-6
+# C4.5 release 8 compares numbers as Weka's J48 does: scores, weights and minimum
+# sizes within SMALL (weka.core.Utils.SMALL, 1e-6) of each other are equal.
 # Release 8: two numeric values closer than this are one value (no cut between them).
 C45_VALUE_GAP = 1e-5
 # Release 8: a feature is eligible when its gain is >= the average gain minus this.
 C45_AVERAGE_SLACK = 1e-3
-# Release 8: the minimum split size of a numeric cut is capped at this many cases.
-C45_MAX_MIN_SPLIT = 25.0
 # (node, code) cells are counted densely while there are at most this many
 # per row (and at most DENSE_CELLS_MAX): cheaper than sorting the rows' cells.
 DENSE_CELLS_PER_ROW, DENSE_CELLS_MAX = 8, 1 << 22
@@ -307,6 +310,9 @@ class SplitRules:
     # Release 8: per feature, whether it stays out of the average gain (a nominal
     # attribute with at least 0.3 n values, unless every attribute is one).
     many_valued: np.ndarray | None = None
+    # Release 8: per feature, the sorted training values a threshold may take
+    # (C4.5's split point is one of them); None for the others.
+    split_values: list | None = None
 
 
 def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
@@ -460,21 +466,6 @@ def _valid_cuts(stats_model, left, right, last_of_run, rules):
     return valid
 
 
-def c45_min_split(known_weight, n_classes: int, min_cases: float) -> np.ndarray:
-    """C4.5 release 8's minimum number of cases on each side of a numeric cut.
-
-    Implements :eq:`eq-min-split` (chapter 4): a tenth of the node's weight of
-    known values per class, at least ``min_cases`` (MINOBJS) and at most 25,
-    with J48's tolerance of :data:`SMALL` at both bounds.
-    """
-    share = 0.1 * np.asarray(known_weight, dtype=np.float64) / n_classes
-    return np.where(
-        share <= min_cases + SMALL,
-        float(min_cases),
-        np.where(share > C45_MAX_MIN_SPLIT + SMALL, C45_MAX_MIN_SPLIT, share),
-    )
-
-
 def c45_split_point(values: np.ndarray, midpoint: np.ndarray) -> np.ndarray:
     """C4.5's threshold: the largest training value that does not exceed the midpoint.
 
@@ -499,13 +490,13 @@ def _release8_cuts(
 
     Quinlan (1996), as Weka's J48 implements it: a cut is admissible when it
     lies between two values more than :data:`C45_VALUE_GAP` apart and leaves
-    at least :func:`c45_min_split` of weight on each side, and the node needs
-    twice that many cases with a known value. The best admissible cut (by
-    gain on the known rows times the known fraction, :eq:`eq-c45-gain`; the
-    first cut within :data:`SMALL` of the best) then loses
-    ``lg(C) / W`` bits, ``C`` the number of admissible cuts and ``W`` the
-    node's weight (:eq:`eq-mdl-correction`, chapter 4). A feature whose
-    corrected gain is not above :data:`SMALL` is no candidate (gain ``-inf``).
+    at least :func:`mltrees.criteria.c45_min_split` of weight on each side
+    (:eq:`eq-min-split`). The best admissible cut, by gain on the known rows
+    times the known fraction (:eq:`eq-c45-gain`; the first cut within 1e-6 of
+    the best), then loses ``lg(C) / W`` bits, ``C`` the number of admissible
+    cuts and ``W`` the node's weight (:func:`mltrees.criteria.mdl_correction`,
+    :eq:`eq-mdl-correction`). A feature whose corrected gain is not above
+    1e-6 is no candidate (gain ``-inf``).
 
     Returns the corrected gain, the gain ratio (the split information counts
     the unknown values as a third outcome) and the last entry on the left of
@@ -529,10 +520,12 @@ def _release8_cuts(
     known_weight = stats_model.weight(known_stats)
     node_weight = stats_model.weight(node_stats)
     min_split = c45_min_split(known_weight, stats_model.n_classes, rules.min_cases)
-    enough = stats_model.count(known_stats) >= 2 * min_split - SMALL
+    # J48 also wants 2 * min_split cases with a known value (counted, not weighed);
+    # with weights of at most 1 the two sides' weights imply it, and larger
+    # weights count as repeated cases here, so the weights decide alone.
     weight = stats_model.weight_of_columns
     lower = (min_split - SMALL)[entry_node]
-    valid = ~last_of_run & enough[entry_node] & (weight(left) >= lower) & (weight(right) >= lower)
+    valid = ~last_of_run & (weight(left) >= lower) & (weight(right) >= lower)
     valid &= (left[0] >= rules.min_samples_leaf) & (right[0] >= rules.min_samples_leaf)
     if spec.exact:
         valid &= spec.values[entry_code] + C45_VALUE_GAP < spec.values[entry_code[following]]
@@ -548,7 +541,7 @@ def _release8_cuts(
     first_best = np.minimum.reduceat(np.where(near_best, position, gain.size), starts)
     found = first_best < gain.size
     nodes, first = entry_node[starts[found]], first_best[found]
-    corrected = gain[first] - np.log2(n_cuts[nodes]) / node_weight[nodes]
+    corrected = gain[first] - mdl_correction(n_cuts[nodes], node_weight[nodes])
     left_weight = weight(left)[first]
     outcomes = np.column_stack(
         [left_weight, known_weight[nodes] - left_weight, node_weight[nodes] - known_weight[nodes]]
@@ -837,7 +830,8 @@ def find_splits(
             threshold_j = np.full(left_code.size, np.inf)
             threshold_j[between] = _safe_threshold(spec, left_code[between], right_code[between])
             if rules.release8 and spec.exact:
-                threshold_j[between] = c45_split_point(spec.values, threshold_j[between])
+                values = spec.values if rules.split_values is None else rules.split_values[j]
+                threshold_j[between] = c45_split_point(values, threshold_j[between])
             thresholds[has, j] = threshold_j
     if feature_mask is not None:
         gains[~feature_mask] = NEG_INF

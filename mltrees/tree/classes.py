@@ -77,14 +77,35 @@ _SELECTIONS = ("gain", "gain_ratio", "c45")
 _RELEASES = ("8", "1993")
 
 
-def _many_valued(specs, n_rows: int) -> np.ndarray:
+def _many_valued(specs, n_cases: float) -> np.ndarray:
     """C4.5 release 8: the features left out of the average gain.
 
-    Nominal attributes with at least ``0.3 * n_rows`` values, unless every
+    Nominal attributes with at least ``0.3 * n_cases`` values, unless every
     attribute is one (then all count), as in Quinlan's C4.5 and Weka's J48.
+    ``n_cases`` is the training weight (weights count as cases, as everywhere
+    in C4.5's rules; with unit weights it is the number of rows).
     """
-    many = np.array([spec.kind == CATEGORICAL and spec.n_codes >= 0.3 * n_rows for spec in specs])
+    many = np.array([spec.kind == CATEGORICAL and spec.n_codes >= 0.3 * n_cases for spec in specs])
     return np.zeros_like(many) if many.all() else many
+
+
+def _split_values(codes, specs, weights) -> list:
+    """C4.5 release 8: per numeric feature, the values its thresholds may take.
+
+    The distinct values of the rows with positive weight (C4.5's split point
+    is a value of the training set, :func:`mltrees.tree._split.c45_split_point`);
+    None for the other features.
+    """
+    weighted = weights[: codes.shape[0]] > 0
+    out = []
+    for j, spec in enumerate(specs):
+        if spec.kind == CATEGORICAL or not spec.exact:
+            out.append(None)
+            continue
+        column = codes[:, j][weighted].astype(np.intp)
+        present = np.bincount(column[column >= 0], minlength=spec.n_codes) > 0
+        out.append(spec.values[present])
+    return out
 
 
 def _check_int(value, name: str, low: int, allow_none: bool = False):
@@ -204,7 +225,8 @@ class _BaseTree(BaseEstimator):
             min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
             missing=self._missing,
             release8=release8,
-            many_valued=_many_valued(specs, codes.shape[0]) if release8 else None,
+            many_valued=_many_valued(specs, total_weight) if release8 else None,
+            split_values=_split_values(codes, specs, stats_model.w) if release8 else None,
         )
         limits = GrowthLimits(
             max_depth=self.max_depth,
@@ -772,7 +794,7 @@ class C45Classifier(ID3Classifier):
       (:eq:`eq-min-split`);
     * the average gain is taken over the useful features only (those with an
       admissible split; nominal ones with at least 0.3 n values are left out),
-      with J48's tolerances (:data:`mltrees.tree._split.SMALL`);
+      and scores are compared with J48's tolerance of 1e-6;
     * subtrees that do not lower the training errors are collapsed
       (:eq:`eq-c45-collapse`), also when ``pruning=None`` (J48's ``-U``).
 
