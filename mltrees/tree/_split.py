@@ -474,7 +474,7 @@ def c45_split_point(values: np.ndarray, midpoint: np.ndarray) -> np.ndarray:
     so that a value one rounding error above the computed midpoint
     (``(0.56 + 0.562) / 2`` is ``0.56099...``) is the split point ``0.561``.
     Every training case of the node goes to the same side as with the
-    midpoint of :eq:`eq-ch4-thresholds`: release 8 cuts only between values
+    midpoint of :eq:`eq-bipartition-midpoints`: release 8 cuts only between values
     more than :data:`C45_VALUE_GAP` apart, so no value of the node lies
     between the two. Only new cases can be routed differently: those between
     the split point and the midpoint go right, as in Quinlan's C4.5 and J48
