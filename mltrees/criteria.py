@@ -17,12 +17,14 @@ from mltrees.information import entropy, mutual_information
 
 __all__ = [
     "best_bipartition",
+    "c45_min_split",
     "gain_ratio",
     "gini",
     "gini_index",
     "information_gain",
     "intrinsic_value",
     "m_estimate",
+    "mdl_correction",
     "misclassification_error",
     "select_by_gain_ratio",
 ]
@@ -311,6 +313,77 @@ def m_estimate(counts, prior, m: float) -> float | np.ndarray:
         raise ValueError(f"m must be a positive finite number, got {m!r}")
     total = counts.sum(axis=-1, keepdims=True)
     return (counts + m * prior) / (total + m)
+
+
+SMALL = 1e-6  # weka.core.Utils.SMALL: the tolerance of C4.5 release 8 as J48 computes it
+
+
+def mdl_correction(n_thresholds, weight) -> float | np.ndarray:
+    r"""The MDL correction of a numeric attribute's gain in C4.5 release 8, in bits per case.
+
+    Implements :eq:`eq-mdl-correction` (chapter 4): naming which of
+    :math:`C` candidate thresholds was chosen costs :math:`\lg C` bits for the
+    whole node of weight :math:`W`, so :math:`\lg(C) / W` bits per case are
+    subtracted from the gain of the best threshold :cite:p:`quinlan1996`.
+
+    Parameters
+    ----------
+    n_thresholds : array_like of int >= 1
+        The number :math:`C` of thresholds tried (release 8 counts the cuts
+        that leave the minimum split size :func:`c45_min_split` on both sides).
+    weight : array_like of float > 0
+        The node's weight :math:`W` (its number of cases with unit weights),
+        cases with a missing value included.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    n = np.asarray(n_thresholds, dtype=np.float64)
+    w = np.asarray(weight, dtype=np.float64)
+    if not np.isfinite(n).all() or (n < 1).any() or (n != np.floor(n)).any():
+        raise ValueError(f"n_thresholds must be integers >= 1, got {n_thresholds!r}")
+    if not np.isfinite(w).all() or (w <= 0).any():
+        raise ValueError(f"weight must be finite and > 0, got {weight!r}")
+    return _finish(np.log2(n) / w)
+
+
+def c45_min_split(weight, n_classes: int, min_cases: float = 2) -> float | np.ndarray:
+    r"""C4.5 release 8's minimum weight on each side of a numeric threshold.
+
+    Implements :eq:`eq-min-split` (chapter 4):
+    :math:`\min\big(25, \max(M, 0.1\,W/K)\big)` for a node of weight :math:`W`
+    (its cases with a known value), :math:`K` classes and MINOBJS :math:`M`,
+    with Weka's tolerance :data:`SMALL` at both bounds, as J48 computes it.
+
+    Parameters
+    ----------
+    weight : array_like of float >= 0
+        Weight of the node's cases whose value of the attribute is known.
+    n_classes : int >= 1
+        The number of classes of the problem.
+    min_cases : float > 0, default 2
+        C4.5's MINOBJS.
+
+    Returns
+    -------
+    float or ndarray
+    """
+    w = np.asarray(weight, dtype=np.float64)
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(f"weight must be finite and >= 0, got {weight!r}")
+    if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or n_classes < 1:
+        raise ValueError(f"n_classes must be an int >= 1, got {n_classes!r}")
+    if (
+        isinstance(min_cases, bool)
+        or not isinstance(min_cases, numbers.Real)
+        or not np.isfinite(min_cases)
+        or min_cases <= 0
+    ):
+        raise ValueError(f"min_cases must be a positive number, got {min_cases!r}")
+    share = 0.1 * w / n_classes
+    capped = np.where(share > 25 + SMALL, 25.0, share)
+    return _finish(np.where(share <= min_cases + SMALL, float(min_cases), capped))
 
 
 # ---------------------------------------------------------------------------

@@ -386,6 +386,10 @@ def test_c45_pruning_none_is_the_grown_tree():
         ({"confidence": 0.7}, "confidence must be"),
         ({"min_cases": 0}, "min_cases must be"),
         ({"selection": "gini"}, "selection must be"),
+        ({"selection": ["c45"]}, "selection must be"),
+        ({"release": "5"}, r"release must be '8' .* or '1993' .*, got '5'"),
+        ({"release": 8}, r"release must be '8' .* or '1993' .*, got 8"),
+        ({"release": None}, "release must be"),
     ],
 )
 def test_bad_c45_parameters(params, message):

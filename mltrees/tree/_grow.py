@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mltrees.tree._data import CATEGORICAL
-from mltrees.tree._split import SplitRules, find_splits
+from mltrees.tree._split import SMALL, SplitRules, find_splits
 from mltrees.tree._tree import (
     CATEGORICAL_NODE,
     LEAF,
@@ -158,11 +158,20 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
         splittable = (
             (cases >= limits.min_samples_split)
             & (cases >= 2 * rules.min_samples_leaf)
-            & ((rules.min_cases <= 1) | (stats_model.weight(frontier_stats) >= 2 * rules.min_cases))
             & (impurity > PURE)
             & (depth < max_depth)
             & ~frontier_empty
         )
+        node_weight = stats_model.weight(frontier_stats)
+        if rules.release8:
+            # J48: a node lighter than 2 MINOBJS, or whose other classes weigh
+            # no more than SMALL, is a leaf (within J48's tolerance SMALL).
+            majority = frontier_stats[:, 1:].max(axis=1)
+            splittable &= (node_weight >= 2 * rules.min_cases - SMALL) & (
+                node_weight - majority > SMALL
+            )
+        elif rules.min_cases > 1:
+            splittable &= node_weight >= 2 * rules.min_cases
         feature = np.full(n_frontier, LEAF, dtype=np.intp)
         threshold = np.full(n_frontier, np.nan)
         first_child = np.full(n_frontier, -1, dtype=np.intp)

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mltrees.criteria import class_impurity, squared_error_impurity
+from mltrees.criteria import (
+    SMALL,
+    c45_min_split,
+    class_impurity,
+    mdl_correction,
+    squared_error_impurity,
+)
 from mltrees.tree._data import CATEGORICAL, FeatureSpec
 from mltrees.tree._order_statistics import RangeAbsoluteDeviation
 
@@ -38,6 +44,12 @@ __all__ = [
 
 NEG_INF = -np.inf
 TIE_TOLERANCE = 1e-10  # relative to the node's impurity: below it, gains are ties
+# C4.5 release 8 compares numbers as Weka's J48 does: scores, weights and minimum
+# sizes within SMALL (weka.core.Utils.SMALL, 1e-6) of each other are equal.
+# Release 8: two numeric values closer than this are one value (no cut between them).
+C45_VALUE_GAP = 1e-5
+# Release 8: a feature is eligible when its gain is >= the average gain minus this.
+C45_AVERAGE_SLACK = 1e-3
 # (node, code) cells are counted densely while there are at most this many
 # per row (and at most DENSE_CELLS_MAX): cheaper than sorting the rows' cells.
 DENSE_CELLS_PER_ROW, DENSE_CELLS_MAX = 8, 1 << 22
@@ -289,6 +301,17 @@ class SplitRules:
     # known fraction, eq-c45-gain) or "default_direction" (XGBoost's learned
     # direction, eq-default-direction).
     missing: str = "error"
+    # C4.5 release 8 (Quinlan 1996; Weka's J48) instead of the 1993 book: numeric
+    # gains lose lg(C)/W (eq-mdl-correction), numeric cuts keep the minimum split
+    # size of eq-min-split on both sides, the average gain runs over the useful
+    # features only, with J48's tolerances (classification statistics only).
+    release8: bool = False
+    # Release 8: per feature, whether it stays out of the average gain (a nominal
+    # attribute with at least 0.3 n values, unless every attribute is one).
+    many_valued: np.ndarray | None = None
+    # Release 8: per feature, the sorted training values a threshold may take
+    # (C4.5's split point is one of them); None for the others.
+    split_values: list | None = None
 
 
 def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
@@ -440,6 +463,121 @@ def _valid_cuts(stats_model, left, right, last_of_run, rules):
         weight = stats_model.weight_of_columns
         valid &= (weight(left) >= rules.min_weight_leaf) & (weight(right) >= rules.min_weight_leaf)
     return valid
+
+
+def c45_split_point(values: np.ndarray, midpoint: np.ndarray) -> np.ndarray:
+    """C4.5's threshold: the largest training value that does not exceed the midpoint.
+
+    ``values`` are the sorted distinct values of the feature in the whole
+    training set. "Does not exceed" allows :data:`SMALL`, as Weka's J48 does,
+    so that a value one rounding error above the computed midpoint
+    (``(0.56 + 0.562) / 2`` is ``0.56099...``) is the split point ``0.561``.
+    Every training case of the node goes to the same side as with the
+    midpoint of :eq:`eq-bipartition-midpoints`: release 8 cuts only between values
+    more than :data:`C45_VALUE_GAP` apart, so no value of the node lies
+    between the two. Only new cases can be routed differently: those between
+    the split point and the midpoint go right, as in Quinlan's C4.5 and J48
+    (chapter 4).
+    """
+    return values[np.searchsorted(values, midpoint + SMALL, side="right") - 1]
+
+
+def _release8_cuts(
+    stats_model, entry_node, entry_code, entry_stats, known_stats, node_stats, spec, rules
+):
+    """C4.5 release 8's best cut of one numeric feature in every node.
+
+    Quinlan (1996), as Weka's J48 implements it: a cut is admissible when it
+    lies between two values more than :data:`C45_VALUE_GAP` apart and leaves
+    at least :func:`mltrees.criteria.c45_min_split` of weight on each side
+    (:eq:`eq-min-split`). The best admissible cut, by gain on the known rows
+    times the known fraction (:eq:`eq-c45-gain`; the first cut within 1e-6 of
+    the best), then loses ``lg(C) / W`` bits, ``C`` the number of admissible
+    cuts and ``W`` the node's weight (:func:`mltrees.criteria.mdl_correction`,
+    :eq:`eq-mdl-correction`). A feature whose corrected gain is not above
+    1e-6 is no candidate (gain ``-inf``).
+
+    Returns the corrected gain, the gain ratio (the split information counts
+    the unknown values as a third outcome) and the last entry on the left of
+    the best cut (-1 where there is none), each per node.
+    """
+    n_nodes = known_stats.shape[0]
+    gain_out = np.full(n_nodes, NEG_INF)
+    ratio_out = np.full(n_nodes, NEG_INF)
+    best_entry = np.full(n_nodes, -1, dtype=np.intp)
+    if entry_node.size < 2:
+        return gain_out, ratio_out, best_entry
+    starts, run = _segments(entry_node)
+    left, right = [], []
+    for c in range(entry_stats.shape[1]):
+        left_c = _run_prefix_sums(entry_stats[:, c], starts, run)
+        left.append(left_c)
+        right.append(known_stats[entry_node, c] - left_c)
+    position = np.arange(entry_node.size)
+    following = np.minimum(position + 1, entry_node.size - 1)
+    last_of_run = np.append(entry_node[1:] != entry_node[:-1], True)
+    known_weight = stats_model.weight(known_stats)
+    node_weight = stats_model.weight(node_stats)
+    min_split = c45_min_split(known_weight, stats_model.n_classes, rules.min_cases)
+    # J48 also wants 2 * min_split cases with a known value (counted, not weighed);
+    # with weights of at most 1 the two sides' weights imply it, and larger
+    # weights count as repeated cases here, so the weights decide alone.
+    weight = stats_model.weight_of_columns
+    lower = (min_split - SMALL)[entry_node]
+    valid = ~last_of_run & (weight(left) >= lower) & (weight(right) >= lower)
+    valid &= (left[0] >= rules.min_samples_leaf) & (right[0] >= rules.min_samples_leaf)
+    if spec.exact:
+        valid &= spec.values[entry_code] + C45_VALUE_GAP < spec.values[entry_code[following]]
+    n_cuts = np.bincount(entry_node[valid], minlength=n_nodes)
+    children = stats_model.weighted_impurity(left) + stats_model.weighted_impurity(right)
+    safe_known = np.where(known_weight > 0, known_weight, 1.0)
+    known_share = known_weight / np.where(node_weight > 0, node_weight, 1.0)
+    parent = stats_model.impurity(known_stats)
+    gain = (parent[entry_node] - children / safe_known[entry_node]) * known_share[entry_node]
+    gain[~valid] = NEG_INF
+    run_max = np.maximum.reduceat(gain, starts)
+    near_best = valid & (gain >= run_max[run] - SMALL) & (gain > SMALL)
+    first_best = np.minimum.reduceat(np.where(near_best, position, gain.size), starts)
+    found = first_best < gain.size
+    nodes, first = entry_node[starts[found]], first_best[found]
+    corrected = gain[first] - mdl_correction(n_cuts[nodes], node_weight[nodes])
+    left_weight = weight(left)[first]
+    outcomes = np.column_stack(
+        [left_weight, known_weight[nodes] - left_weight, node_weight[nodes] - known_weight[nodes]]
+    )
+    kept = corrected > SMALL
+    nodes, first, corrected = nodes[kept], first[kept], corrected[kept]
+    best_entry[nodes] = first
+    gain_out[nodes] = corrected
+    ratio_out[nodes] = corrected / np.maximum(_intrinsic_value(outcomes[kept]), 1e-300)
+    return gain_out, ratio_out, best_entry
+
+
+def _select_release8(gains, ratios, many_valued):
+    """C4.5 release 8's choice of feature, as Weka's J48 makes it.
+
+    Implements :eq:`eq-ch4-c45-rule` with release 8's details (chapter 4):
+    the average gain runs over the *useful* features only (those with a
+    candidate split, ``gains`` finite) and leaves out the ``many_valued``
+    ones; a feature is eligible when its gain is at least the average minus
+    :data:`C45_AVERAGE_SLACK`; features are visited in column order and one
+    replaces the current choice only if its gain ratio is larger by more than
+    :data:`SMALL` (starting from 0). Returns each node's feature and whether
+    the node has one at all.
+    """
+    n_nodes, n_features = gains.shape
+    useful = np.isfinite(gains)
+    counted = useful if many_valued is None else useful & ~many_valued[None, :]
+    n_counted = counted.sum(axis=1)
+    average = np.where(counted, gains, 0.0).sum(axis=1) / np.maximum(n_counted, 1)
+    eligible = useful & (gains >= average[:, None] - C45_AVERAGE_SLACK) & (n_counted > 0)[:, None]
+    chosen = np.zeros(n_nodes, dtype=np.intp)
+    best_ratio = np.zeros(n_nodes)
+    found = np.zeros(n_nodes, dtype=bool)
+    for j in range(n_features):
+        better = eligible[:, j] & (ratios[:, j] > best_ratio + SMALL)
+        chosen[better], best_ratio[better], found[better] = j, ratios[better, j], True
+    return chosen, found
 
 
 def _set_missing_aside(stats_model, rows, node, code, n_nodes):
@@ -636,21 +774,36 @@ def find_splits(
         cut_deviation = None
         if entry_of_sample is not None:
             cut_deviation = _cut_deviation(stats_model, rows_j, entry_of_sample, entry_stats)
-        found = _best_ordered_cut(
-            stats_model,
-            entry_node,
-            entry_stats,
-            base_stats,
-            base_impurity,
-            rules,
-            cut_deviation,
-            missing_j if default_direction else None,
-        )
+        if rules.release8 and spec.kind != CATEGORICAL:
+            gain_j, ratios[:, j], best = _release8_cuts(
+                stats_model,
+                entry_node,
+                entry_code,
+                entry_stats,
+                base_stats,
+                node_stats,
+                spec,
+                rules,
+            )
+            found = (gain_j, best)
+        else:
+            found = _best_ordered_cut(
+                stats_model,
+                entry_node,
+                entry_stats,
+                base_stats,
+                base_impurity,
+                rules,
+                cut_deviation,
+                missing_j if default_direction else None,
+            )
         gain_j, best = found[0], found[1]
         if len(found) == 3:
             missing_left[:, j] = found[2]
         has = best >= 0
-        if missing_j is not None and not default_direction:
+        if rules.release8 and spec.kind != CATEGORICAL:
+            pass  # _release8_cuts scored the known fraction and the ratio already
+        elif missing_j is not None and not default_direction:
             left_weight = _left_weight(stats_model, entry_stats, entry_node, best, has)
             branch = np.zeros((n_nodes, 2))
             branch[has, 0] = left_weight
@@ -675,13 +828,20 @@ def find_splits(
                 between = ~np.append(entry_node[1:] != entry_node[:-1], True)[best[has]]
             threshold_j = np.full(left_code.size, np.inf)
             threshold_j[between] = _safe_threshold(spec, left_code[between], right_code[between])
+            if rules.release8 and spec.exact:
+                values = spec.values if rules.split_values is None else rules.split_values[j]
+                threshold_j[between] = c45_split_point(values, threshold_j[between])
             thresholds[has, j] = threshold_j
     if feature_mask is not None:
         gains[~feature_mask] = NEG_INF
         ratios[~feature_mask] = NEG_INF
-    chosen = _select(gains, ratios, rules.selection, TIE_TOLERANCE * parent_impurity)
     rows_idx = np.arange(n_nodes)
-    best_gain = gains[rows_idx, chosen]
+    if rules.release8 and rules.selection == "c45":
+        chosen, found_feature = _select_release8(gains, ratios, rules.many_valued)
+        best_gain = np.where(found_feature, gains[rows_idx, chosen], NEG_INF)
+    else:
+        chosen = _select(gains, ratios, rules.selection, TIE_TOLERANCE * parent_impurity)
+        best_gain = gains[rows_idx, chosen]
     n_children = np.where(np.isfinite(best_gain), 2, 0)
     routes = {}
     for j in np.unique(chosen[np.isfinite(best_gain)]):
@@ -724,6 +884,7 @@ def _drawn_features_apply(specs, stats_model, rules, feature_mask, row_of) -> bo
         and int(drawn[0]) < feature_mask.shape[1]
         and rules.selection == "gain"
         and rules.min_cases <= 1
+        and not rules.release8
         and rules.missing == "error"
         and not getattr(stats_model, "needs_samples", False)
         and all(spec.kind != CATEGORICAL for spec in specs)
@@ -893,7 +1054,9 @@ def _multiway(
     # At least two branches must hold min_cases samples (C4.5's MINOBJS rule),
     # and no non-empty branch fewer than min_samples_leaf.
     big_enough = child_count > 0
-    if rules.min_cases > 1:  # C4.5's MINOBJS counts weight, so fractional cases count too
+    if rules.release8:  # J48: weight >= MINOBJS within SMALL, also for MINOBJS = 1
+        big_enough = child_weight >= rules.min_cases - SMALL
+    elif rules.min_cases > 1:  # C4.5's MINOBJS counts weight, so fractional cases count too
         big_enough &= child_weight >= rules.min_cases
     big_enough = big_enough.sum(axis=1) >= 2
     big_enough &= ((child_count == 0) | (child_count >= rules.min_samples_leaf)).all(axis=1)

@@ -17,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees.tree._data import (
+    CATEGORICAL,
     NUMERIC,
     all_finite,
     as_table,
@@ -32,7 +33,12 @@ from mltrees.tree._split import (
     SplitRules,
 )
 from mltrees.tree._tree import Tree
-from mltrees.tree.pruning import cost_complexity_path, prune_cost_complexity, prune_pessimistic
+from mltrees.tree.pruning import (
+    cost_complexity_path,
+    prune_collapse,
+    prune_cost_complexity,
+    prune_pessimistic,
+)
 
 __all__ = [
     "C45Classifier",
@@ -67,6 +73,41 @@ def _resolve_max_features(max_features, n_features: int) -> int | None:
     )
 
 
+_SELECTIONS = ("gain", "gain_ratio", "c45")
+_RELEASES = ("8", "1993")
+
+
+def _many_valued(specs, n_cases: float) -> np.ndarray:
+    """C4.5 release 8: the features left out of the average gain.
+
+    Nominal attributes with at least ``0.3 * n_cases`` values, unless every
+    attribute is one (then all count), as in Quinlan's C4.5 and Weka's J48.
+    ``n_cases`` is the training weight (weights count as cases, as everywhere
+    in C4.5's rules; with unit weights it is the number of rows).
+    """
+    many = np.array([spec.kind == CATEGORICAL and spec.n_codes >= 0.3 * n_cases for spec in specs])
+    return np.zeros_like(many) if many.all() else many
+
+
+def _split_values(codes, specs, weights) -> list:
+    """C4.5 release 8: per numeric feature, the values its thresholds may take.
+
+    The distinct values of the rows with positive weight (C4.5's split point
+    is a value of the training set, :func:`mltrees.tree._split.c45_split_point`);
+    None for the other features.
+    """
+    weighted = weights[: codes.shape[0]] > 0
+    out = []
+    for j, spec in enumerate(specs):
+        if spec.kind == CATEGORICAL or not spec.exact:
+            out.append(None)
+            continue
+        column = codes[:, j][weighted].astype(np.intp)
+        present = np.bincount(column[column >= 0], minlength=spec.n_codes) > 0
+        out.append(spec.values[present])
+    return out
+
+
 def _check_int(value, name: str, low: int, allow_none: bool = False):
     if value is None and allow_none:
         return
@@ -79,7 +120,6 @@ class _BaseTree(BaseEstimator):
     """Shared fit/predict logic; subclasses set the algorithm's configuration."""
 
     _multiway_categorical = False
-    _selection = "gain"
     _require_positive_gain = False
     _numeric_features = True
     _criteria: tuple[str, ...] = ()
@@ -175,13 +215,18 @@ class _BaseTree(BaseEstimator):
         rows' targets and weights (see ``mltrees.tree._split``); ``rng``
         (default: from ``random_state``) draws the ``max_features`` subsets.
         """
+        release8 = getattr(self, "release", "1993") == "8"
         rules = SplitRules(
             multiway_categorical=self._multiway_categorical,
-            selection=getattr(self, "selection", self._selection),
+            # CART has no `selection`: the largest impurity decrease wins.
+            selection=getattr(self, "selection", "gain"),
             min_samples_leaf=self.min_samples_leaf,
             min_cases=getattr(self, "min_cases", 1),
             min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
             missing=self._missing,
+            release8=release8,
+            many_valued=_many_valued(specs, total_weight) if release8 else None,
+            split_values=_split_values(codes, specs, stats_model.w) if release8 else None,
         )
         limits = GrowthLimits(
             max_depth=self.max_depth,
@@ -234,9 +279,18 @@ class _BaseTree(BaseEstimator):
                 or alpha < 0
             ):
                 raise ValueError(f"ccp_alpha must be a float >= 0, got {alpha!r}")
-        if hasattr(self, "selection") and self.selection not in ("gain", "gain_ratio", "c45"):
+        if hasattr(self, "selection") and (
+            not isinstance(self.selection, str) or self.selection not in _SELECTIONS
+        ):
             raise ValueError(
                 f"selection must be 'gain', 'gain_ratio' or 'c45', got {self.selection!r}"
+            )
+        if hasattr(self, "release") and (
+            not isinstance(self.release, str) or self.release not in _RELEASES
+        ):
+            raise ValueError(
+                "release must be '8' (C4.5 release 8, as Weka's J48) or '1993' (the rules "
+                f"of Quinlan's 1993 book), got {self.release!r}"
             )
         if hasattr(self, "min_cases"):
             _check_int(self.min_cases, "min_cases", 1)
@@ -723,15 +777,34 @@ class ID3Classifier(_TreeClassifier):
 
 @_shared_parameters
 class C45Classifier(ID3Classifier):
-    """Quinlan's C4.5: gain ratio with the above-average-gain rule, then pessimistic pruning.
+    """Quinlan's C4.5, release 8 by default: gain ratio above the average gain, then pruning.
 
     Categorical features get multiway splits, numeric ones are bi-partitioned
     at midpoints. Among the features whose information gain is at least the
-    average, the one with the largest gain ratio wins. The grown tree is then
-    pruned as C4.5 and Weka's J48 do by default (chapter 5): subtrees that do
-    not lower the training errors are collapsed, and pessimistic error pruning
-    with confidence 0.25 replaces subtrees by leaves or by their largest
-    branch (subtree raising).
+    average, the one with the largest gain ratio wins (:eq:`eq-ch4-c45-rule`).
+    With ``release="8"`` (the default) the rules are those of C4.5 release 8
+    :cite:p:`quinlan1996`, which Weka's J48 implements and practitioners use:
+
+    * the gain of a numeric feature's best threshold loses ``lg(C) / W`` bits,
+      ``C`` being the number of thresholds tried and ``W`` the node's weight
+      (the MDL correction, :eq:`eq-mdl-correction`); a numeric feature whose
+      corrected gain is not positive is no candidate;
+    * each side of a numeric threshold holds at least
+      ``min(25, max(min_cases, 0.1 W / K))`` of weight, ``K`` classes
+      (:eq:`eq-min-split`);
+    * the average gain is taken over the useful features only (those with an
+      admissible split; nominal ones with at least 0.3 n values are left out),
+      and scores are compared with J48's tolerance of 1e-6;
+    * subtrees that do not lower the training errors are collapsed
+      (:eq:`eq-c45-collapse`), also when ``pruning=None`` (J48's ``-U``).
+
+    ``release="1993"`` keeps the rules of Quinlan's book :cite:p:`quinlan1993`:
+    uncorrected gains, ``min_cases`` on each side, the average over every
+    feature with a valid split, and no collapse without pruning.
+
+    The grown tree is then pruned as C4.5 and J48 do by default (chapter 5):
+    collapse, and pessimistic error pruning with confidence 0.25 that replaces
+    subtrees by leaves or by their largest branch (subtree raising).
 
     Parameters
     ----------
@@ -741,17 +814,23 @@ class C45Classifier(ID3Classifier):
     class_weight : dict, "balanced" or None, default None
         Per-class weights multiplied into the sample weights.
     selection : {"c45", "gain_ratio", "gain"}, default "c45"
-        C4.5's rule, the plain largest gain ratio, or the largest information
-        gain (as in Zhou's Figure 4.8).
+        How the split feature is chosen: C4.5's rule (:eq:`eq-ch4-c45-rule`,
+        the largest gain ratio among features with at least average gain),
+        the plain largest gain ratio (:eq:`eq-ch4-gain-ratio`), or the largest
+        information gain (:eq:`eq-ch4-gain`, as in Zhou's Figure 4.8). With
+        ``release="8"`` numeric gains are MDL-corrected in all three.
+    release : {"8", "1993"}, default "8"
+        Which C4.5: release 8 (Quinlan 1996; Weka's J48) or the 1993 book.
     min_cases : int, default 2
-        C4.5's MINOBJS (``-M`` of J48): a split is admissible only if at least
-        two of its branches hold ``min_cases`` samples (both children of a
-        binary split), and a node with fewer than ``2 * min_cases`` samples is
-        not split. Unlike ``min_samples_leaf`` it allows small branches of a
-        multiway split.
+        C4.5's MINOBJS (``-m`` of C4.5, ``-M`` of J48): a split is admissible
+        only if at least two of its branches hold ``min_cases`` of weight (both
+        sides of a numeric threshold; release 8 asks for :eq:`eq-min-split`
+        there), and a node with less than ``2 * min_cases`` is not split.
+        Unlike ``min_samples_leaf`` it allows small branches of a multiway
+        split.
     pruning : {"pessimistic", None}, default "pessimistic"
         C4.5's pessimistic error pruning (:eq:`eq-pessimistic-rule`); None
-        keeps the grown tree.
+        keeps the grown tree (collapsed with ``release="8"``, as J48's ``-U``).
     confidence : float in (0, 0.5], default 0.25
         C4.5's CF: the confidence level of the upper error bound
         (:eq:`eq-pessimistic-upper`); smaller values prune more.
@@ -782,6 +861,7 @@ class C45Classifier(ID3Classifier):
         max_bins=None,
         categorical_features=None,
         selection="c45",
+        release="8",
         min_cases=2,
         pruning="pessimistic",
         confidence=0.25,
@@ -800,6 +880,7 @@ class C45Classifier(ID3Classifier):
         self.max_bins = max_bins
         self.categorical_features = categorical_features
         self.selection = selection
+        self.release = release
         self.min_cases = min_cases
         self.pruning = pruning
         self.confidence = confidence
@@ -811,9 +892,12 @@ class C45Classifier(ID3Classifier):
     _prunes_grown_tree = True
 
     def _prune_grown(self, tree, X_kept, specs, statistics) -> Tree:
-        """C4.5's collapse and pessimistic pruning (:eq:`eq-pessimistic-rule`)."""
+        """C4.5's collapse (:eq:`eq-c45-collapse`), then pessimistic pruning.
+
+        Pessimistic pruning is :eq:`eq-pessimistic-rule` (chapter 5).
+        """
         if self.pruning is None:
-            return tree
+            return prune_collapse(tree) if self.release == "8" else tree
         data = None
         if self.subtree_raising:
             data = (encode_features(X_kept, specs), statistics.y, statistics.w)

@@ -39,6 +39,7 @@ __all__ = [
     "cost_complexity_path",
     "optimal_subtree",
     "pessimistic_errors",
+    "prune_collapse",
     "prune_cost_complexity",
     "prune_pessimistic",
     "prune_reduced_error",
@@ -366,11 +367,35 @@ def pessimistic_errors(class_counts, confidence: float = 0.25):
     return np.where(n > SMALL, e + added_errors(n, e, confidence), 0.0)
 
 
+COLLAPSE_SLACK = 1e-3  # C4.5 and J48: a subtree must save more than this many errors
+
+
 def _collapse_mask(tree: Tree, counts: np.ndarray) -> np.ndarray:
     """C4.5's collapse: subtrees whose training errors are not below a leaf's."""
     leaf_errors = counts.sum(axis=1) - counts.max(axis=1)
     subtree = _bottom_up(tree, np.where(tree.is_leaf, leaf_errors, 0.0), lambda ids, s: s)
-    return _topmost(tree, ~tree.is_leaf & (subtree >= leaf_errors - 1e-3))
+    return _topmost(tree, ~tree.is_leaf & (subtree >= leaf_errors - COLLAPSE_SLACK))
+
+
+def prune_collapse(tree: Tree) -> Tree:
+    """C4.5's collapse: every subtree that does not lower the training errors becomes a leaf.
+
+    Implements :eq:`eq-c45-collapse` (chapter 4): a node becomes a leaf when
+    the weighted training errors of its subtree's leaves are at least those
+    of the node as a leaf minus 0.001. Such a subtree changes no prediction
+    on the training data. C4.5 release 8 and Weka's J48 apply it to every
+    grown tree, pruned (before pessimistic pruning) or not.
+
+    Parameters
+    ----------
+    tree : Tree
+        A grown classification tree.
+
+    Returns
+    -------
+    Tree
+    """
+    return tree.collapse(_collapse_mask(tree, _class_counts(tree)))
 
 
 def prune_pessimistic(
