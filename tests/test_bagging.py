@@ -21,7 +21,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from mltrees.datasets import load_car_evaluation
-from mltrees.ensemble import bagging as bagging_module
 from mltrees.ensemble.bagging import BaggingClassifier, BaggingRegressor, bootstrap_counts
 from mltrees.tree import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 
@@ -196,14 +195,16 @@ def test_members_missing_a_class_still_give_full_width(member):
 
 
 def test_binning_happens_once_per_fit(monkeypatch):
+    from mltrees.tree.builder import TreeBuilder
+
     calls = []
-    original = bagging_module.bin_features
+    original = TreeBuilder.bin
 
-    def counting(*args, **kwargs):
+    def counting(self, *args, **kwargs):
         calls.append(1)
-        return original(*args, **kwargs)
+        return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(bagging_module, "bin_features", counting)
+    monkeypatch.setattr(TreeBuilder, "bin", counting)
     X_train, _, y_train, _ = _cancer_split()
     BaggingClassifier(n_estimators=7, random_state=0).fit(X_train, y_train)
     assert len(calls) == 1
@@ -401,3 +402,21 @@ def test_warm_start_equals_one_fit(member):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="differ from it"):  # other classes
         warm.set_params(n_estimators=8).fit(X_train, (y_train + 1) % 3)
+
+
+def test_ensembles_use_the_builder_contract_only():
+    """No ensemble module reads a private member of a tree estimator (issue: one contract)."""
+    import re
+    from pathlib import Path
+
+    import mltrees.ensemble
+
+    folder = Path(mltrees.ensemble.__file__).parent
+    pattern = re.compile(r"\b(template|member|learner|weak|est|estimator_)\._[a-z]")
+    offending = [
+        f"{path.name}:{n}: {line.strip()}"
+        for path in sorted(folder.glob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert offending == []

@@ -205,14 +205,16 @@ def test_same_seed_same_forest_different_seed_different_forest():
 
 
 def test_binning_once_in_both_modes(monkeypatch):
+    from mltrees.tree.builder import TreeBuilder
+
     calls = []
-    original = bagging_module.bin_features
+    original = TreeBuilder.bin
 
-    def counting(*args, **kwargs):
-        calls.append(kwargs.get("max_bins"))
-        return original(*args, **kwargs)
+    def counting(self, *args, **kwargs):
+        calls.append(self.estimator.max_bins)
+        return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(bagging_module, "bin_features", counting)
+    monkeypatch.setattr(TreeBuilder, "bin", counting)
     X, y = load_wine(return_X_y=True)
     RandomForestClassifier(n_estimators=6).fit(X, y)
     RandomForestClassifier(n_estimators=6, max_bins=16).fit(X, y)

@@ -22,8 +22,6 @@ accepted when the weak learner accepts them (its ``allow_nan`` tag).
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
@@ -39,9 +37,9 @@ from mltrees.ensemble._common import (
     raw_importances,
     select_rows,
 )
-from mltrees.tree._data import bin_features, encode_features, validate_fit_input
-from mltrees.tree._split import ClassificationStatistics
-from mltrees.tree.classes import CARTClassifier, _BaseTree
+from mltrees.tree._data import encode_features, validate_fit_input
+from mltrees.tree.builder import TreeBuilder
+from mltrees.tree.classes import CARTClassifier
 
 __all__ = ["AdaBoostClassifier", "samme_alpha", "samme_weight_update"]
 
@@ -163,17 +161,12 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         weak = self._weak_learner()
         if self.algorithm == "real" and not hasattr(weak, "predict_proba"):
             raise TypeError("algorithm='real' needs a weak learner with predict_proba")
-        native = isinstance(weak, _BaseTree)
-        missing = weak._missing if native else None
+        native = TreeBuilder.accepts(weak)
+        builder = TreeBuilder(weak) if native else None
+        missing = builder.missing if native else None
         values = None
         if native:
-            weak._validate_params()
-            codes, specs = bin_features(
-                X,
-                categorical_features=weak.categorical_features,
-                max_bins=weak.max_bins,
-                allow_nan=missing != "error",
-            )
+            codes, specs = builder.bin(X)
             if missing != "error" and (codes < 0).any():
                 # Missing values (code -1) are routed by the tree's own method,
                 # which the walk on codes does not know: walk on the values.
@@ -195,32 +188,33 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             w_fit = (~zero).astype(np.float64) if m == 0 and equal else w * (n_cases / w.sum())
             seed = int(rng.integers(2**31 - 1))
             if native:
-                # A shallow copy of the unfitted template: clone() would inspect the
-                # signature every round, which costs more than growing a stump.
-                learner = copy.copy(weak)
-                learner.random_state = seed
                 keep = np.flatnonzero(w > 0)
-                stats = ClassificationStatistics(
-                    y_codes[keep], w_fit[keep], n_classes, learner._engine_criterion
-                )
+                stats = builder.class_statistics(y_codes[keep], w_fit[keep], n_classes)
                 codes_m = codes if keep.size == w.size else codes[keep]
-                tree = learner._grow(
+                tree = builder.grow(
                     np.asfortranarray(codes_m),
                     specs,
                     stats,
                     float(w_fit.sum()),
                     np.random.default_rng(seed),
                 )
-                if learner._prunes_grown_tree:  # C4.5: prune as the learner's own fit would
-                    X_kept = X if keep.size == w.size else select_rows(X, keep)
-                    tree = learner._prune_grown(tree, X_kept, specs, stats)
-                learner.tree_, learner._specs = tree, specs
-                learner.classes_, learner.n_classes_, learner.n_outputs_ = (
-                    classes,
-                    n_classes,
-                    1,
+                # C4.5: prune as the learner's own fit would.
+                X_kept = X if keep.size == w.size else select_rows(X, keep)
+                tree = builder.prune(tree, X_kept, specs, stats)
+                # A shallow copy of the unfitted template: clone() would inspect the
+                # signature every round, which costs more than growing a stump.
+                learner = builder.fitted(
+                    tree,
+                    specs,
+                    {
+                        "classes_": classes,
+                        "n_classes_": n_classes,
+                        "n_outputs_": 1,
+                        "n_features_in_": X.shape[1],
+                        "random_state": seed,
+                    },
+                    fast=True,
                 )
-                learner.n_features_in_ = X.shape[1]
                 if values is None:
                     proba = tree.value[node_of_codes(tree, codes, specs)]
                 else:

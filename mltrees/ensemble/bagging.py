@@ -9,7 +9,7 @@ times counts ``c`` times: here the draw becomes an integer weight per row
 When the members are ``mltrees`` trees, the data are binned **once** for the
 whole ensemble (:func:`mltrees.tree._data.bin_features`) and every tree is
 grown on the binned rows of its sample with the estimator's own
-:meth:`~mltrees.tree.classes._BaseTree._grow`. Any other scikit-learn
+:class:`~mltrees.tree.builder.TreeBuilder`. Any other scikit-learn
 estimator (k-NN, a linear model) is cloned and fitted on its resampled rows.
 
 Reproducibility: each member's sample and feature draws come from its own
@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
@@ -43,15 +43,13 @@ from mltrees.ensemble._common import (
     take_rows,
     threads_for_rows,
 )
-from mltrees.tree._data import NUMERIC, bin_features, encode_features, validate_fit_input
+from mltrees.tree._data import NUMERIC, encode_features, validate_fit_input
 from mltrees.tree._split import ClassificationStatistics
 from mltrees.tree._tree import LEAF, available_cores
+from mltrees.tree.builder import TreeBuilder
 from mltrees.tree.classes import (
     CARTClassifier,
     CARTRegressor,
-    _BaseTree,
-    _resolve_max_features,
-    _TreeClassifier,
 )
 
 __all__ = ["BaggingClassifier", "BaggingRegressor", "bootstrap_counts"]
@@ -310,15 +308,14 @@ class _BaseBagging(BaseEstimator):
                 return self
             validate_data(self, X, reset=False, skip_check_array=True)  # same features
             previous = self
-        if isinstance(template, _BaseTree):
-            template._validate_params()
-            fitted = self._fit_binned(template, X, y, weights, previous)
+        if TreeBuilder.accepts(template):
+            fitted = self._fit_binned(TreeBuilder(template), X, y, weights, previous)
         else:
             fitted = self._fit_generic(template, X, y, weights, sample_weight is not None, previous)
         validate_data(self, X, reset=True, skip_check_array=True)
         for name, value in fitted.items():
             setattr(self, name, value)
-        if isinstance(template, _BaseTree):
+        if TreeBuilder.accepts(template):
             for member in self.estimators_:
                 member.n_features_in_ = self.n_features_in_
                 if hasattr(self, "feature_names_in_"):
@@ -329,12 +326,6 @@ class _BaseBagging(BaseEstimator):
             self._stack, self._stack_key = self._build_stack(), self._walker_key()
         return self
 
-    def _targets(self, template, y, weights):
-        """Checked targets: (weights, attributes, full statistics maker) for trees."""
-        if self._is_classifier:
-            return template._prepare_classes(y, weights)
-        return template._prepare_targets(y, weights)
-
     def _map(self, function, n_items: int):
         """``[function(i) for i in range(n_items)]`` on ``n_jobs`` threads."""
         workers = min(_n_workers(self.n_jobs), n_items)
@@ -343,8 +334,11 @@ class _BaseBagging(BaseEstimator):
         with ThreadPoolExecutor(max_workers=workers) as pool:
             return list(pool.map(function, range(n_items)))
 
-    def _fit_binned(self, template, X, y, weights, previous=None) -> dict:
-        weights, attributes, make_statistics = self._targets(template, y, weights)
+    def _fit_binned(self, builder, X, y, weights, previous=None) -> dict:
+        template = builder.estimator
+        weights, attributes, make_statistics = builder.targets(
+            y, weights, classifier=self._is_classifier
+        )
         keep = weights > 0
         if not keep.any():
             raise ValueError(
@@ -354,14 +348,8 @@ class _BaseBagging(BaseEstimator):
         kept = np.flatnonzero(keep)
         X_kept = X if kept.size == X.shape[0] else select_rows(X, kept)
         # Bin once: every member reads the same integer codes.
-        codes, specs = bin_features(
-            X_kept,
-            categorical_features=template.categorical_features,
-            max_bins=template.max_bins,
-            allow_nan=template._missing != "error",
-            random_state=0,
-        )
-        if not template._numeric_features:
+        codes, specs = builder.bin(X_kept)
+        if not builder.splits_numbers:
             numeric = [spec.name for spec in specs if spec.kind == NUMERIC]
             if numeric:
                 raise ValueError(
@@ -373,7 +361,7 @@ class _BaseBagging(BaseEstimator):
             previous._check_warm_start(binned=True, kept=kept, specs=specs, attributes=attributes)
         stats = make_statistics(keep)
         n_samples, n_features = codes.shape
-        _resolve_max_features(template.max_features, n_features)  # fail before any tree
+        builder.features_per_node(template.max_features, n_features)  # fail before any tree
         n_draws = self._n_draws(n_samples)
         first = 0 if previous is None else len(previous.estimators_)
         seeds = _member_seeds(self.random_state, first, self.n_estimators)
@@ -388,7 +376,7 @@ class _BaseBagging(BaseEstimator):
             oob_sums = _OrderedSum(n_samples, width)
             for i, member in enumerate([] if previous is None else previous.estimators_):
                 out = np.flatnonzero(self._member_counts(seeds[i], n_samples, n_draws) == 0)
-                oob_sums.add(i, out, self._tree_output(member.tree_, values[out], template))
+                oob_sums.add(i, out, self._tree_output(member.tree_, values[out], builder.missing))
         progress = _Progress(self.verbose, self.n_estimators - first, type(self).__name__)
         # In histogram mode every threshold is a bin edge: each tree's split
         # codes against the edges are stored now, and prediction walks on
@@ -413,34 +401,28 @@ class _BaseBagging(BaseEstimator):
             else:
                 member_codes = take_rows(codes[:, features], rows)
                 member_specs = [specs[j] for j in features]
-            tree = template._grow(
+            tree = builder.grow(
                 member_codes, member_specs, member_stats, float(tree_weights.sum()), rng
             )
-            if template._prunes_grown_tree:  # C4.5: prune as the member's own fit would
+            if builder.prunes_after_growth:  # C4.5: prune as the member's own fit would
                 X_member = select_rows(X_kept, rows)
                 if features is not None:
                     X_member = _columns(X_member, features)
-                tree = template._prune_grown(tree, X_member, member_specs, member_stats)
+                tree = builder.prune(tree, X_member, member_specs, member_stats)
             if features is not None:
                 internal = tree.feature != LEAF
                 tree.feature[internal] = features[tree.feature[internal]]
             tree = _compact(tree)
             if oob:
                 out = np.flatnonzero(counts == 0)
-                oob_sums.add(i, out, self._tree_output(tree, values[out], template))
+                oob_sums.add(i, out, self._tree_output(tree, values[out], builder.missing))
             progress.tick()
             return tree, features, bins.split_codes_of(tree)
 
         results = self._map(lambda j: build(first + j), self.n_estimators - first)
         members = [] if previous is None else list(previous.estimators_)
         for tree, _, split_codes in results:
-            member = clone(template)
-            for name, value in attributes.items():
-                setattr(member, name, value)
-            member._specs = specs
-            member.tree_ = tree
-            member._split_codes = split_codes
-            members.append(member)
+            members.append(builder.fitted(tree, specs, attributes, split_codes=split_codes))
         fitted = dict(attributes)
         fitted.update(
             estimator_=template,
@@ -458,9 +440,9 @@ class _BaseBagging(BaseEstimator):
         return fitted
 
     @staticmethod
-    def _tree_output(tree, values, template) -> np.ndarray:
+    def _tree_output(tree, values, missing: str) -> np.ndarray:
         """A member tree's node values for ``values`` (mixed over branches with C4.5)."""
-        if template._missing == "c45":  # a row may end in several leaves
+        if missing == "c45":  # a row may end in several leaves
             return _mixed_values(tree, tree.value, values, n_threads=1)
         return tree.value[tree.apply(values, n_threads=1)]
 
@@ -628,7 +610,7 @@ class _BaseBagging(BaseEstimator):
                 part = self._member_output(member, _columns(X, columns), width)
                 total = part if total is None else total + part
             return total / len(self.estimators_)
-        missing = self.estimator_._missing
+        missing = TreeBuilder(self.estimator_).missing
         values, check = prediction_values(self, X, "estimators_", allow_missing=missing != "error")
         trees = [member.tree_ for member in self.estimators_]
         if missing == "c45" and np.isnan(values).any():
@@ -683,10 +665,10 @@ class _BaseBagging(BaseEstimator):
         (other bin edges) or whose tree was replaced walks on floats.
         """
         codes = [
-            member._split_codes
-            if getattr(member, "_split_codes", None) is not None
-            and member._specs is self._specs
-            and member._split_codes.shape == (tree.node_count,)
+            TreeBuilder.split_codes(member)
+            if TreeBuilder.split_codes(member) is not None
+            and TreeBuilder.specs(member) is self._specs
+            and TreeBuilder.split_codes(member).shape == (tree.node_count,)
             else None
             for member, tree in zip(self.estimators_, trees, strict=True)
         ]
@@ -855,11 +837,7 @@ class _BaggingMixin:
         if not hasattr(self.estimator, "fit"):
             raise ValueError(f"estimator must be an estimator with fit, got {self.estimator!r}")
         template = clone(self.estimator)
-        if (
-            self._is_classifier
-            and isinstance(template, _BaseTree)
-            and not isinstance(template, _TreeClassifier)
-        ):
+        if self._is_classifier and TreeBuilder.accepts(template) and not is_classifier(template):
             raise ValueError(f"{type(self).__name__} needs a classifier as estimator")
         _check_bool(self.bootstrap_features, "bootstrap_features")
         return template

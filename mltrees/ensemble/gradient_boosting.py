@@ -43,7 +43,8 @@ from mltrees.losses import HuberLoss, MultinomialLogLoss, get_loss
 from mltrees.tree._data import NUMERIC, bin_features, validate_fit_input
 from mltrees.tree._split import RegressionStatistics
 from mltrees.tree._tree import available_cores
-from mltrees.tree.classes import CARTRegressor, _resolve_max_features
+from mltrees.tree.builder import TreeBuilder
+from mltrees.tree.classes import CARTRegressor
 
 __all__ = ["GradientBoostingClassifier", "GradientBoostingRegressor"]
 
@@ -99,7 +100,7 @@ class _BaseGradientBoosting(BaseEstimator):
             total_weight=total_weight,
         )
         data = BinnedData.from_codes(codes, [spec.values for spec in specs])
-        share = _resolve_max_features(self.max_features, len(specs))
+        share = TreeBuilder.features_per_node(self.max_features, len(specs))
         return DepthwiseGrower(
             data,
             rule,
@@ -112,8 +113,7 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _fit_boosting(self, X, y, weights, loss, n_outputs: int, stratify):
         """Bin once, then boost; return the fitted state (assigned by the caller)."""
-        template = self._tree_template()
-        template._validate_params()
+        builder = TreeBuilder(self._tree_template())
         rng = np.random.default_rng(self.random_state)
         keep = np.flatnonzero(weights > 0)
         if keep.size == 0:
@@ -188,7 +188,7 @@ class _BaseGradientBoosting(BaseEstimator):
                     tree, leaf = grown.tree, grown.leaf_of_row
                 else:
                     stats = RegressionStatistics(residual, w_in)
-                    tree = template._grow(codes_round, specs, stats, float(w_in.sum()), rng)
+                    tree = builder.grow(codes_round, specs, stats, float(w_in.sum()), rng)
                     leaf = node_of_codes(tree, codes, specs)
                 leaf_in = leaf if inbag is None else leaf[inbag]
                 y_in = y_train[rows]
@@ -259,14 +259,12 @@ class _BaseGradientBoosting(BaseEstimator):
         flat = [tree for stage in self._trees for tree in stage]
         outputs = np.tile(np.arange(n_outputs), self.n_estimators_)  # tree k of a round: class k
         self._stack = StackedTrees(flat, [lr * t.value for t in flat], outputs, n_outputs)
-        template = self._tree_template()
+        builder = TreeBuilder(self._tree_template())
+        attributes = {"n_outputs_": 1, "n_features_in_": self.n_features_in_}
         estimators = np.empty((self.n_estimators_, n_outputs), dtype=object)
         for i, stage in enumerate(self._trees):
             for k, tree in enumerate(stage):
-                est = CARTRegressor(**template.get_params())
-                est.tree_, est._specs, est.n_outputs_ = tree, self._specs, 1
-                est.n_features_in_ = self.n_features_in_
-                estimators[i, k] = est
+                estimators[i, k] = builder.fitted(tree, self._specs, attributes, fast=True)
         self.estimators_ = estimators
 
     def _raw_predict(self, X) -> np.ndarray:

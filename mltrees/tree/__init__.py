@@ -8,6 +8,7 @@ from mltrees.tree.classes import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
+from mltrees.tree.builder import TreeBuilder
 from mltrees.tree.export import export_text, plot_tree, to_dot
 from mltrees.tree.pruning import prune_reduced_error
 from mltrees.tree.rules import RuleSetClassifier, extract_rules
@@ -20,6 +21,7 @@ __all__ = [
     "DecisionTreeRegressor",
     "ID3Classifier",
     "RuleSetClassifier",
+    "TreeBuilder",
     "export_text",
     "extract_rules",
     "plot_tree",
