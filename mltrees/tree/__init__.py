@@ -1,5 +1,6 @@
 """Single decision trees: ID3, C4.5 and CART on one growth engine (chapters 2-4)."""
 
+from mltrees.tree.builder import TreeBuilder
 from mltrees.tree.classes import (
     C45Classifier,
     CARTClassifier,
@@ -8,7 +9,6 @@ from mltrees.tree.classes import (
     DecisionTreeRegressor,
     ID3Classifier,
 )
-from mltrees.tree.builder import TreeBuilder
 from mltrees.tree.export import export_text, plot_tree, to_dot
 from mltrees.tree.pruning import prune_reduced_error
 from mltrees.tree.rules import RuleSetClassifier, extract_rules
