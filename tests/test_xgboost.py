@@ -664,3 +664,15 @@ def test_apply_gives_the_leaves_that_make_the_margin():
         assert (tree.feature[leaves[:, t]] == -1).all()
         margin[:, t % 3] += tree.value[leaves[:, t], 0]
     np.testing.assert_allclose(margin, model.decision_function(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 8, 255, 256, 1000, 70_000])
+def test_branch_free_search_equals_searchsorted(n):
+    from mltrees.tree._data import count_below
+
+    rng = np.random.default_rng(n)
+    table = np.unique(rng.normal(size=n))
+    x = np.concatenate([rng.normal(size=3000), table, [np.nan, np.inf, -np.inf]])
+    expected = np.searchsorted(table, x, side="left")
+    expected[np.isnan(x)] = 0
+    np.testing.assert_array_equal(count_below(table, x), expected)

@@ -130,9 +130,13 @@ def stable_partition(
 
 
 def _segment_sums(values: np.ndarray, order: np.ndarray, starts, counts) -> np.ndarray:
-    """Sum of ``values`` over the rows of every segment of ``order``."""
-    positions, segment = segment_positions(starts, counts)
-    return np.bincount(segment, weights=values[order[positions]], minlength=len(starts))
+    """Sum of ``values`` over the rows of every segment of ``order``.
+
+    One gather in the order of ``order`` and one cumulative sum: a segment's
+    sum is a difference of two running totals.
+    """
+    running = np.concatenate([[0.0], np.cumsum(values[order])])
+    return running[starts + counts] - running[starts]
 
 
 @dataclass
@@ -238,10 +242,23 @@ class DepthwiseGrower:
         tree_features = np.arange(data.n_features) if features is None else np.asarray(features)
         n_bins = data.n_bins
         order = np.arange(n, dtype=np.intp)
+        # Unit weights (h equal to the row counts): two sums per bin, not three.
+        same_h = variance and np.array_equal(h, statistics[2])
+        summed = (g, statistics[2]) if same_h else statistics
+
+        def histograms(*segments):
+            built = build_histograms(
+                data.codes,
+                data.stride,
+                summed,
+                *segments,
+                executor=self._executor,
+                features=tree_features,
+            )
+            return built[..., [0, 1, 1]] if same_h else built
+
         clock = time.perf_counter()
-        hist = build_histograms(
-            data.codes, data.stride, statistics, executor=self._executor, features=tree_features
-        )
+        hist = histograms()
         clock = self._tick("histograms", clock)
         totals = np.array([[s.sum() for s in statistics]])
         starts = np.zeros(1, dtype=np.intp)
@@ -322,16 +339,7 @@ class DepthwiseGrower:
             # Build the smaller child of each pair; the larger is parent - smaller.
             small_is_right = n_right < n_left
             small = 2 * np.arange(s.size) + small_is_right
-            built = build_histograms(
-                data.codes,
-                data.stride,
-                statistics,
-                order,
-                child_starts[small],
-                child_counts[small],
-                executor=self._executor,
-                features=tree_features,
-            )
+            built = histograms(order, child_starts[small], child_counts[small])
             child_hist = np.empty((2 * s.size, *hist.shape[1:]))
             child_hist[small] = built
             child_hist[small ^ 1] = hist[s] - built
