@@ -40,7 +40,7 @@ from mltrees.hist.binning import BinnedData
 from mltrees.hist.grower import DepthwiseGrower
 from mltrees.hist.splitting import VarianceRule
 from mltrees.losses import HuberLoss, MultinomialLogLoss, get_loss
-from mltrees.tree._data import NUMERIC, bin_features, validate_fit_input
+from mltrees.tree._data import NUMERIC, bin_features, encode_features, validate_fit_input
 from mltrees.tree._split import RegressionStatistics
 from mltrees.tree._tree import available_cores
 from mltrees.tree.builder import TreeBuilder
@@ -145,11 +145,8 @@ class _BaseGradientBoosting(BaseEstimator):
         init = np.atleast_1d(np.asarray(loss.init(y_train, w_train), dtype=np.float64))
         raw = np.tile(init, (n, 1))
         if validation is not None:
-            values_val = None
             raw_val = np.tile(init, (validation.size, 1))
             y_val, w_val = y[validation], weights[validation]
-            from mltrees.tree._data import encode_features
-
             values_val = encode_features(select_rows(X, validation), specs)
             history = np.full(self.n_iter_no_change, np.inf)
         n_inbag = max(1, int(self.subsample * n))
