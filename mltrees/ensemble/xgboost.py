@@ -234,6 +234,7 @@ class _BaseXGBoost(BaseEstimator):
                 colsample_bylevel=float(self.colsample_bylevel),
                 colsample_bynode=float(self.colsample_bynode),
                 timings=timings,
+                n_threads=n_threads,
             )
             timings["binning"] = time.perf_counter() - clock  # the sort of every feature
         else:

@@ -27,6 +27,7 @@ loss change is below ``gamma``.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -81,16 +82,26 @@ class SortedColumns:
 
 
 def _first_max_per_segment(gain, segment, n_segments, last: bool = False):
-    """Per segment, the maximum of ``gain`` and where it first (or last) occurs."""
+    """Per segment, the maximum of ``gain`` and where it first (or last) occurs.
+
+    ``segment`` is non-decreasing (candidates come grouped by node), so the
+    reductions run over contiguous runs (``reduceat``), not scattered updates.
+    """
     best = np.full(n_segments, -np.inf, dtype=gain.dtype)
-    np.maximum.at(best, segment, gain)
-    hit = gain == best[segment]
     where = np.full(n_segments, -1 if last else gain.size, dtype=np.intp)
-    index = np.flatnonzero(hit)
+    if gain.size == 0:
+        return best, where
+    starts = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
+    present = segment[starts]
+    run_best = np.maximum.reduceat(gain, starts)
+    run = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, gain.size]))
+    hit = gain == run_best[run]
+    index = np.arange(gain.size)
     if last:
-        np.maximum.at(where, segment[index], index)
+        where[present] = np.maximum.reduceat(np.where(hit, index, -1), starts)
     else:
-        np.minimum.at(where, segment[index], index)
+        where[present] = np.minimum.reduceat(np.where(hit, index, gain.size), starts)
+    best[present] = run_best
     return best, where
 
 
@@ -107,9 +118,16 @@ class ExactGrower:
     colsample_bylevel: float = 1.0
     colsample_bynode: float = 1.0
     timings: dict = field(default_factory=dict)
+    n_threads: int = 1
+
+    def __post_init__(self):
+        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
 
     def close(self):
-        """Nothing to release (same contract as the histogram grower)."""
+        """Stop the grower's threads (same contract as the histogram grower)."""
+        if self._executor is not None:
+            self._executor.shutdown()
+            self._executor = None
 
     def _sample(self, allowed: np.ndarray, share: float) -> np.ndarray:
         if share >= 1.0:
@@ -149,11 +167,17 @@ class ExactGrower:
                 for q in range(n_level):
                     node_features[q, self._sample(level_features, self.colsample_bynode)] = True
             best = _Best(n_level)
-            for j in level_features:
-                if cols.constant[j]:
-                    continue
-                allowed = None if node_features is None else node_features[:, j]
-                self._scan_feature(j, row_local, n_level, g, h, totals, parent_score, best, allowed)
+
+            def scan(j, level=(row_local, n_level, g, h, totals, parent_score), mask=node_features):
+                allowed = None if mask is None else mask[:, j]
+                return self._scan_feature(j, *level, allowed)
+
+            features = [j for j in level_features if not cols.constant[j]]
+            scanned = self._executor.map(scan, features) if self._executor else map(scan, features)
+            # Offered in feature order, as XGBoost merges: ties go to the lower feature.
+            for j, offers in zip(features, scanned, strict=True):
+                for offer in offers:
+                    best.offer(*offer[:1], j, *offer[1:])
             clock = self._tick("splits", clock)
             split = best.gain > MIN_LOSS_CHANGE
             if not split.any():
@@ -194,8 +218,12 @@ class ExactGrower:
         counts = np.bincount(node_of_row, minlength=len(nodes["parent"]))
         return self._assemble(nodes, splits, node_of_row, counts)
 
-    def _scan_feature(self, j, row_local, n_level, g, h, totals, parent_score, best, allowed):
-        """Score every cut of feature ``j`` in every node of the level; keep the better ones."""
+    def _scan_feature(self, j, row_local, n_level, g, h, totals, parent_score, allowed):
+        """Score every cut of feature ``j`` in every node of the level.
+
+        Returns the best candidate of each node for each of XGBoost's scans,
+        in scan order, as ``(nodes, gain, cut, default_left, left sums)``.
+        """
         cols, params = self.columns, self.params
         rows = cols.rows[j]
         q = row_local[rows]
@@ -204,7 +232,7 @@ class ExactGrower:
             keep &= allowed[np.where(keep, q, 0)]
         rows, q, values = rows[keep], q[keep], cols.values[j][keep]
         if rows.size == 0:
-            return
+            return []
         key = q.astype(np.uint8 if n_level <= 256 else np.uint16 if n_level <= 65536 else np.intp)
         permutation = np.argsort(key, kind="stable")  # by node, values still increasing
         rows, q, values = rows[permutation], q[permutation], values[permutation]
@@ -269,6 +297,7 @@ class ExactGrower:
             )
         # In scan order: forward cuts (ascending), forward end, backward cuts
         # (descending), backward end. Strictly better replaces, so the first wins.
+        offers = []
         for _, gain, node, cut, default_left, left_g, left_h, descending in candidates:
             if gain.size == 0:
                 continue
@@ -276,14 +305,17 @@ class ExactGrower:
             present = (
                 np.flatnonzero(where >= 0) if descending else np.flatnonzero(where < gain.size)
             )
-            best.offer(
-                present,
-                j,
-                seg_best[present],
-                cut[where[present]],
-                default_left,
-                np.column_stack([left_g[where[present]], left_h[where[present]]]),
+            chosen = where[present]
+            offers.append(
+                (
+                    present,
+                    seg_best[present],
+                    cut[chosen],
+                    default_left,
+                    np.column_stack([left_g[chosen], left_h[chosen]]),
+                )
             )
+        return offers
 
     def _tick(self, stage: str, since: float) -> float:
         now = time.perf_counter()
