@@ -245,6 +245,8 @@ class DepthwiseGrower:
         # Unit weights (h equal to the row counts): two sums per bin, not three.
         same_h = variance and np.array_equal(h, statistics[2])
         summed = (g, statistics[2]) if same_h else statistics
+        if same_h and bool(np.all(statistics[2] == 1.0)):
+            summed = (g, None)  # every row counts once: a bincount without weights
 
         def histograms(*segments):
             built = build_histograms(

@@ -15,12 +15,14 @@ edge of bin ``b``.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from mltrees._validation import check_sample_weight
+from mltrees.tree._tree import available_cores
 
 __all__ = ["FeatureSpec", "as_table", "bin_features", "encode_features"]
 
@@ -139,7 +141,9 @@ def bin_features(
     if allow_nan and _has_missing(table, specs):
         dtype = np.int8 if largest <= 127 else np.int16 if largest <= 32767 else np.int32
     codes = np.empty((n_samples, n_features), dtype=dtype, order="F")
-    for j, spec in enumerate(specs):
+
+    def encode_column(j: int) -> None:
+        spec = specs[j]
         column = _column(table, j)
         if spec.kind == CATEGORICAL:
             code = _categorical_codes(column, spec)
@@ -151,6 +155,15 @@ def bin_features(
                 "missing-value method: impute them or choose one that supports them"
             )
         codes[:, j] = code
+
+    # Columns are independent: large tables are encoded on every core.
+    workers = min(available_cores(), n_features) if n_samples >= PARALLEL_ROWS else 1
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as pool:
+            list(pool.map(encode_column, range(n_features)))
+    else:
+        for j in range(n_features):
+            encode_column(j)
     return codes, specs
 
 
@@ -291,6 +304,7 @@ def _numeric_values(column, name: str) -> np.ndarray:
     return values
 
 
+PARALLEL_ROWS = 50_000  # from this many rows, columns are encoded on several threads
 BRANCH_FREE_TABLE = 1 << 16  # up to this many entries, a branch-free search beats searchsorted
 
 
@@ -311,7 +325,7 @@ def count_below(table: np.ndarray, values: np.ndarray) -> np.ndarray:
     size = 1 << int(table.size).bit_length()  # a power of two > len(table)
     padded = np.full(size, np.inf)
     padded[1 : table.size + 1] = table  # padded[k] is the k-th entry (1-based)
-    code = np.zeros(np.shape(values), dtype=np.int64)
+    code = np.zeros(np.shape(values), dtype=np.int32)  # a quarter less traffic than int64
     step = size // 2
     while step >= 1:
         code += step * (padded.take(code + step) < values)
