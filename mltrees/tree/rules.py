@@ -191,7 +191,7 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
         The final rules in the order they are tried.
     default_class_ : label
         Predicted when no rule covers a case.
-    class_distributions_ : ndarray of shape (len(rules_) + 1, n_classes)
+    class_distributions_ : ndarray of shape ``(len(rules_) + 1, n_classes)``
         Row ``r``: the class distribution of the training cases rule ``r``
         covers, given to a case on which it is the first to fire; the last
         row: that of the training cases no rule covers, given to a case no
