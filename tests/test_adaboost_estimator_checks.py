@@ -35,6 +35,10 @@ def _expected(estimator) -> dict[str, str]:
     expected = dict(EXPECTED)
     if isinstance(estimator.estimator, C45Classifier):
         expected["check_sample_weight_equivalence_on_dense_data"] = _RATIOS
+        # The check's random labels: C4.5 release 8 finds no numeric cut whose
+        # MDL-corrected gain is positive and keeps one leaf, no better than
+        # chance, and AdaBoost refuses such a first member (as scikit-learn's does).
+        expected["check_n_features_in"] = "random labels: a one-leaf C4.5 member is refused"
     return expected
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mltrees.hist.grower import GrownTree
+from mltrees.hist.grower import GrownTree, draw_features
 from mltrees.hist.splitting import MIN_LOSS_CHANGE, SplitParams, leaf_weight, node_score, split_gain
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
@@ -130,10 +130,7 @@ class ExactGrower:
             self._executor = None
 
     def _sample(self, allowed: np.ndarray, share: float) -> np.ndarray:
-        if share >= 1.0:
-            return allowed
-        k = max(1, round(share * allowed.size))
-        return np.sort(self.rng.choice(allowed, size=k, replace=False))
+        return draw_features(self.rng, allowed, share)
 
     def grow(self, g: np.ndarray, h: np.ndarray, features: np.ndarray | None = None) -> GrownTree:
         """Grow one tree on gradients ``g`` and hessians ``h`` of every row."""

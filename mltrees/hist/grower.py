@@ -51,6 +51,7 @@ from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 __all__ = [
     "DepthwiseGrower",
     "GrownTree",
+    "draw_features",
     "leaf_values",
     "segment_positions",
     "stable_partition",
@@ -97,6 +98,17 @@ def leaf_values(
     G = np.bincount(leaf_of_row, weights=g, minlength=n_nodes)
     H = np.bincount(leaf_of_row, weights=h, minlength=n_nodes)
     return np.asarray(leaf_weight(G, H, params), dtype=np.float64)
+
+
+def draw_features(rng: np.random.Generator, allowed: np.ndarray, share: float) -> np.ndarray:
+    """A random subset of ``allowed`` features of size ``max(1, round(share * len))``.
+
+    Column subsampling by tree, level or node (XGBoost's ``colsample_*``).
+    """
+    if share >= 1.0:
+        return allowed
+    k = max(1, round(share * allowed.size))
+    return np.sort(rng.choice(allowed, size=k, replace=False))
 
 
 def segment_positions(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -192,11 +204,7 @@ class DepthwiseGrower:
         )
 
     def _sample(self, allowed: np.ndarray, share: float) -> np.ndarray:
-        """A random subset of ``allowed`` features of size ``max(1, round(share * len))``."""
-        if share >= 1.0:
-            return allowed
-        k = max(1, round(share * allowed.size))
-        return np.sort(self.rng.choice(allowed, size=k, replace=False))
+        return draw_features(self.rng, allowed, share)
 
     def _feature_mask(self, n_nodes: int, tree_features: np.ndarray) -> np.ndarray | None:
         n_features = self.data.n_features
