@@ -420,3 +420,15 @@ def test_ensembles_use_the_builder_contract_only():
         if pattern.search(line)
     ]
     assert offending == []
+
+
+def test_tree_builder_refuses_estimators_that_are_not_mltrees_trees():
+    from sklearn.linear_model import LogisticRegression
+
+    from mltrees.tree.builder import TreeBuilder
+
+    assert not TreeBuilder.accepts(LogisticRegression())
+    with pytest.raises(TypeError, match="LogisticRegression"):
+        TreeBuilder(LogisticRegression())
+    with pytest.raises(ValueError, match="max_depth"):
+        TreeBuilder(CARTClassifier(max_depth=-1))  # parameters are checked once, here

@@ -124,21 +124,14 @@ def test_numeric_split_iff_corrected_gain_is_positive(seed):
 
 
 def _colors():
-    """Among the red samples size decides nothing the leaf does not: 3 yes, 1 no."""
-    rows = [
-        ("red", "S", "yes"),
-        ("red", "S", "yes"),
-        ("red", "L", "no"),
-        ("red", "L", "yes"),
-        ("green", "S", "no"),
-        ("green", "L", "no"),
-        ("green", "M", "no"),
-        ("blue", "S", "yes"),
-        ("blue", "L", "yes"),
-        ("blue", "S", "yes"),
-    ]
-    X = pd.DataFrame([r[:2] for r in rows], columns=["color", "size"]).astype("category")
-    return X, np.array([r[2] for r in rows])
+    """Among the red samples size decides nothing the leaf does not: 3 yes, 1 no.
+
+    The table of ``test_tree_validation`` (color at the root, size under red).
+    """
+    from test_tree_validation import _weather
+
+    X, y = _weather()
+    return X.astype("category"), y
 
 
 def test_collapse_by_hand():
