@@ -1,0 +1,532 @@
+"""LightGBM: leaf-wise Newton boosting on histograms (Ke et al. 2017), chapter 14.
+
+Each round computes the gradients ``g_i`` and hessians ``h_i`` of the loss
+at the current scores (:eq:`eq-xgb-taylor`), grows a tree on them leaf by
+leaf (:class:`~mltrees.hist.leafwise.LeafwiseGrower`), and adds
+``learning_rate * w*`` of each row's leaf to its score.
+
+The rules follow LightGBM 4 where they decide the model: bins
+(:mod:`~mltrees.hist.lightgbm_binning`), split scans and estimated counts
+(:mod:`~mltrees.hist.leafwise_splitting`), float32 gradients, the starting
+score (``boost_from_average``), the multiclass hessian ``K/(K-1) p(1-p)``,
+and the end of training when a round can split no leaf. So on data whose
+features have fewer than ``max_bin`` distinct values the raw scores equal
+the ``lightgbm`` package's (checked in the tests). Parameter names are
+those of LightGBM's scikit-learn API.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mltrees.ensemble._common import (
+    StackedTrees,
+    check_fraction,
+    check_positive_int,
+    class_codes,
+)
+from mltrees.hist.leafwise import LeafwiseGrower
+from mltrees.hist.leafwise_splitting import LeafwiseParams
+from mltrees.hist.lightgbm_binning import fit_lightgbm_bins
+from mltrees.tree._data import validate_fit_input
+from mltrees.tree._tree import available_cores
+
+__all__ = ["LightGBMClassifier", "LightGBMRegressor"]
+
+_EPSILON = float(np.float32(1e-15))
+
+
+_LGB_PARAMS = """
+    num_leaves : int, default 31
+        At most this many leaves per tree (leaf-wise growth).
+    max_depth : int, default -1
+        Leaves at this depth are not split; -1: no limit.
+    learning_rate : float, default 0.1
+        Shrinkage η multiplied into every leaf value.
+    n_estimators : int, default 100
+        Boosting rounds.
+    min_child_samples : int, default 20
+        Fewest rows per leaf (LightGBM's ``min_data_in_leaf``), checked on
+        counts estimated from the hessians, as LightGBM does.
+    min_child_weight : float, default 1e-3
+        Smallest hessian sum 𝓗 per leaf (``min_sum_hessian_in_leaf``).
+    min_split_gain : float, default 0.0
+        A split must gain more than this (``min_gain_to_split``).
+    reg_lambda : float, default 0.0
+        λ, the L2 penalty on leaf values.
+    reg_alpha : float, default 0.0
+        λ₁, the L1 penalty (soft-thresholding of G).
+    max_delta_step : float, default 0.0
+        If positive, leaf values (before shrinkage) are clipped to ± this.
+    max_bin : int, default 255
+        At most this many bins per feature, a missing-value bin included.
+    min_data_in_bin : int, default 3
+        Fewest rows per bin when neighbouring values are merged.
+    subsample_for_bin : int, default 200000
+        Rows used to find the bins.
+    subsample : float in (0, 1], default 1.0
+        Bagging: the share of rows each tree sees (``bagging_fraction``),
+        drawn anew every ``subsample_freq`` rounds.
+    subsample_freq : int, default 0
+        Bagging period; 0 disables bagging.
+    colsample_bytree : float in (0, 1], default 1.0
+        Share of the features each tree may use (``feature_fraction``).
+    early_stopping_rounds : int or None, default None
+        Stop when the metric on the last ``eval_set`` has not improved for
+        this many rounds; predictions then use the best round.
+    random_state : int, Generator or None, default None
+        Seeds bagging and feature sampling (and the bin sample).
+    n_jobs : int or None, default None
+        Threads for the histograms (None: all cores).
+    verbose : int, default 0
+        If > 0, print the metric every ``verbose`` rounds to stderr.
+"""
+
+
+def _lgb_doc(cls):
+    cls.__doc__ = cls.__doc__.replace("    {params}\n", _LGB_PARAMS.lstrip("\n"))
+    return cls
+
+
+def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
+    """Validate ``X`` as float64 numbers, NaN allowed (missing), inf rejected."""
+    if isinstance(X, pd.DataFrame):
+        bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+        if bad:
+            raise TypeError(
+                f"X column {bad[0]!r} has dtype {X[bad[0]].dtype}; LightGBMClassifier and "
+                "LightGBMRegressor take numbers only (encode categories first)"
+            )
+    return validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+
+
+class _Objective:
+    """A loss as LightGBM uses it: float32 gradients, its starting score, its metric."""
+
+    def __init__(self, name: str, n_classes: int = 1):
+        self.name = name
+        self.n_outputs = n_classes if name == "multiclass" else 1
+        self.metric = {"regression": "l2", "binary": "binary_logloss"}.get(name, "multi_logloss")
+
+    def gradients(self, y, score, weight):
+        """Float32 ``g``, ``h`` of shape (n, n_outputs), times the sample weights."""
+        if self.name == "regression":
+            g = score[:, 0] - y
+            h = np.ones_like(g)
+            g, h = g[:, None], h[:, None]
+        elif self.name == "binary":
+            p = 1.0 / (1.0 + np.exp(-score[:, 0]))
+            g, h = (p - y)[:, None], (p * (1.0 - p))[:, None]
+        else:
+            K = self.n_outputs
+            p = _softmax(score)
+            onehot = np.zeros_like(p)
+            onehot[np.arange(len(y)), y.astype(np.intp)] = 1.0
+            g, h = p - onehot, K / (K - 1.0) * p * (1.0 - p)
+        if weight is not None:
+            g, h = g * weight[:, None], h * weight[:, None]
+        return g.astype(np.float32).astype(np.float64), h.astype(np.float32).astype(np.float64)
+
+    def init_score(self, y, weight) -> np.ndarray:
+        """LightGBM's ``boost_from_average`` starting score."""
+        w = np.ones(len(y)) if weight is None else weight
+        if self.name == "regression":
+            return np.array([np.average(y, weights=w)])
+        if self.name == "binary":
+            p = float(np.clip(np.average(y, weights=w), _EPSILON, 1.0 - _EPSILON))
+            return np.array([np.log(p / (1.0 - p))])
+        shares = np.bincount(y.astype(np.intp), weights=w, minlength=self.n_outputs) / w.sum()
+        return np.log(np.maximum(shares, _EPSILON))
+
+    def evaluate(self, y, score, weight) -> float:
+        """LightGBM's default metric (lower is better)."""
+        if self.name == "regression":
+            return float(np.average((y - score[:, 0]) ** 2, weights=weight))
+        if self.name == "binary":
+            p = np.clip(1.0 / (1.0 + np.exp(-score[:, 0])), 1e-15, 1 - 1e-15)
+            return float(np.average(-(y * np.log(p) + (1 - y) * np.log(1 - p)), weights=weight))
+        p = np.clip(_softmax(score), 1e-15, 1.0)
+        return float(np.average(-np.log(p[np.arange(len(y)), y.astype(np.intp)]), weights=weight))
+
+
+def _softmax(score: np.ndarray) -> np.ndarray:
+    z = np.exp(score - score.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+class _BaseLightGBM(BaseEstimator):
+    """The boosting loop shared by the regressor and the classifier."""
+
+    def _validate_params(self):
+        check_positive_int(self.num_leaves, "num_leaves", low=2)
+        if isinstance(self.max_depth, bool) or not isinstance(self.max_depth, (int, np.integer)):
+            raise ValueError(f"max_depth must be an int (<= 0: no limit), got {self.max_depth!r}")
+        check_fraction(self.learning_rate, "learning_rate", high=np.inf)
+        check_positive_int(self.n_estimators, "n_estimators")
+        check_positive_int(self.min_child_samples, "min_child_samples", low=0)
+        for name in ("min_child_weight", "min_split_gain", "reg_lambda", "reg_alpha"):
+            check_fraction(getattr(self, name), name, low_open=False, high=np.inf)
+        check_fraction(self.max_delta_step, "max_delta_step", low_open=False, high=np.inf)
+        check_positive_int(self.max_bin, "max_bin", low=2)
+        check_positive_int(self.min_data_in_bin, "min_data_in_bin")
+        check_positive_int(self.subsample_for_bin, "subsample_for_bin")
+        check_fraction(self.subsample, "subsample")
+        check_positive_int(self.subsample_freq, "subsample_freq", low=0)
+        check_fraction(self.colsample_bytree, "colsample_bytree")
+        check_positive_int(self.early_stopping_rounds, "early_stopping_rounds", allow_none=True)
+        check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
+        check_positive_int(self.verbose, "verbose", low=0)
+
+    def _params(self) -> LeafwiseParams:
+        return LeafwiseParams(
+            reg_lambda=float(self.reg_lambda),
+            reg_alpha=float(self.reg_alpha),
+            min_child_samples=int(self.min_child_samples),
+            min_child_weight=float(self.min_child_weight),
+            min_split_gain=float(self.min_split_gain),
+            max_delta_step=float(self.max_delta_step),
+        )
+
+    def _fit(self, X, y, sample_weight, eval_set, objective: _Objective):
+        X = _as_float64(self, X, reset=True)
+        weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if weight is not None and (weight == 1.0).all():
+            weight = None
+        if self.early_stopping_rounds is not None and not eval_set:
+            raise ValueError("early_stopping_rounds needs an eval_set to watch")
+        evals = []
+        for item in eval_set or []:
+            if len(item) not in (2, 3):
+                raise ValueError("eval_set entries must be (X, y) or (X, y, sample_weight)")
+            E = _as_float64(self, item[0], reset=False)
+            ey = self._encode_eval_target(item[1])
+            ew = None if len(item) == 2 else np.asarray(item[2], dtype=np.float64)
+            evals.append((E, ey, ew))
+        rng = np.random.default_rng(self.random_state)
+        n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
+        clock = time.perf_counter()
+        data, has_missing, most_frequent_first = fit_lightgbm_bins(
+            X, self.max_bin, self.min_data_in_bin, self.subsample_for_bin, rng, n_threads
+        )
+        timings = {"binning": time.perf_counter() - clock, "gradients": 0.0}
+        init = objective.init_score(y, weight)
+        n, K = X.shape[0], objective.n_outputs
+        score = np.tile(init, (n, 1))
+        eval_scores = [np.tile(init, (len(ey), 1)) for _, ey, _ in evals]
+        history = [[] for _ in evals]
+        grower = LeafwiseGrower(
+            data,
+            has_missing,
+            self._params(),
+            most_frequent_first=most_frequent_first,
+            num_leaves=int(self.num_leaves),
+            max_depth=int(self.max_depth),
+            learning_rate=float(self.learning_rate),
+            n_threads=n_threads,
+            timings=timings,
+        )
+        trees, gains, best_round, best_score = [], [], 0, np.inf
+        bag = None
+        start = time.perf_counter()
+        try:
+            for m in range(self.n_estimators):
+                clock = time.perf_counter()
+                g, h = objective.gradients(y, score, weight)
+                timings["gradients"] += time.perf_counter() - clock
+                bagging = self.subsample < 1.0 and self.subsample_freq > 0
+                if bagging and m % self.subsample_freq == 0:
+                    size = max(1, int(self.subsample * n))
+                    bag = np.sort(rng.choice(n, size=size, replace=False))
+                features = None
+                if self.colsample_bytree < 1.0:
+                    k = max(1, int(self.colsample_bytree * X.shape[1] + 0.5))
+                    features = np.sort(rng.choice(X.shape[1], size=k, replace=False))
+                stage = [grower.grow(g[:, k], h[:, k], features, bag) for k in range(K)]
+                if m > 0 and all(grown.tree.node_count == 1 for grown in stage):
+                    break  # LightGBM: no leaf of any class can be split, training ends
+                for k, grown in enumerate(stage):
+                    score[:, k] += grown.tree.value[grown.leaf_of_row, 0]
+                trees.append([grown.tree for grown in stage])
+                gains.append([grown.gain for grown in stage])
+                for i, (E, ey, ew) in enumerate(evals):
+                    for k, grown in enumerate(stage):
+                        eval_scores[i][:, k] += grown.tree.value[grown.tree.apply(E), 0]
+                    history[i].append(objective.evaluate(ey, eval_scores[i], ew))
+                if self.verbose and (m + 1) % self.verbose == 0:
+                    shown = "  ".join(f"valid_{i}: {h_[-1]:.6g}" for i, h_ in enumerate(history))
+                    elapsed = time.perf_counter() - start
+                    print(f"[{m + 1}] {shown}  {elapsed:.1f} s", file=sys.stderr)
+                if evals:
+                    current = history[-1][-1]
+                    if current < best_score:
+                        best_score, best_round = current, m
+                    elif (
+                        self.early_stopping_rounds is not None
+                        and m - best_round >= self.early_stopping_rounds
+                    ):
+                        break
+        finally:
+            grower.close()
+        self._timings = timings
+        self._objective = objective
+        self._trees = trees
+        self._gains = gains
+        self.init_score_ = init
+        self.n_estimators_ = len(trees)
+        self.evals_result_ = {f"valid_{i}": {objective.metric: h_} for i, h_ in enumerate(history)}
+        if evals and self.early_stopping_rounds is not None:
+            self.best_iteration_ = best_round
+            self.best_score_ = history[-1][best_round]
+        flat = [tree for stage in trees for tree in stage]
+        outputs = np.tile(np.arange(K), len(trees))
+        self._stack = StackedTrees(flat, [t.value for t in flat], outputs, K)
+        return self
+
+    def _encode_eval_target(self, y):
+        return np.asarray(y, dtype=np.float64)
+
+    def _rounds(self, num_iteration):
+        if num_iteration is not None:
+            return int(num_iteration)
+        best = getattr(self, "best_iteration_", None)
+        return self.n_estimators_ if best is None else best + 1
+
+    def _raw(self, X, num_iteration=None) -> np.ndarray:
+        check_is_fitted(self, "_stack")
+        values = _as_float64(self, X, reset=False)
+        stop = self._rounds(num_iteration)
+        K = self._objective.n_outputs
+        if stop >= self.n_estimators_:
+            raw = self._stack.predict(values)
+        else:
+            flat = [tree for stage in self._trees[:stop] for tree in stage]
+            outputs = np.tile(np.arange(K), stop)
+            raw = StackedTrees(flat, [t.value for t in flat], outputs, K).predict(values)
+        return raw + self.init_score_
+
+    def _staged_raw(self, X):
+        check_is_fitted(self, "_stack")
+        values = _as_float64(self, X, reset=False)
+        raw = np.tile(self.init_score_, (values.shape[0], 1)).astype(np.float64)
+        for stage in self._trees:
+            for k, tree in enumerate(stage):
+                raw[:, k] += tree.value[tree.apply(values), 0]
+            yield raw.copy()
+
+    @property
+    def trees_(self) -> list:
+        """The fitted trees: one list per round, one :class:`~mltrees.tree._tree.Tree` per output.
+
+        Leaves hold ``learning_rate * w*``; tests are ``x <= threshold`` in
+        float64, as LightGBM's. The starting score is :attr:`init_score_`.
+        """
+        check_is_fitted(self, "_stack")
+        return [list(stage) for stage in self._trees]
+
+    def apply(self, X) -> np.ndarray:
+        """The leaf (node id) of every row in every tree, shape (n_samples, n_trees)."""
+        check_is_fitted(self, "_stack")
+        values = _as_float64(self, X, reset=False)
+        return np.column_stack([t.apply(values) for stage in self._trees for t in stage])
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Splits per feature (``importance_type="split"``) or their total gain (``"gain"``)."""
+        check_is_fitted(self, "_stack")
+        total = np.zeros(self.n_features_in_)
+        for stage, stage_gains in zip(self._trees, self._gains, strict=True):
+            for tree, gain in zip(stage, stage_gains, strict=True):
+                internal = ~tree.is_leaf
+                weights = gain[internal] if self.importance_type == "gain" else None
+                total += np.bincount(
+                    tree.feature[internal], weights=weights, minlength=self.n_features_in_
+                )
+        return total
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+def _init_params(self, **params):
+    for name, value in params.items():
+        setattr(self, name, value)
+
+
+@_lgb_doc
+class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
+    """LightGBM regression with squared error (Ke et al. 2017), chapter 14.
+
+    ``g = F - y``, ``h = 1``; the starting score is the weighted mean of ``y``.
+
+    Parameters
+    ----------
+    {params}
+    importance_type : {"split", "gain"}, default "split"
+        What :attr:`feature_importances_` counts.
+
+    Attributes
+    ----------
+    init_score_ : ndarray of shape (1,)
+    n_estimators_ : int
+        Rounds grown (fewer after early stopping, or when no leaf could split).
+    best_iteration_, best_score_
+        With early stopping: the best round (0-based) and its metric.
+    evals_result_ : dict
+    """
+
+    def __init__(
+        self,
+        *,
+        num_leaves=31,
+        max_depth=-1,
+        learning_rate=0.1,
+        n_estimators=100,
+        min_child_samples=20,
+        min_child_weight=1e-3,
+        min_split_gain=0.0,
+        reg_lambda=0.0,
+        reg_alpha=0.0,
+        max_delta_step=0.0,
+        max_bin=255,
+        min_data_in_bin=3,
+        subsample_for_bin=200_000,
+        subsample=1.0,
+        subsample_freq=0,
+        colsample_bytree=1.0,
+        importance_type="split",
+        early_stopping_rounds=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        _init_params(**{k: v for k, v in locals().items() if k != "__class__"})
+
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
+        self._validate_params()
+        X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
+        y = np.asarray(y, dtype=np.float64)
+        if not np.isfinite(y).all():
+            raise ValueError("y contains NaN or inf")
+        return self._fit(X, y, sample_weight, eval_set, _Objective("regression"))
+
+    def predict(self, X, num_iteration=None) -> np.ndarray:
+        """Predicted values (the raw score, for squared error)."""
+        return self._raw(X, num_iteration)[:, 0]
+
+    def staged_predict(self, X):
+        """Predictions after each round."""
+        for raw in self._staged_raw(X):
+            yield raw[:, 0]
+
+
+@_lgb_doc
+class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
+    """LightGBM classification (Ke et al. 2017), chapter 14.
+
+    Two classes: the logistic loss (``g = p - y``, ``h = p(1 - p)``), starting
+    from the log-odds of the class shares. More: softmax with one tree per
+    class and round, LightGBM's hessian ``K/(K-1) p(1-p)`` and the starting
+    scores ``log p_k``.
+
+    Parameters
+    ----------
+    {params}
+    importance_type : {"split", "gain"}, default "split"
+        What :attr:`feature_importances_` counts.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    init_score_ : ndarray of shape (1,) or (K,)
+    n_estimators_, best_iteration_, best_score_, evals_result_
+        As for :class:`LightGBMRegressor`.
+    """
+
+    def __init__(
+        self,
+        *,
+        num_leaves=31,
+        max_depth=-1,
+        learning_rate=0.1,
+        n_estimators=100,
+        min_child_samples=20,
+        min_child_weight=1e-3,
+        min_split_gain=0.0,
+        reg_lambda=0.0,
+        reg_alpha=0.0,
+        max_delta_step=0.0,
+        max_bin=255,
+        min_data_in_bin=3,
+        subsample_for_bin=200_000,
+        subsample=1.0,
+        subsample_freq=0,
+        colsample_bytree=1.0,
+        importance_type="split",
+        early_stopping_rounds=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        _init_params(**{k: v for k, v in locals().items() if k != "__class__"})
+
+    def _encode_eval_target(self, y):
+        y = np.asarray(y)
+        codes = np.minimum(np.searchsorted(self.classes_, y), len(self.classes_) - 1)
+        if not np.array_equal(self.classes_[codes], y):
+            raise ValueError("eval_set has labels that are not among the training classes")
+        return codes.astype(np.float64)
+
+    def fit(self, X, y, sample_weight=None, eval_set=None):
+        """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
+        self._validate_params()
+        X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
+        self.classes_, codes = class_codes(np.asarray(y))
+        K = len(self.classes_)
+        if K < 2:
+            raise ValueError(
+                "y contains 1 class while a minimum of 2 classes are required for "
+                f"{type(self).__name__}"
+            )
+        objective = _Objective("binary" if K == 2 else "multiclass", K)
+        return self._fit(X, codes.astype(np.float64), sample_weight, eval_set, objective)
+
+    def decision_function(self, X) -> np.ndarray:
+        """Raw scores: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
+        raw = self._raw(X)
+        return raw[:, 0] if raw.shape[1] == 1 else raw
+
+    def predict_proba(self, X, num_iteration=None) -> np.ndarray:
+        """Class probabilities, shape (n, K)."""
+        return self._proba(self._raw(X, num_iteration))
+
+    def _proba(self, raw):
+        if raw.shape[1] == 1:
+            p = 1.0 / (1.0 + np.exp(-raw[:, 0]))
+            return np.column_stack([1.0 - p, p])
+        return _softmax(raw)
+
+    def predict(self, X, raw_score: bool = False, num_iteration=None) -> np.ndarray:
+        """Classes, or raw scores with ``raw_score=True``."""
+        raw = self._raw(X, num_iteration)
+        if raw_score:
+            return raw[:, 0] if raw.shape[1] == 1 else raw
+        return self.classes_[np.argmax(self._proba(raw), axis=1)]
+
+    def staged_predict_proba(self, X):
+        """Class probabilities after each round."""
+        for raw in self._staged_raw(X):
+            yield self._proba(raw)
+
+    def staged_predict(self, X):
+        """Classes after each round."""
+        for proba in self.staged_predict_proba(X):
+            yield self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,351 @@
+"""Leaf-wise (best-first) growth on gradient histograms: LightGBM's policy (chapter 14).
+
+A depth-wise grower (:class:`~mltrees.hist.grower.DepthwiseGrower`) splits
+every node of a level. :class:`LeafwiseGrower` keeps the best split of every
+current leaf and always splits the leaf whose split gains most, until the
+tree has ``num_leaves`` leaves or no split gains anything (Shi 2007; Ke et
+al. 2017). With the same number of leaves it reaches lower training loss,
+and it needs ``max_depth`` or ``min_child_samples`` to stay out of long thin
+branches.
+
+LightGBM's bookkeeping, which decides the order and so the tree:
+
+* a split leaf keeps its id for its left child; the right child gets the
+  next id. The leaf to split is the one of largest gain, ties going to the
+  lower feature, then to the lower leaf id;
+* only the child with fewer rows gets a histogram built from its rows; the
+  other is the parent's minus it (the subtraction trick);
+* a leaf at ``max_depth`` is not split, nor are two children that both
+  hold fewer than ``2 min_child_samples`` rows;
+* a feature without a valid cut in a leaf is not tried in its descendants.
+
+Every leaf's rows are a contiguous segment of ``order``, so splitting one
+is a partition of its segment, and the tree comes back with the leaf of
+every row, as from the depth-wise grower (the same ``grow`` / ``close``
+contract).
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mltrees.hist.binning import BinnedData
+from mltrees.hist.grower import GrownTree
+from mltrees.hist.histogram import build_histograms
+from mltrees.hist.leafwise_splitting import LeafwiseParams, find_leaf_splits, leaf_output
+from mltrees.tree._tree import LEAF, NUMERIC_NODE, Tree
+
+__all__ = ["LeafwiseGrower", "route_binned"]
+
+
+def route_binned(tree_arrays: dict, data: BinnedData, rows: np.ndarray) -> np.ndarray:
+    """The node each of ``rows`` reaches, walking the bin codes (a loop over depth only)."""
+    feature, split_bin = tree_arrays["feature"], tree_arrays["split_bin"]
+    default_left, first_child = tree_arrays["default_left"], tree_arrays["first_child"]
+    node = np.zeros(rows.size, dtype=np.intp)
+    walking = np.flatnonzero(feature[node] != LEAF)
+    stride = data.n_rows
+    flat = data.codes.reshape(-1)
+    while walking.size:
+        at = node[walking]
+        code = flat.take(feature[at] * stride + rows[walking]).astype(np.intp)
+        left = np.where(code == data.missing_code, default_left[at], code <= split_bin[at])
+        node[walking] = first_child[at] + ~left
+        walking = walking[feature[node[walking]] != LEAF]
+    return node
+
+
+@dataclass
+class LeafwiseGrower:
+    """LightGBM's leaf-wise growth on binned data.
+
+    Parameters
+    ----------
+    data : BinnedData
+        Bin codes; ``data.edges[j][b]`` is the upper bound of bin ``b``.
+    has_missing : ndarray of bool
+        Features with a missing bin.
+    most_frequent_first : ndarray of bool, optional
+        Features whose most frequent bin is bin 0 (LightGBM's bookkeeping of
+        estimated counts, see :func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`).
+    params : LeafwiseParams
+    num_leaves : int
+        At most this many leaves per tree.
+    max_depth : int
+        Leaves at this depth are not split (<= 0: no limit).
+    learning_rate : float
+        Multiplied into the leaf values (shrinkage).
+    n_threads : int
+    """
+
+    data: BinnedData
+    has_missing: np.ndarray
+    params: LeafwiseParams
+    most_frequent_first: np.ndarray | None = None
+    num_leaves: int = 31
+    max_depth: int = -1
+    learning_rate: float = 0.1
+    n_threads: int = 1
+    timings: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+
+    def close(self):
+        """Stop the grower's threads."""
+        if self._executor is not None:
+            self._executor.shutdown()
+            self._executor = None
+
+    def __getstate__(self):  # pragma: no cover - growers are not meant to be pickled
+        raise TypeError("a grower holds threads and is not picklable")
+
+    def _tick(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
+        return now
+
+    def _histogram(self, order, start, count, statistics, features):
+        return build_histograms(
+            self.data.codes,
+            self.data.stride,
+            statistics,
+            order,
+            np.array([start], dtype=np.intp),
+            np.array([count], dtype=np.intp),
+            features=features,
+            executor=self._executor,
+        )[0]
+
+    def grow(
+        self,
+        g: np.ndarray,
+        h: np.ndarray,
+        features: np.ndarray | None = None,
+        rows: np.ndarray | None = None,
+    ) -> GrownTree:
+        """Grow one tree on gradients ``g`` and hessians ``h``.
+
+        ``rows`` (sorted) are the rows in this tree's sample (bagging, GOSS);
+        the others get their leaf by walking the grown tree.
+        """
+        data, params = self.data, self.params
+        n = data.n_rows
+        n_features = data.n_features
+        g = np.asarray(g, dtype=np.float64)
+        h = np.asarray(h, dtype=np.float64)
+        order = np.arange(n, dtype=np.intp) if rows is None else np.array(rows, dtype=np.intp)
+        m = order.size
+        used = np.zeros(n_features, dtype=bool)
+        used[np.arange(n_features) if features is None else np.asarray(features)] = True
+        statistics = (g, h)
+        min_rows = 2 * params.min_child_samples
+
+        clock = time.perf_counter()
+        # Per leaf id: start, count, depth, node id, histogram, sums, usable features, best split.
+        start = [0]
+        count = [m]
+        depth = [0]
+        node_of = [0]
+        hist = [self._histogram(order, 0, m, statistics, np.flatnonzero(used))]
+        # Summed in row order, as LightGBM does: pure leaves' gains are float
+        # noise, and the order of the sums decides which noise wins.
+        totals = [np.array([np.cumsum(g[order])[-1], np.cumsum(h[order])[-1]])]
+        clock = self._tick("histograms", clock)
+        best = [self._best(hist[0][None], totals[0][None], np.array([m]), used[None], True)]
+        splittable = [best[0].splittable[0]]
+        best = [_one(best[0], 0)]
+        if m < min_rows:
+            best[0]["gain"] = -np.inf
+        clock = self._tick("splits", clock)
+
+        nodes = {
+            "feature": [LEAF],
+            "split_bin": [-1],
+            "default_left": [False],
+            "gain": [0.0],
+            "G": [totals[0][0]],
+            "H": [totals[0][1]],
+            "count": [m],
+            "depth": [0],
+            "parent": [-1],
+            "first_child": [0],
+        }
+        for _ in range(self.num_leaves - 1):
+            gains = np.array([b["gain"] for b in best])
+            if not np.isfinite(gains).any() or gains.max() <= 0.0:
+                break
+            top = np.flatnonzero(gains == gains.max())
+            leaf = int(top[np.argmin([best[q]["feature"] for q in top])])
+            split = best[leaf]
+            f, b, dl = split["feature"], split["bin"], split["default_left"]
+            s, c = start[leaf], count[leaf]
+            segment = order[s : s + c]
+            code = data.codes[f].take(segment)
+            go_left = code <= b
+            if dl:
+                go_left |= code == data.missing_code
+            left_rows = segment[go_left]
+            n_left = left_rows.size
+            order[s + n_left : s + c] = segment[~go_left]
+            order[s : s + n_left] = left_rows
+            clock = self._tick("partition", clock)
+
+            parent_node = node_of[leaf]
+            first = len(nodes["feature"])
+            nodes["feature"][parent_node] = f
+            nodes["split_bin"][parent_node] = b
+            nodes["default_left"][parent_node] = dl
+            nodes["gain"][parent_node] = split["gain"]
+            nodes["first_child"][parent_node] = first
+            child_depth = depth[leaf] + 1
+            for side_count, side_totals in ((n_left, split["left"]), (c - n_left, split["right"])):
+                nodes["feature"].append(LEAF)
+                nodes["split_bin"].append(-1)
+                nodes["default_left"].append(False)
+                nodes["gain"].append(0.0)
+                nodes["G"].append(side_totals[0])
+                nodes["H"].append(side_totals[1])
+                nodes["count"].append(side_count)
+                nodes["depth"].append(child_depth)
+                nodes["parent"].append(parent_node)
+                nodes["first_child"].append(0)
+            right = len(start)  # the right child takes the next leaf id
+            start[leaf], count[leaf], depth[leaf], node_of[leaf] = s, n_left, child_depth, first
+            start.append(s + n_left)
+            count.append(c - n_left)
+            depth.append(child_depth)
+            node_of.append(first + 1)
+            totals[leaf] = np.asarray(split["left"], dtype=np.float64)
+            totals.append(np.asarray(split["right"], dtype=np.float64))
+            parent_hist = hist[leaf]
+            hist.append(None)
+            splittable.append(None)
+            best.append(None)
+
+            stop = (self.max_depth > 0 and child_depth >= self.max_depth) or (
+                n_left < min_rows and c - n_left < min_rows
+            )
+            if stop:  # neither child will be split: no histograms needed
+                for q in (leaf, right):
+                    best[q] = {"gain": -np.inf, "feature": n_features}
+                    hist[q] = None
+                continue
+            # Build the child with fewer rows; the other is the parent minus it.
+            usable = splittable[leaf] & used
+            small, large = (leaf, right) if n_left < c - n_left else (right, leaf)
+            built = self._histogram(
+                order, start[small], count[small], statistics, np.flatnonzero(usable)
+            )
+            hist[small] = built
+            hist[large] = parent_hist - built
+            clock = self._tick("histograms", clock)
+            pair = (leaf, right)
+            found = self._best(
+                np.stack([hist[q] for q in pair]),
+                np.stack([totals[q] for q in pair]),
+                np.array([count[q] for q in pair]),
+                np.stack([usable, usable]),
+                True,
+            )
+            for i, q in enumerate(pair):
+                splittable[q] = found.splittable[i] & usable
+                best[q] = _one(found, i)
+            clock = self._tick("splits", clock)
+        grown = self._assemble(nodes, order, start, count, node_of, rows)
+        self._tick("partition", clock)
+        return grown
+
+    def _best(self, hist, totals, counts, mask, allowed):
+        found = find_leaf_splits(
+            hist,
+            totals,
+            counts,
+            self.data.n_bins,
+            self.has_missing,
+            self.params,
+            mask,
+            self.most_frequent_first,
+        )
+        if not allowed:
+            found.gain[:] = -np.inf
+        return found
+
+    def _assemble(self, nodes, order, start, count, node_of, rows) -> GrownTree:
+        data = self.data
+        feature = np.array(nodes["feature"], dtype=np.intp)
+        n_nodes = feature.size
+        internal = feature != LEAF
+        split_bin = np.array(nodes["split_bin"], dtype=np.intp)
+        default_left = np.array(nodes["default_left"], dtype=bool)
+        first_child = np.array(nodes["first_child"], dtype=np.intp)
+        G = np.array(nodes["G"], dtype=np.float64)
+        H = np.array(nodes["H"], dtype=np.float64)
+        threshold = np.full(n_nodes, np.nan)
+        missing_slot = np.full(n_nodes, -1, dtype=np.int8)
+        for node in np.flatnonzero(internal):  # per internal node, never per row
+            j, b = int(feature[node]), int(split_bin[node])
+            edges = data.edges[j]
+            threshold[node] = edges[b] if b < edges.size else np.inf
+            if self.has_missing[j]:
+                missing_slot[node] = 0 if default_left[node] else 1
+            else:  # LightGBM reads a NaN as 0 for a feature without missing values
+                missing_slot[node] = 0 if threshold[node] >= 0.0 else 1
+        weight = leaf_output(G, H, self.params)
+        leaf_of_row = np.empty(data.n_rows, dtype=np.intp)
+        seg_start, seg_count = np.array(start), np.array(count)
+        by_start = np.argsort(seg_start, kind="stable")
+        leaf_of_row[order] = np.repeat(np.array(node_of)[by_start], seg_count[by_start])
+        arrays = {
+            "feature": feature,
+            "split_bin": split_bin,
+            "default_left": default_left,
+            "first_child": first_child,
+        }
+        if rows is not None and order.size < data.n_rows:
+            outside = np.ones(data.n_rows, dtype=bool)
+            outside[order] = False
+            others = np.flatnonzero(outside)
+            leaf_of_row[others] = route_binned(arrays, data, others)
+        value = np.where(np.isfinite(weight), weight, 0.0) * self.learning_rate
+        tree = Tree(
+            feature=feature,
+            kind=np.where(internal, NUMERIC_NODE, -1).astype(np.int8),
+            threshold=threshold,
+            first_child=first_child,
+            n_children=np.where(internal, 2, 0),
+            route_offset=np.zeros(n_nodes, dtype=np.intp),
+            route_table=np.zeros(0, dtype=np.intp),
+            n_categories=np.zeros(n_nodes, dtype=np.intp),
+            value=value.reshape(-1, 1),
+            impurity=np.zeros(n_nodes),
+            n_node_samples=np.array(nodes["count"], dtype=np.intp),
+            weighted_n_node_samples=H,
+            depth=np.array(nodes["depth"], dtype=np.intp),
+            parent=np.array(nodes["parent"], dtype=np.intp),
+            missing_slot=missing_slot,
+        )
+        return GrownTree(
+            tree=tree,
+            leaf_of_row=leaf_of_row,
+            split_value=np.full(n_nodes, np.nan, dtype=np.float32),
+            gain=np.array(nodes["gain"], dtype=np.float64),
+            weight=weight,
+        )
+
+
+def _one(found, i: int) -> dict:
+    """Leaf ``i``'s best split as plain values."""
+    gain = float(found.gain[i])
+    return {
+        "gain": gain if np.isfinite(gain) else -np.inf,
+        "feature": int(found.feature[i]),
+        "bin": int(found.split_bin[i]),
+        "default_left": bool(found.default_left[i]),
+        "left": found.left[i],
+        "right": found.right[i],
+    }

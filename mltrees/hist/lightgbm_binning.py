@@ -1,0 +1,248 @@
+"""LightGBM's bins: bounds between distinct values, zero in a bin of its own (chapter 14).
+
+LightGBM (Ke et al. 2017) compares data in float64 and writes a split as
+``x <= t``. The bins of a feature are given by their *upper bounds*: bin
+``b`` holds ``bounds[b-1] < x <= bounds[b]``, and ``bounds[-1] = +inf``. Its
+rules, read from ``BinMapper::FindBin`` and reproduced here:
+
+* a bound between two neighbouring distinct values ``a < c`` is the float64
+  just above their midpoint, ``nextafter((a + c) / 2, +inf)``;
+* with at most ``max_bin`` distinct values, neighbours are merged until a bin
+  holds ``min_data_in_bin`` rows; with more, bins of about equal counts are
+  formed, a value holding a bin's share of the rows on its own keeping its
+  own bin (LightGBM's greedy pass, here in vectorised form);
+* zero always has a bin of its own, ``(-1e-35, 1e-35]``: negative and
+  positive values are binned separately, with bounds ``-1e-35`` and
+  ``1e-35`` around zero, so a gap that contains 0 is cut at ``±1e-35``, not
+  at its midpoint;
+* a feature with a missing value (NaN) in training gets one more bin for
+  it, the last (LightGBM's ``missing_type = NaN``); a feature without one
+  has no missing bin, and at prediction a NaN is read as 0 (``None``).
+
+Bins are found on at most ``subsample_for_bin`` rows, as LightGBM does.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from mltrees.hist.binning import BinnedData
+
+__all__ = ["ZERO_THRESHOLD", "bin_upper_bounds", "fit_lightgbm_bins"]
+
+ZERO_THRESHOLD = float(np.float32(1e-35))  # LightGBM's kZeroThreshold (a float literal)
+SPARSE_THRESHOLD = 0.7  # LightGBM's kSparseThreshold
+
+
+def _midpoint_bounds(values: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """``nextafter((v[i] + v[i+1]) / 2, +inf)`` for every ``i`` in ``after``."""
+    return np.nextafter((values[after] + values[after + 1]) / 2.0, np.inf)
+
+
+def _greedy_bounds(values: np.ndarray, counts: np.ndarray, max_bin: int, min_data_in_bin: int):
+    """Bounds of at most ``max_bin`` bins over sorted distinct ``values`` with ``counts``.
+
+    LightGBM's ``GreedyFindBin``: with few values every value is a bin
+    (merged until bins hold ``min_data_in_bin`` rows); with many, equal-count
+    bins in which a value heavy enough to fill a bin alone keeps its own.
+    The last bound is ``+inf``.
+    """
+    n = values.size
+    if n == 0:
+        return np.array([np.inf])
+    if n <= max_bin:
+        if min_data_in_bin <= 1:
+            inner = _midpoint_bounds(values, np.arange(n - 1))
+        else:  # at most max_bin values: a short loop over values, never over rows
+            inner, in_bin = [], 0
+            for i in range(n - 1):
+                in_bin += int(counts[i])
+                if in_bin >= min_data_in_bin:
+                    bound = float(np.nextafter((values[i] + values[i + 1]) / 2.0, np.inf))
+                    if not inner or bound > np.nextafter(inner[-1], np.inf):
+                        inner.append(bound)
+                        in_bin = 0
+            inner = np.array(inner)
+        return np.concatenate([np.unique(inner), [np.inf]])
+    return _greedy_many(values, counts, max_bin, min_data_in_bin)
+
+
+def _greedy_many(values, counts, max_bin: int, min_data_in_bin: int) -> np.ndarray:
+    """LightGBM's greedy bins over more distinct values than ``max_bin``.
+
+    Bins of about ``mean`` rows, where a value holding at least ``mean`` rows
+    is a bin of its own, and a bin closes early (at half its size) before
+    such a value; ``mean`` is re-estimated from what is left after each
+    bin. LightGBM walks the values one by one; here each step jumps to the
+    next cut with a binary search, so the loop runs over bins, not values.
+    """
+    n = values.size
+    total = int(counts.sum())
+    if min_data_in_bin > 0:
+        max_bin = max(1, min(max_bin, total // min_data_in_bin))
+    big = counts >= total / max_bin
+    big_at = np.flatnonzero(big)
+    rest_bins = max_bin - big_at.size
+    rest = float(total - counts[big].sum())
+    cum = np.concatenate([[0], np.cumsum(counts)])
+    ordinary = np.concatenate([[0], np.cumsum(np.where(big, 0, counts))])
+    mean = rest / rest_bins if rest_bins > 0 else np.inf
+    upper, lower = [], [values[0]]
+    i = 0
+    while i < n - 1:
+        # First j >= i closing the bin i..j: j heavy, or the bin full, or
+        # the next value heavy and the bin at least half full.
+        k = int(np.searchsorted(big_at, i))
+        heavy = int(big_at[k]) if k < big_at.size else n
+        full = int(np.searchsorted(cum, cum[i] + mean, side="left")) - 1
+        j = min(heavy, max(full, i))
+        k = int(np.searchsorted(big_at, i + 1))
+        before_heavy = int(big_at[k]) - 1 if k < big_at.size else n
+        if before_heavy < j and cum[before_heavy + 1] - cum[i] >= max(1.0, mean * 0.5):
+            j = before_heavy
+        if j > n - 2:
+            break
+        upper.append(values[j])
+        lower.append(values[j + 1])
+        if len(upper) >= max_bin - 1:
+            break
+        rest -= float(ordinary[j + 1] - ordinary[i])
+        if not big[j]:
+            rest_bins -= 1
+            mean = rest / rest_bins if rest_bins > 0 else np.inf
+        i = j + 1
+    if not upper:
+        return np.array([np.inf])
+    inner = np.nextafter((np.array(upper) + np.array(lower[1:])) / 2.0, np.inf)
+    keep = np.concatenate([[True], inner[1:] > np.nextafter(inner[:-1], np.inf)])
+    return np.concatenate([inner[keep], [np.inf]])
+
+
+def bin_upper_bounds(
+    values: np.ndarray, max_bin: int = 255, min_data_in_bin: int = 3
+) -> tuple[np.ndarray, bool]:
+    """The upper bounds of one feature's bins, and whether it has a missing bin.
+
+    Implements LightGBM's ``FindBinWithZeroAsOneBin``: negative values get
+    their share of the bins, zero one bin ``(-1e-35, 1e-35]``, positive
+    values the rest. With missing values one bin is kept for them.
+
+    Parameters
+    ----------
+    values : ndarray of float64
+        One feature's training values (NaN: missing).
+    max_bin : int
+        At most this many bins, the missing bin included.
+    min_data_in_bin : int
+        Fewest rows per bin when neighbouring values are merged.
+
+    Returns
+    -------
+    bounds : ndarray of float64
+        Increasing; the last is ``+inf``. Value bins only.
+    has_missing : bool
+    """
+    known = values[~np.isnan(values)]
+    has_missing = known.size < values.size
+    if has_missing:
+        max_bin -= 1
+    distinct, counts = np.unique(known, return_counts=True)
+    total = int(counts.sum())
+    negative = distinct <= -ZERO_THRESHOLD
+    positive = distinct > ZERO_THRESHOLD
+    zeros = int(counts[~negative & ~positive].sum())
+    bounds = []
+    if negative.any() and max_bin > 1:
+        share = int(counts[negative].sum() / max(total - zeros, 1) * (max_bin - 1))
+        left = _greedy_bounds(distinct[negative], counts[negative], max(1, share), min_data_in_bin)
+        left[-1] = -ZERO_THRESHOLD
+        bounds.append(left)
+    used = sum(b.size for b in bounds)
+    if positive.any() and max_bin - 1 - used > 0:
+        right = _greedy_bounds(
+            distinct[positive], counts[positive], max_bin - 1 - used, min_data_in_bin
+        )
+        bounds.append(np.array([ZERO_THRESHOLD]))
+        bounds.append(right)
+    else:
+        bounds.append(np.array([np.inf]))
+    return np.concatenate(bounds), has_missing
+
+
+def fit_lightgbm_bins(
+    X: np.ndarray,
+    max_bin: int = 255,
+    min_data_in_bin: int = 3,
+    subsample_for_bin: int = 200_000,
+    rng: np.random.Generator | None = None,
+    n_threads: int = 1,
+) -> tuple[BinnedData, np.ndarray, np.ndarray]:
+    """Bin every column of float64 ``X`` as LightGBM does.
+
+    Returns the binned data (its ``edges`` are the bounds without ``+inf``,
+    so ``x <= edges[j][b]`` exactly when the code is at most ``b``), which
+    features have a missing bin, and which have bin 0 as their most frequent
+    bin. Bounds are found on ``subsample_for_bin``
+    rows drawn with ``rng`` when there are more.
+    """
+    n = X.shape[0]
+    sample = X
+    if n > subsample_for_bin:
+        rng = np.random.default_rng(0) if rng is None else rng
+        sample = X[np.sort(rng.choice(n, size=subsample_for_bin, replace=False))]
+    with ThreadPoolExecutor(max(1, n_threads)) as pool:
+        found = list(
+            pool.map(
+                lambda j: bin_upper_bounds(sample[:, j], max_bin, min_data_in_bin),
+                range(X.shape[1]),
+            )
+        )
+        bounds = [b for b, _ in found]
+        has_missing = np.array([m for _, m in found], dtype=bool)
+        # A missing value met only outside the sample still needs its bin.
+        if n > subsample_for_bin:
+            has_missing |= np.isnan(X).any(axis=0)
+        missing_code = max(b.size for b in bounds) if bounds else 1
+        dtype = np.uint8 if missing_code < 256 else np.uint16
+        codes = np.empty((X.shape[1], n), dtype=dtype)
+
+        def encode_column(j):
+            column = X[:, j]
+            code = np.searchsorted(bounds[j][:-1], column, side="left")
+            code = code.astype(dtype)
+            code[np.isnan(column)] = missing_code
+            codes[j] = code
+
+        list(pool.map(encode_column, range(X.shape[1])))
+    cuts = [np.full(b.size, np.nan, dtype=np.float32) for b in bounds]  # sizes only
+    binned = BinnedData(
+        codes=codes,
+        cuts=cuts,
+        minimum=np.zeros(X.shape[1], dtype=np.float32),
+        missing_code=missing_code,
+        edges=[b[:-1] for b in bounds],
+    )
+    return binned, has_missing, _most_frequent_is_first(binned, bounds)
+
+
+def _most_frequent_is_first(binned: BinnedData, bounds: list) -> np.ndarray:
+    """Whether each feature's most frequent bin is bin 0, as LightGBM decides it.
+
+    The most frequent bin (the missing bin included) counts only if it holds
+    at least 70% of the rows (``kSparseThreshold``); otherwise the bin of 0
+    stands in for it. LightGBM leaves that bin out of its histograms and
+    recovers it by subtraction, which changes how it estimates counts in a
+    scan (:func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`).
+    """
+    first = np.zeros(binned.n_features, dtype=bool)
+    n = binned.n_rows
+    for j in range(binned.n_features):
+        counts = np.bincount(binned.codes[j], minlength=binned.stride)
+        most = int(np.argmax(counts))
+        zero_bin = int(np.searchsorted(bounds[j][:-1], 0.0, side="left"))
+        if most != zero_bin and counts[most] / n < SPARSE_THRESHOLD:
+            most = zero_bin
+        first[j] = most == 0
+    return first
