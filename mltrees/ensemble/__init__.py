@@ -11,6 +11,7 @@ from mltrees.ensemble.gradient_boosting import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
 )
+from mltrees.ensemble.lightgbm import LightGBMClassifier, LightGBMRegressor
 from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor
 
 __all__: list[str] = [
@@ -19,6 +20,8 @@ __all__: list[str] = [
     "BaggingRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
+    "LightGBMClassifier",
+    "LightGBMRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
     "XGBoostClassifier",

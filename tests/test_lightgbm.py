@@ -1,0 +1,294 @@
+"""LightGBM on the histogram engine (chapter 14): rules, and equality with the lightgbm package.
+
+The cross-checks follow the measured rules of LightGBM 4.7: deterministic
+single-threaded training, and strictly positive features (LightGBM cuts a
+gap that contains 0 at ±1e-35, which mltrees reproduces, but positive data
+keep the test about the learner). Raw scores are compared relative to
+``max(1, |score|)`` with the issue's tolerance of 1e-6; they agree to about
+1e-14 because every sum is taken in LightGBM's order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
+
+from mltrees import LightGBMClassifier, LightGBMRegressor
+from mltrees.datasets import load_covertype, load_higgs
+from mltrees.hist.leafwise_splitting import LeafwiseParams, find_leaf_splits, leaf_gain, leaf_output
+from mltrees.hist.lightgbm_binning import ZERO_THRESHOLD, bin_upper_bounds
+
+lightgbm = pytest.importorskip("lightgbm")
+
+DETERMINISTIC = {
+    "deterministic": True,
+    "force_row_wise": True,
+    "num_threads": 1,
+    "seed": 0,
+    "verbose": -1,
+    "min_data_in_bin": 1,
+}
+SMALL = {"n_estimators": 15, "num_leaves": 16, "min_child_samples": 5, "learning_rate": 0.3}
+
+
+def _relative(a, b) -> float:
+    return float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b))))
+
+
+def _pair(kind, **params):
+    ours = (LightGBMRegressor if kind == "reg" else LightGBMClassifier)(
+        min_data_in_bin=1, n_jobs=1, **params
+    )
+    theirs = (lightgbm.LGBMRegressor if kind == "reg" else lightgbm.LGBMClassifier)(
+        **params, **DETERMINISTIC
+    )
+    return ours, theirs
+
+
+def _raw(model, X):
+    if isinstance(model, LightGBMRegressor):
+        return model.predict(X)
+    return model.predict(X, raw_score=True)
+
+
+def _higgs(n=3000, seed=0):
+    X, y = load_higgs(return_X_y=True)
+    rows = np.random.default_rng(seed).choice(len(y), size=n, replace=False)
+    return np.asarray(X, dtype=float)[rows], np.asarray(y)[rows]
+
+
+VARIATIONS = [
+    {},
+    {"num_leaves": 31, "min_child_samples": 10},
+    {"max_depth": 3, "num_leaves": 8},
+    {"reg_lambda": 1.5, "min_split_gain": 0.5},
+    {"reg_alpha": 0.3, "min_child_weight": 0.5},
+]
+
+
+@pytest.mark.parametrize("extra", VARIATIONS, ids=lambda d: ",".join(d) or "defaults")
+def test_regression_scores_equal_lightgbm_on_diabetes(extra):
+    X, y = load_diabetes(return_X_y=True)
+    X = X + 5.0
+    ours, theirs = _pair("reg", **{**SMALL, **extra})
+    ours.fit(X[:350], y[:350])
+    theirs.fit(X[:350], y[:350])
+    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6  # training and held-out rows
+
+
+@pytest.mark.parametrize("extra", VARIATIONS, ids=lambda d: ",".join(d) or "defaults")
+def test_binary_scores_equal_lightgbm_on_breast_cancer(extra):
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X + 5.0
+    ours, theirs = _pair("clf", **{**SMALL, **extra})
+    ours.fit(X[:450], y[:450])
+    theirs.fit(X[:450], y[:450])
+    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+
+
+def test_binary_scores_equal_lightgbm_on_higgs_with_default_bins():
+    """Real data with thousands of distinct values: LightGBM's greedy bins, min_data_in_bin=3."""
+    X, y = _higgs()
+    X = X - X.min(axis=0) + 1.0
+    ours = LightGBMClassifier(n_estimators=20, num_leaves=31, n_jobs=1)
+    theirs = lightgbm.LGBMClassifier(
+        n_estimators=20, num_leaves=31, **{**DETERMINISTIC, "min_data_in_bin": 3}
+    )
+    ours.fit(X[:2000], y[:2000])
+    theirs.fit(X[:2000], y[:2000])
+    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+
+
+def test_multiclass_scores_equal_lightgbm_on_wine_and_covertype():
+    X, y = load_wine(return_X_y=True)
+    ours, theirs = _pair("clf", **SMALL)
+    ours.fit(X + 5.0, y)
+    theirs.fit(X + 5.0, y)
+    assert _relative(_raw(ours, X + 5.0), _raw(theirs, X + 5.0)) < 1e-6
+    X, y = load_covertype(return_X_y=True)
+    rows = np.random.default_rng(1).choice(len(y), size=3000, replace=False)
+    X = np.asarray(X, dtype=float)[rows] + 1.0
+    y = np.asarray(y)[rows]
+    ours, theirs = _pair("clf", n_estimators=8, num_leaves=24, min_child_samples=10)
+    ours.fit(X, y)
+    theirs.fit(X, y)
+    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+
+
+@pytest.mark.parametrize("share", [0.05, 0.3])
+def test_scores_with_missing_values_equal_lightgbm(share):
+    """NaN in training (a missing bin, both scan directions) and NaN at prediction only."""
+    rng = np.random.default_rng(7)
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X + 5.0
+    X[rng.random(X.shape) < share] = np.nan
+    X[:, 3] = np.where(np.isnan(X[:, 3]), 7.0, X[:, 3])  # a feature without NaN in training
+    ours, theirs = _pair("clf", **SMALL)
+    ours.fit(X[:450], y[:450])
+    theirs.fit(X[:450], y[:450])
+    test = X[450:].copy()
+    test[:, 3] = np.nan  # LightGBM reads it as 0 for a feature trained without NaN
+    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+    assert _relative(_raw(ours, test), _raw(theirs, test)) < 1e-6
+
+
+def test_trees_equal_lightgbm_dump_model():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X + 5.0
+    ours, theirs = _pair("clf", n_estimators=5, num_leaves=12, min_child_samples=8)
+    ours.fit(X, y)
+    theirs.fit(X, y)
+    dumped = theirs.booster_.dump_model()["tree_info"]
+    for tree, info in zip((stage[0] for stage in ours.trees_), dumped, strict=True):
+        splits = []
+
+        def walk(node, splits=splits):
+            if "split_feature" in node:
+                splits.append(
+                    (
+                        node["split_feature"],
+                        node["threshold"],
+                        node["default_left"],
+                        node["split_gain"],
+                    )
+                )
+                walk(node["left_child"])
+                walk(node["right_child"])
+
+        walk(info["tree_structure"])
+
+        ours_splits = []
+
+        def ours_walk(i, out=ours_splits, tree=tree):
+            if tree.feature[i] >= 0:
+                out.append((int(tree.feature[i]), float(tree.threshold[i])))
+                ours_walk(tree.first_child[i])
+                ours_walk(tree.first_child[i] + 1)
+
+        ours_walk(0)
+        assert [f for f, _ in splits] == [f for f, _ in ours_splits]
+        assert np.allclose([t for _, t in splits], [t for _, t in ours_splits], rtol=1e-15)
+        assert tree.n_leaves == info["num_leaves"]
+
+
+def test_leaf_output_minimises_the_objective_and_gain_is_its_decrease():
+    rng = np.random.default_rng(0)
+    G, H = rng.normal(size=20), rng.uniform(0.5, 3.0, size=20)
+    params = LeafwiseParams(reg_lambda=0.7, reg_alpha=0.2)
+    w = leaf_output(G, H, params)
+    grid = np.linspace(-5, 5, 20001)[:, None]
+    objective = G * grid + 0.5 * (H + 0.7) * grid**2 + 0.2 * np.abs(grid)
+    assert np.allclose(w, grid[np.argmin(objective, axis=0), 0], atol=1e-3)
+    # The worth is twice the decrease of the objective from w = 0.
+    decrease = -(G * w + 0.5 * (H + 0.7) * w**2 + 0.2 * np.abs(w))
+    assert np.allclose(leaf_gain(G, H, params), 2 * decrease)
+
+
+def _one_leaf(g, h, codes, n_bins, params, has_missing=False):
+    stride = n_bins + 1
+    hist = np.zeros((1, 1, stride, 2))
+    np.add.at(hist[0, 0, :, 0], codes, g)
+    np.add.at(hist[0, 0, :, 1], codes, h)
+    totals = np.array([[g.sum(), h.sum()]])
+    return find_leaf_splits(
+        hist, totals, np.array([g.size]), np.array([n_bins]), np.array([has_missing]), params
+    )
+
+
+def test_min_child_samples_is_checked_on_counts_estimated_from_hessians():
+    """A child of 6 rows whose hessians are small is rejected: its estimate is below 5."""
+    codes = np.array([0] * 6 + [1] * 14)
+    h = np.where(codes == 0, 0.01, 0.5)
+    g = np.where(codes == 0, -1.0, 1.0)
+    params = LeafwiseParams(min_child_samples=5, min_child_weight=0.0)
+    estimate = np.floor(0.06 * 20 / (h.sum()) + 0.5)
+    assert estimate < 5  # the left child's estimated count
+    assert not np.isfinite(_one_leaf(g, h, codes, 2, params).gain[0])
+    # With unit hessians the estimate is the count, and the split is taken.
+    assert np.isfinite(_one_leaf(g, np.ones(20), codes, 2, params).gain[0])
+
+
+def test_reverse_scan_keeps_the_largest_threshold_at_ties():
+    codes = np.array([0, 0, 3, 3])  # bins 1 and 2 are empty: cuts after 0, 1, 2 tie
+    g = np.array([-1.0, -1.0, 1.0, 1.0])
+    found = _one_leaf(g, np.ones(4), codes, 4, LeafwiseParams(min_child_samples=1))
+    assert found.split_bin[0] == 2
+    assert found.default_left[0]
+
+
+def test_zero_gets_its_own_bin_and_bounds_are_next_after_midpoints():
+    bounds, missing = bin_upper_bounds(np.array([-2.0, -1.0, 0.0, 0.0, 1.0, 3.0]), 255, 1)
+    assert not missing
+    assert bounds[0] == np.nextafter(-1.5, np.inf)
+    assert -ZERO_THRESHOLD in bounds
+    assert ZERO_THRESHOLD in bounds
+    assert bounds[-2] == np.nextafter(2.0, np.inf)
+    assert np.isinf(bounds[-1])
+    _, missing = bin_upper_bounds(np.array([1.0, np.nan]), 255, 1)
+    assert missing
+
+
+def test_bagging_and_feature_sampling_are_seeded():
+    X, y = load_breast_cancer(return_X_y=True)
+    kwargs = {"n_estimators": 10, "subsample": 0.6, "subsample_freq": 1, "colsample_bytree": 0.5}
+    a = LightGBMClassifier(random_state=3, **kwargs).fit(X, y)
+    b = LightGBMClassifier(random_state=3, **kwargs).fit(X, y)
+    c = LightGBMClassifier(random_state=4, **kwargs).fit(X, y)
+    assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert not np.array_equal(a.predict_proba(X), c.predict_proba(X))
+    assert a.score(X, y) > 0.95
+
+
+def test_training_stops_when_no_leaf_can_split_as_lightgbm():
+    X = np.tile(np.arange(4.0) + 1, 10)[:, None]
+    y = np.full(40, 2.5)  # nothing to learn: no split gains anything in round 1
+    ours, theirs = _pair(
+        "reg", n_estimators=50, num_leaves=4, min_child_samples=1, learning_rate=1.0
+    )
+    ours.fit(X, y)
+    theirs.fit(X, y)
+    assert ours.n_estimators_ == theirs.booster_.num_trees()
+    assert _relative(ours.predict(X), theirs.predict(X)) < 1e-9
+
+
+def test_early_stopping_keeps_the_best_round():
+    X, y = _higgs(2000, seed=2)
+    model = LightGBMClassifier(n_estimators=300, learning_rate=0.3, early_stopping_rounds=5)
+    model.fit(X[:1500], y[:1500], eval_set=[(X[1500:], y[1500:])])
+    history = model.evals_result_["valid_0"]["binary_logloss"]
+    assert model.n_estimators_ < 300
+    assert model.best_iteration_ == int(np.argmin(history))
+    assert len(history) == model.best_iteration_ + 1 + 5
+    staged = list(model.staged_predict_proba(X[1500:]))
+    assert np.allclose(staged[model.best_iteration_], model.predict_proba(X[1500:]))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"num_leaves": 1}, "num_leaves"),
+        ({"learning_rate": 0}, "learning_rate"),
+        ({"subsample": 1.5}, "subsample"),
+        ({"max_depth": 2.5}, "max_depth"),
+        ({"min_child_samples": -1}, "min_child_samples"),
+        ({"max_bin": 1}, "max_bin"),
+    ],
+)
+def test_bad_parameters_are_named(kwargs, match):
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.raises(ValueError, match=match):
+        LightGBMClassifier(**kwargs).fit(X, y)
+
+
+def test_bad_input_is_refused_clearly():
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.raises(ValueError, match="inf"):
+        LightGBMClassifier(n_estimators=2).fit(np.where(X > 100, np.inf, X), y)
+    with pytest.raises(ValueError, match="1 class"):
+        LightGBMClassifier(n_estimators=2).fit(X, np.zeros(len(y)))
+    model = LightGBMClassifier(n_estimators=2).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        model.predict(X[:, :5])
+    with pytest.raises(ValueError, match="eval_set"):
+        LightGBMRegressor(early_stopping_rounds=3).fit(X, y)
