@@ -145,14 +145,7 @@ def test_trees_equal_lightgbm_dump_model():
 
         def walk(node, splits=splits):
             if "split_feature" in node:
-                splits.append(
-                    (
-                        node["split_feature"],
-                        node["threshold"],
-                        node["default_left"],
-                        node["split_gain"],
-                    )
-                )
+                splits.append((node["split_feature"], node["threshold"]))
                 walk(node["left_child"])
                 walk(node["right_child"])
 
