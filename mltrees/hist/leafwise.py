@@ -35,7 +35,7 @@ import numpy as np
 
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.grower import GrownTree
-from mltrees.hist.histogram import build_histograms
+from mltrees.hist.histogram import leaf_histogram
 from mltrees.hist.leafwise_splitting import LeafwiseParams, find_leaf_splits, leaf_output
 from mltrees.tree._tree import LEAF, NUMERIC_NODE, Tree
 
@@ -110,16 +110,15 @@ class LeafwiseGrower:
         return now
 
     def _histogram(self, order, start, count, statistics, features):
-        return build_histograms(
+        return leaf_histogram(
             self.data.codes,
             self.data.stride,
+            order[start : start + count],
             statistics,
-            order,
-            np.array([start], dtype=np.intp),
-            np.array([count], dtype=np.intp),
-            features=features,
+            features,
             executor=self._executor,
-        )[0]
+            n_tasks=self.n_threads,
+        )
 
     def grow(
         self,

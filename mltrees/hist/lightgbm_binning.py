@@ -86,7 +86,8 @@ def _greedy_many(values, counts, max_bin: int, min_data_in_bin: int) -> np.ndarr
     big_at = np.flatnonzero(big)
     rest_bins = max_bin - big_at.size
     rest = float(total - counts[big].sum())
-    cum = np.concatenate([[0], np.cumsum(counts)])
+    # float64, so that a search with a float key does not convert the array each time
+    cum = np.concatenate([[0.0], np.cumsum(counts, dtype=np.float64)])
     ordinary = np.concatenate([[0], np.cumsum(np.where(big, 0, counts))])
     mean = rest / rest_bins if rest_bins > 0 else np.inf
     upper, lower = [], [values[0]]
@@ -94,11 +95,11 @@ def _greedy_many(values, counts, max_bin: int, min_data_in_bin: int) -> np.ndarr
     while i < n - 1:
         # First j >= i closing the bin i..j: j heavy, or the bin full, or
         # the next value heavy and the bin at least half full.
-        k = int(np.searchsorted(big_at, i))
+        k = int(big_at.searchsorted(i))
         heavy = int(big_at[k]) if k < big_at.size else n
-        full = int(np.searchsorted(cum, cum[i] + mean, side="left")) - 1
+        full = int(cum.searchsorted(cum[i] + mean, side="left")) - 1
         j = min(heavy, max(full, i))
-        k = int(np.searchsorted(big_at, i + 1))
+        k = int(big_at.searchsorted(i + 1))
         before_heavy = int(big_at[k]) - 1 if k < big_at.size else n
         if before_heavy < j and cum[before_heavy + 1] - cum[i] >= max(1.0, mean * 0.5):
             j = before_heavy
@@ -171,6 +172,24 @@ def bin_upper_bounds(
     return np.concatenate(bounds), has_missing
 
 
+def _count_below(bounds: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The number of ``bounds`` strictly below each value: its bin (``x <= bounds[code]``).
+
+    A branch-free binary search over all values at once, as
+    :func:`~mltrees.hist.binning.encode`; ``np.searchsorted`` with unsorted
+    values mispredicts a branch at every step.
+    """
+    size = 1 << int(bounds.size).bit_length()  # a power of two > len(bounds)
+    padded = np.full(size, np.inf)
+    padded[1 : bounds.size + 1] = bounds  # padded[k] is the k-th bound (1-based)
+    code = np.zeros(values.size, dtype=np.intp)
+    step = size // 2
+    while step >= 1:
+        code += step * (padded.take(code + step) < values)
+        step //= 2
+    return code
+
+
 def fit_lightgbm_bins(
     X: np.ndarray,
     max_bin: int = 255,
@@ -209,9 +228,8 @@ def fit_lightgbm_bins(
         codes = np.empty((X.shape[1], n), dtype=dtype)
 
         def encode_column(j):
-            column = X[:, j]
-            code = np.searchsorted(bounds[j][:-1], column, side="left")
-            code = code.astype(dtype)
+            column = np.ascontiguousarray(X[:, j])
+            code = _count_below(bounds[j][:-1], column).astype(dtype)
             code[np.isnan(column)] = missing_code
             codes[j] = code
 
