@@ -329,11 +329,9 @@ def bundle_codes(codes, bundles, default_bins, n_bins, stride: int | None = None
             out[k] = codes[bundle[0]]
             continue
         for f, start in zip(bundle, offset[:-1], strict=True):
-            column = codes[f].astype(np.intp)
-            local = np.minimum(column, n_bins[f])  # the missing code becomes n_bins[f]
+            row = np.flatnonzero(codes[f] != default_bins[f])
+            value = np.minimum(codes[f, row], n_bins[f]).astype(np.intp)  # missing -> n_bins[f]
             default = min(default_bins[f], n_bins[f])
-            row = np.flatnonzero(local != default)
-            value = local[row]
             out[k, row] = start + value - (value > default)
     return out, offsets
 
