@@ -399,30 +399,7 @@ def unbundle_histogram(bundle_hist, bundles, offsets, default_bins, n_bins, stri
             f"bundle_hist has {width} codes per bundle, offsets need {bundled_stride(offsets)}"
         )
     stride = int(stride)
-    missing = stride - 1
-    # source[f, c]: the bundle code holding code c of feature f (-1: none)
-    source = np.full((n_features, stride), -1, dtype=np.intp)
-    bundle_of = np.empty(n_features, dtype=np.intp)
-    merged = np.zeros(n_features, dtype=bool)
-    for k, (bundle, offset) in enumerate(zip(bundles, offsets, strict=True)):
-        bundle_of[bundle] = k
-        offset = np.asarray(offset, dtype=np.intp)
-        if bundle.size == 1:
-            source[bundle[0]] = np.arange(stride)
-            continue
-        if offset.size != bundle.size + 1:
-            raise ValueError(f"offsets[{k}] must have {bundle.size + 1} entries, got {offset.size}")
-        merged[bundle] = True
-        for i, f in enumerate(bundle):
-            default = min(default_bins[f], n_bins[f])
-            local = np.arange(n_bins[f] + 1)
-            slot = offset[i] + local - (local > default)
-            if offset[i + 1] - offset[i] == n_bins[f]:  # the feature has a missing slot
-                code = np.r_[np.arange(n_bins[f]), missing]
-            else:
-                code, local, slot = local[:-1], local[:-1], slot[:-1]
-            keep = local != default
-            source[f, code[keep]] = slot[keep]
+    bundle_of, source, merged = _unbundle_map(bundles, offsets, default_bins, n_bins, stride)
     present = source >= 0
     out = np.where(
         present[None, :, :, None],
@@ -434,3 +411,37 @@ def unbundle_histogram(bundle_hist, bundles, offsets, default_bins, n_bins, stri
         rest = out[:, fix].sum(axis=2)  # (groups, features, stats); the default bin is 0 here
         out[:, fix, default_bins[fix], :] = totals[:, None, :] - rest
     return out[0] if squeeze else out
+
+
+def _unbundle_map(bundles, offsets, default_bins, n_bins, stride):
+    """Each feature's bundle, the bundle code of each of its codes (-1: none), and if merged.
+
+    Built for all features at once on a (features, codes) grid, so that
+    reading back thousands of one-hot features costs no loop over features.
+    """
+    n_features = default_bins.size
+    sizes = np.array([b.size for b in bundles], dtype=np.intp)
+    features = np.concatenate(bundles)
+    bundle_of = np.empty(n_features, dtype=np.intp)
+    bundle_of[features] = np.repeat(np.arange(len(bundles)), sizes)
+    offsets = [np.asarray(o, dtype=np.intp) for o in offsets]
+    for k, (size, offset) in enumerate(zip(sizes, offsets, strict=True)):
+        if size > 1 and offset.size != size + 1:
+            raise ValueError(f"offsets[{k}] must have {size + 1} entries, got {offset.size}")
+    merged = np.zeros(n_features, dtype=bool)
+    merged[features] = np.repeat(sizes > 1, sizes)
+    start = np.zeros(n_features, dtype=np.intp)
+    width = np.zeros(n_features, dtype=np.intp)
+    multi = [o for size, o in zip(sizes, offsets, strict=True) if size > 1]
+    if multi:
+        start[features[np.repeat(sizes > 1, sizes)]] = np.concatenate([o[:-1] for o in multi])
+        width[features[np.repeat(sizes > 1, sizes)]] = np.concatenate([np.diff(o) for o in multi])
+    code = np.arange(stride)[None, :]
+    nb = n_bins[:, None]
+    has_missing = (width == n_bins)[:, None]  # a slot for the missing code
+    local = np.where(code < nb, code, np.where((code == stride - 1) & has_missing, nb, -1))
+    default = np.minimum(default_bins, n_bins)[:, None]
+    slot = start[:, None] + local - (local > default)
+    source = np.where((local >= 0) & (local != default), slot, -1)
+    source[~merged] = np.arange(stride)  # one-feature bundles keep their codes
+    return bundle_of, source, merged
