@@ -31,6 +31,7 @@ from mltrees.ensemble._common import (
     check_positive_int,
     class_codes,
 )
+from mltrees.hist.goss import goss_active, goss_sample
 from mltrees.hist.leafwise import LeafwiseGrower
 from mltrees.hist.leafwise_splitting import LeafwiseParams
 from mltrees.hist.lightgbm_binning import fit_lightgbm_bins
@@ -77,6 +78,19 @@ _LGB_PARAMS = """
         Bagging period; 0 disables bagging.
     colsample_bytree : float in (0, 1], default 1.0
         Share of the features each tree may use (``feature_fraction``).
+    data_sample_strategy : {"bagging", "goss"}, default "bagging"
+        ``"goss"``: gradient-based one-side sampling (:eq:`eq-goss-variance-gain-estimate`):
+        each tree sees the ``top_rate`` share of rows of largest ``|g h|`` and
+        an ``other_rate`` share of the rest, drawn at random and weighted by
+        ``(n - top) / other``; not during the first ``1 / learning_rate`` rounds.
+    top_rate, other_rate : float, default 0.2, 0.1
+        GOSS's a and b.
+    enable_bundle : bool, default True
+        Exclusive feature bundling (:eq:`eq-efb-offset`): histograms are built
+        on bundles of features that are rarely non-default together.
+    max_conflict_rate : float in [0, 1), default 0.0
+        Share of rows on which features of a bundle may conflict (Ke et al.
+        2017); 0 keeps bundling lossless.
     early_stopping_rounds : int or None, default None
         Stop when the metric on the last ``eval_set`` has not improved for
         this many rounds; predictions then use the best round.
@@ -179,6 +193,25 @@ class _BaseLightGBM(BaseEstimator):
         check_fraction(self.subsample, "subsample")
         check_positive_int(self.subsample_freq, "subsample_freq", low=0)
         check_fraction(self.colsample_bytree, "colsample_bytree")
+        if self.data_sample_strategy not in ("bagging", "goss"):
+            raise ValueError(
+                "data_sample_strategy must be 'bagging' or 'goss', "
+                f"got {self.data_sample_strategy!r}"
+            )
+        check_fraction(self.top_rate, "top_rate", high_closed=False)
+        check_fraction(self.other_rate, "other_rate", high_closed=False)
+        if self.data_sample_strategy == "goss":
+            if self.top_rate + self.other_rate > 1.0:
+                raise ValueError(
+                    f"top_rate + other_rate must be <= 1, got {self.top_rate + self.other_rate!r}"
+                )
+            if self.subsample < 1.0 and self.subsample_freq > 0:
+                raise ValueError("data_sample_strategy='goss' cannot be combined with bagging")
+        if not isinstance(self.enable_bundle, (bool, np.bool_)):
+            raise ValueError(f"enable_bundle must be a bool, got {self.enable_bundle!r}")
+        check_fraction(
+            self.max_conflict_rate, "max_conflict_rate", low_open=False, high_closed=False
+        )
         check_positive_int(self.early_stopping_rounds, "early_stopping_rounds", allow_none=True)
         check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
         check_positive_int(self.verbose, "verbose", low=0)
@@ -229,8 +262,11 @@ class _BaseLightGBM(BaseEstimator):
             max_depth=int(self.max_depth),
             learning_rate=float(self.learning_rate),
             n_threads=n_threads,
+            bundle=bool(self.enable_bundle),
+            max_conflict_rate=float(self.max_conflict_rate),
             timings=timings,
         )
+        self.n_bundles_ = grower.n_columns
         trees, gains, best_round, best_score = [], [], 0, np.inf
         bag = None
         start = time.perf_counter()
@@ -247,7 +283,14 @@ class _BaseLightGBM(BaseEstimator):
                 if self.colsample_bytree < 1.0:
                     k = max(1, int(self.colsample_bytree * X.shape[1] + 0.5))
                     features = np.sort(rng.choice(X.shape[1], size=k, replace=False))
-                stage = [grower.grow(g[:, k], h[:, k], features, bag) for k in range(K)]
+                rows = bag
+                if self.data_sample_strategy == "goss" and goss_active(m, self.learning_rate):
+                    rows, g_rows, h_rows = goss_sample(
+                        g, h, self.top_rate, self.other_rate, rng, float32=True
+                    )
+                    g, h = np.zeros_like(g), np.zeros_like(h)
+                    g[rows], h[rows] = g_rows, h_rows
+                stage = [grower.grow(g[:, k], h[:, k], features, rows) for k in range(K)]
                 if m > 0 and all(grown.tree.node_count == 1 for grown in stage):
                     break  # LightGBM: no leaf of any class can be split, training ends
                 for k, grown in enumerate(stage):
@@ -377,6 +420,8 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
     init_score_ : ndarray of shape (1,)
     n_estimators_ : int
         Rounds grown (fewer after early stopping, or when no leaf could split).
+    n_bundles_ : int
+        Columns the histograms were built on after feature bundling.
     best_iteration_, best_score_
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
@@ -401,6 +446,11 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
         subsample=1.0,
         subsample_freq=0,
         colsample_bytree=1.0,
+        data_sample_strategy="bagging",
+        top_rate=0.2,
+        other_rate=0.1,
+        enable_bundle=True,
+        max_conflict_rate=0.0,
         importance_type="split",
         early_stopping_rounds=None,
         random_state=None,
@@ -470,6 +520,11 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
         subsample=1.0,
         subsample_freq=0,
         colsample_bytree=1.0,
+        data_sample_strategy="bagging",
+        top_rate=0.2,
+        other_rate=0.1,
+        enable_bundle=True,
+        max_conflict_rate=0.0,
         importance_type="split",
         early_stopping_rounds=None,
         random_state=None,

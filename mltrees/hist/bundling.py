@@ -44,6 +44,7 @@ __all__ = [
     "find_bundles",
     "most_frequent_bins",
     "unbundle_histogram",
+    "unbundle_map",
 ]
 
 ORDERS = ("count", "degree", "input", "lightgbm")
@@ -399,7 +400,7 @@ def unbundle_histogram(bundle_hist, bundles, offsets, default_bins, n_bins, stri
             f"bundle_hist has {width} codes per bundle, offsets need {bundled_stride(offsets)}"
         )
     stride = int(stride)
-    bundle_of, source, merged = _unbundle_map(bundles, offsets, default_bins, n_bins, stride)
+    bundle_of, source, merged = unbundle_map(bundles, offsets, default_bins, n_bins, stride)
     present = source >= 0
     out = np.where(
         present[None, :, :, None],
@@ -413,7 +414,7 @@ def unbundle_histogram(bundle_hist, bundles, offsets, default_bins, n_bins, stri
     return out[0] if squeeze else out
 
 
-def _unbundle_map(bundles, offsets, default_bins, n_bins, stride):
+def unbundle_map(bundles, offsets, default_bins, n_bins, stride):
     """Each feature's bundle, the bundle code of each of its codes (-1: none), and if merged.
 
     Built for all features at once on a (features, codes) grid, so that

@@ -34,6 +34,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mltrees.hist.binning import BinnedData
+from mltrees.hist.bundling import (
+    bundle_codes,
+    bundled_stride,
+    find_bundles,
+    most_frequent_bins,
+    unbundle_map,
+)
 from mltrees.hist.grower import GrownTree
 from mltrees.hist.histogram import leaf_histogram
 from mltrees.hist.leafwise_splitting import LeafwiseParams, find_leaf_splits, leaf_output
@@ -90,10 +97,58 @@ class LeafwiseGrower:
     max_depth: int = -1
     learning_rate: float = 0.1
     n_threads: int = 1
+    bundle: bool = False
+    max_conflict_rate: float = 0.0
     timings: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+        self._bundles = None
+        if self.bundle:
+            self._bundle()
+
+    def _bundle(self):
+        """Exclusive feature bundling: histograms on fewer columns, read back per feature.
+
+        Only bundles of two or more features change anything; without any,
+        the grower reads the original codes.
+        """
+        data = self.data
+        default = most_frequent_bins(data.codes, data.stride)
+        bundles = find_bundles(
+            data.codes,
+            default,
+            self.max_conflict_rate,
+            data.n_bins,
+            data.stride,
+            order="lightgbm",
+        )
+        if all(b.size == 1 for b in bundles):
+            return
+        codes, offsets = bundle_codes(data.codes, bundles, default, data.n_bins, data.stride)
+        of_feature = np.empty(data.n_features, dtype=np.intp)
+        for k, members in enumerate(bundles):
+            of_feature[members] = k
+        bundle_of, source, merged = unbundle_map(
+            bundles, offsets, default, data.n_bins, data.stride
+        )
+        self._bundles = {
+            "codes": codes,
+            "bundles": bundles,
+            "default": default,
+            "stride": bundled_stride(offsets),
+            "of_feature": of_feature,
+            "bundle_of": bundle_of,
+            "source": source,
+            "merged": np.flatnonzero(merged),
+        }
+
+    @property
+    def n_columns(self) -> int:
+        """Columns the histograms are built on (bundles, or features without bundling)."""
+        if self._bundles is None:
+            return self.data.n_features
+        return len(self._bundles["bundles"])
 
     def close(self):
         """Stop the grower's threads."""
@@ -110,15 +165,34 @@ class LeafwiseGrower:
         return now
 
     def _histogram(self, order, start, count, statistics, features):
-        return leaf_histogram(
-            self.data.codes,
-            self.data.stride,
-            order[start : start + count],
-            statistics,
-            features,
-            executor=self._executor,
-            n_tasks=self.n_threads,
+        rows = order[start : start + count]
+        b = self._bundles
+        if b is None:
+            return leaf_histogram(
+                self.data.codes,
+                self.data.stride,
+                rows,
+                statistics,
+                features,
+                executor=self._executor,
+                n_tasks=self.n_threads,
+            )
+        columns = np.unique(b["of_feature"][features])
+        built = leaf_histogram(
+            b["codes"], b["stride"], rows, statistics, columns, self._executor, self.n_threads
         )
+        # Each feature's bins are read from its bundle's (unbundle_histogram,
+        # with the map computed once); a merged feature's default bin is the
+        # node's total minus its other bins. Every row falls in one bin of
+        # every bundle, so any built bundle sums to the node's total.
+        totals = built[columns[0]].sum(axis=0)
+        source = b["source"]
+        hist = np.where(
+            (source >= 0)[:, :, None], built[b["bundle_of"][:, None], np.maximum(source, 0)], 0.0
+        )
+        fix = b["merged"]
+        hist[fix, b["default"][fix]] = totals - hist[fix].sum(axis=1)
+        return hist
 
     def grow(
         self,
