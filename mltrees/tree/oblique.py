@@ -27,7 +27,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from mltrees.criteria import class_impurity
 from mltrees.tree._tree import LEAF, NUMERIC_NODE, Tree
 from mltrees.tree.pruning import prune_cost_complexity
 
@@ -52,7 +51,7 @@ _MAX_CYCLES = 50  # coordinate cycles per local search; OC1 stops far earlier in
 
 @dataclass
 class ObliqueTree(Tree):
-    """A :class:`~mltrees.tree._tree.Tree` whose internal nodes test ``coef[i] @ x <= threshold[i]``.
+    """A flat-array tree whose internal nodes test ``coef[i] @ x <= threshold[i]``.
 
     ``coef`` has shape (n_nodes, n_features) and holds the weights of each
     internal node in the units of the input (zeros at leaves); ``feature``
@@ -95,27 +94,38 @@ class ObliqueTree(Tree):
 def _cost(stats: np.ndarray, criterion: str) -> np.ndarray:
     """Weighted impurity W * I of groups of rows from their summed statistics.
 
-    ``stats[..., :-1]`` are the criterion's statistics (weighted class counts,
-    or (Σw, Σwy, Σwy²) for squared error); the last column counts rows.
+    ``stats[..., :-1]`` are the criterion's statistics (weighted class counts
+    c_k, or (Σw, Σwy, Σwy²) for squared error); the last column counts rows.
+    Written without forming proportions: W * Gini = W - Σ c_k² / W and
+    W * H = W lg W - Σ c_k lg c_k (:eq:`eq-oc1-cost`).
     """
     s = stats[..., :-1]
     if criterion == "squared_error":
         w = s[..., 0]
         return np.maximum(s[..., 2] - s[..., 1] ** 2 / np.where(w > 0, w, 1.0), 0.0)
-    return s.sum(axis=-1) * class_impurity(s, criterion)
+    total = s.sum(axis=-1)
+    if criterion == "gini":
+        return total - np.einsum("...k,...k->...", s, s) / np.where(total > 0, total, 1.0)
+    logs = np.zeros_like(s)
+    np.log2(s, out=logs, where=s > 0)
+    log_total = np.zeros_like(total)
+    np.log2(total, out=log_total, where=total > 0)
+    return np.maximum(total * log_total - np.einsum("...k,...k->...", s, logs), 0.0)
 
 
-def _partition_cost(stats, right, criterion: str, min_samples_leaf: int) -> float:
+def _partition_cost(stats, right, criterion: str, min_samples_leaf: int, total=None) -> float:
     """Cost W_L I(L) + W_R I(R) of one partition; inf if a side is too small."""
-    total = stats.sum(axis=0)
-    r = stats[right].sum(axis=0)
+    total = stats.sum(axis=0) if total is None else total
+    r = right.astype(np.float64) @ stats
     pair = np.stack([total - r, r])
     if pair[:, -1].min() < min_samples_leaf:
         return np.inf
     return float(_cost(pair, criterion).sum())
 
 
-def best_coefficient_step(V, D, stats, criterion: str = "gini", min_samples_leaf: int = 1):
+def best_coefficient_step(
+    V, D, stats, criterion: str = "gini", min_samples_leaf: int = 1, *, current=None, total=None
+):
     """The best change delta of one coefficient of a hyperplane, in closed form.
 
     Implements :eq:`eq-oc1-u` and :eq:`eq-oc1-cost`. Row ``j`` lies on the
@@ -123,7 +133,7 @@ def best_coefficient_step(V, D, stats, criterion: str = "gini", min_samples_leaf
     coefficient (or moving along a direction) by ``delta`` turns ``V_j``
     into ``V_j + delta * D_j``. For ``D_j != 0`` the row changes side exactly
     at ``U_j = -V_j / D_j``, so the cost is constant between consecutive
-    sorted ``U_j``: one sort and cumulative sums of the statistics give the
+    sorted ``U_j``: one sort and a cumulative sum of the statistics give the
     cost of every interval, and the midpoint of the best one is returned.
 
     Parameters
@@ -138,6 +148,9 @@ def best_coefficient_step(V, D, stats, criterion: str = "gini", min_samples_leaf
     criterion : {"gini", "entropy", "squared_error"}
     min_samples_leaf : int
         Candidates leaving fewer rows on a side cost inf.
+    current, total : optional
+        The cost of the current partition and ``stats.sum(axis=0)``, when the
+        caller knows them (saves two passes over the rows).
 
     Returns
     -------
@@ -146,30 +159,37 @@ def best_coefficient_step(V, D, stats, criterion: str = "gini", min_samples_leaf
     cost : float
         ``W_L I(L) + W_R I(R)`` after the change (inf if no valid split).
     """
-    positive = V > 0
-    current = _partition_cost(stats, positive, criterion, min_samples_leaf)
+    total = stats.sum(axis=0) if total is None else total
+    if current is None:
+        current = _partition_cost(stats, V > 0, criterion, min_samples_leaf, total)
     moves = D != 0
-    if not moves.any():
-        return 0.0, current
-    U = -V[moves] / D[moves]
+    if moves.all():
+        U, s, d, fixed, moving = -V / D, stats, D, 0.0, total
+    else:
+        if not moves.any():
+            return 0.0, current
+        # Rows with D_j = 0 keep their side whatever delta is.
+        still = ~moves
+        fixed = (still & (V > 0)).astype(np.float64) @ stats
+        moving = total - still.astype(np.float64) @ stats
+        U, s, d = -V[moves] / D[moves], stats[moves], D[moves]
     order = np.argsort(U, kind="stable")
     U = U[order]
-    s = stats[moves][order]
-    up = (D[moves] > 0)[order]
-    # Rows with D_j = 0 keep their side whatever delta is.
-    fixed = stats[~moves & positive].sum(axis=0)
-    zero = np.zeros((1, s.shape[1]))
     # Candidate c puts delta between U[c-1] and U[c]: rows with D > 0 and
-    # U < delta are on the positive side, and so are rows with D < 0 and U > delta.
-    rising = np.concatenate([zero, np.cumsum(np.where(up[:, None], s, 0.0), axis=0)])
-    falling = np.concatenate([zero, np.cumsum(np.where(up[:, None], 0.0, s), axis=0)])
-    right = fixed + rising + (falling[-1] - falling)
-    left = stats.sum(axis=0) - right
+    # U < delta are on the positive side, and so are rows with D < 0 and
+    # U > delta. With sign_j = ±1 both are one cumulative sum:
+    # right(c) = fixed + (falling total) + Σ_{i<c} sign_i s_i.
+    signed = s[order] * np.where(d[order] > 0, 1.0, -1.0)[:, None]
+    cum = np.empty((U.size + 1, s.shape[1]))
+    cum[0] = 0.0
+    np.cumsum(signed, axis=0, out=cum[1:])
+    right = cum + (fixed + (moving - cum[-1]) / 2.0)
+    left = total - right
     cost = _cost(left, criterion) + _cost(right, criterion)
     m = U.size
     distinct = np.ones(m + 1, dtype=bool)
     distinct[1:-1] = U[1:] > U[:-1]
-    small = np.minimum(left[:, -1], right[:, -1]) < min_samples_leaf
+    small = np.minimum(left[:, -1], right[:, -1]) < min_samples_leaf - 0.5
     cost = np.where(distinct & ~small, cost, np.inf)
     best = int(np.argmin(cost))
     if not cost[best] < current:
@@ -208,35 +228,40 @@ def best_threshold(z, stats, criterion: str = "gini", min_samples_leaf: int = 1)
 # ---------------------------------------------------------------------------
 
 
-def _hyperplane(Xa, a, stats, criterion, min_samples_leaf):
+def _hyperplane(Xa, a, stats, criterion, min_samples_leaf, total):
     V = Xa @ a
-    return V, _partition_cost(stats, V > 0, criterion, min_samples_leaf)
+    return V, _partition_cost(stats, V > 0, criterion, min_samples_leaf, total)
 
 
 def _local_search(Xa, a, stats, criterion, rng, n_perturbations, min_samples_leaf):
     """OC1's hill climbing from hyperplane ``a``: coordinates in sequence, then random jumps."""
-    V, cost = _hyperplane(Xa, a, stats, criterion, min_samples_leaf)
+    total = stats.sum(axis=0)
+    V, cost = _hyperplane(Xa, a, stats, criterion, min_samples_leaf, total)
     tolerance = 1e-12 * max(1.0, float(stats[:, :-1].sum()))
     for _ in range(_MAX_CYCLES):
         improved = False
         for m in range(Xa.shape[1]):  # a_1, ..., a_d, then the constant (OC1's "Seq")
-            delta, _ = best_coefficient_step(V, Xa[:, m], stats, criterion, min_samples_leaf)
+            delta, _ = best_coefficient_step(
+                V, Xa[:, m], stats, criterion, min_samples_leaf, current=cost, total=total
+            )
             if delta == 0.0:
                 continue
             trial = a.copy()
             trial[m] += delta
-            V_new, new = _hyperplane(Xa, trial, stats, criterion, min_samples_leaf)
+            V_new, new = _hyperplane(Xa, trial, stats, criterion, min_samples_leaf, total)
             if new < cost - tolerance:  # recomputed, not trusted from the search
                 a, V, cost, improved = trial, V_new, new, True
         if improved:
             continue
         for _ in range(n_perturbations):  # a local minimum: try random directions r
             r = rng.standard_normal(Xa.shape[1])
-            delta, _ = best_coefficient_step(V, Xa @ r, stats, criterion, min_samples_leaf)
+            delta, _ = best_coefficient_step(
+                V, Xa @ r, stats, criterion, min_samples_leaf, current=cost, total=total
+            )
             if delta == 0.0:
                 continue
             trial = a + delta * r
-            V_new, new = _hyperplane(Xa, trial, stats, criterion, min_samples_leaf)
+            V_new, new = _hyperplane(Xa, trial, stats, criterion, min_samples_leaf, total)
             if new < cost - tolerance:
                 a, V, cost, improved = trial, V_new, new, True
                 break
@@ -247,7 +272,7 @@ def _local_search(Xa, a, stats, criterion, rng, n_perturbations, min_samples_lea
 
 def _axis_parallel(X, stats, criterion, min_samples_leaf):
     """Best split ``x_j <= t`` over all features, as the hyperplane a = (e_j, -t)."""
-    n, p = X.shape
+    p = X.shape[1]
     best_a, best_cost = None, np.inf
     for j in range(p):
         t, cost = best_threshold(X[:, j], stats, criterion, min_samples_leaf)
@@ -293,7 +318,8 @@ def oc1_split(
     """
     rng = np.random.default_rng(rng)
     X = np.asarray(X, dtype=np.float64)
-    Xa = np.column_stack([X, np.ones(X.shape[0])])
+    # Column-major: the coordinate steps read one column at a time.
+    Xa = np.asfortranarray(np.column_stack([X, np.ones(X.shape[0])]))
     best_a, best_cost = _axis_parallel(X, stats, criterion, min_samples_leaf)
     if best_a is None:
         return None, np.inf
@@ -329,7 +355,7 @@ def least_squares_direction(X, z, sample_weight=None, ridge: float = 1e-8):
     return np.linalg.solve(A, Xc.T @ (w * (z - w @ z / w.sum())))
 
 
-def pocket_perceptron(X, z, sample_weight=None, max_iter: int = 100):
+def pocket_perceptron(X, z, sample_weight=None, max_epochs: int = 100):
     """Gallant's pocket perceptron, one batch update per epoch.
 
     Implements :eq:`eq-perceptron`: ``a <- a + sum_{j misclassified} w_j z_j x~_j / W``
@@ -342,7 +368,7 @@ def pocket_perceptron(X, z, sample_weight=None, max_iter: int = 100):
     Xa = np.column_stack([X, np.ones(X.shape[0])])
     a = np.zeros(Xa.shape[1])
     pocket, fewest = a, np.inf
-    for _ in range(max_iter):
+    for _ in range(max_epochs):
         wrong = z * (Xa @ a) <= 0
         errors = float(w[wrong].sum())
         if errors < fewest:
@@ -399,7 +425,7 @@ class _BaseObliqueTree(BaseEstimator):
         _check_int(self.min_samples_leaf, "min_samples_leaf", 1)
         _check_int(self.n_restarts, "n_restarts", 0)
         _check_int(self.n_perturbations, "n_perturbations", 0)
-        _check_int(self.max_iter, "max_iter", 1)
+        _check_int(self.max_epochs, "max_epochs", 1)
         _check_float(self.min_impurity_decrease, "min_impurity_decrease")
         _check_float(self.ccp_alpha, "ccp_alpha")
         if not isinstance(self.standardize, bool | np.bool_):
@@ -568,7 +594,7 @@ _PARAMETERS = """
         (Murthy et al. use 20).
     n_perturbations : int, default 5
         OC1: random directions tried at each local minimum (their J).
-    max_iter : int, default 100
+    max_epochs : int, default 100
         Perceptron epochs (other splitters ignore it).
     standardize : bool, default True
         Search in standardised units (each feature centred and divided by its
@@ -617,7 +643,7 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         min_impurity_decrease=0.0,
         n_restarts=2,
         n_perturbations=5,
-        max_iter=100,
+        max_epochs=100,
         standardize=True,
         ccp_alpha=0.0,
         random_state=None,
@@ -630,7 +656,7 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.n_restarts = n_restarts
         self.n_perturbations = n_perturbations
-        self.max_iter = max_iter
+        self.max_epochs = max_epochs
         self.standardize = standardize
         self.ccp_alpha = ccp_alpha
         self.random_state = random_state
@@ -678,15 +704,17 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
             if self.splitter == "least_squares":
                 yield least_squares_direction(Z, z, weights)
             else:
-                yield pocket_perceptron(Z, z, weights, self.max_iter)[:-1]
+                yield pocket_perceptron(Z, z, weights, self.max_epochs)[:-1]
 
     def predict_proba(self, X) -> np.ndarray:
         """Class fractions of the leaf each row reaches."""
-        return self.tree_.value[self.apply(X)]
+        leaves = self.apply(X)
+        return self.tree_.value[leaves]
 
     def predict(self, X) -> np.ndarray:
         """Majority class of the leaf each row reaches."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
@@ -722,7 +750,7 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         min_impurity_decrease=0.0,
         n_restarts=2,
         n_perturbations=5,
-        max_iter=100,
+        max_epochs=100,
         standardize=True,
         ccp_alpha=0.0,
         random_state=None,
@@ -735,7 +763,7 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.n_restarts = n_restarts
         self.n_perturbations = n_perturbations
-        self.max_iter = max_iter
+        self.max_epochs = max_epochs
         self.standardize = standardize
         self.ccp_alpha = ccp_alpha
         self.random_state = random_state
@@ -769,7 +797,8 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
 
     def predict(self, X) -> np.ndarray:
         """Mean target of the leaf each row reaches."""
-        return self.tree_.value[self.apply(X), 0]
+        leaves = self.apply(X)
+        return self.tree_.value[leaves, 0]
 
 
 for _cls, _splitters, _criteria, _perceptron in (
@@ -779,7 +808,12 @@ for _cls, _splitters, _criteria, _perceptron in (
         '{"gini", "entropy", "log_loss"}, default "gini"',
         " or the pocket perceptron (:eq:`eq-perceptron`)",
     ),
-    (ObliqueTreeRegressor, '"oc1", "least_squares"', '{"squared_error"}, default "squared_error"', ""),
+    (
+        ObliqueTreeRegressor,
+        '"oc1", "least_squares"',
+        '{"squared_error"}, default "squared_error"',
+        "",
+    ),
 ):
     _cls.__doc__ = _cls.__doc__.replace(
         "{parameters}",
