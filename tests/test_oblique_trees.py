@@ -107,7 +107,7 @@ def test_step_respects_min_samples_leaf():
     V = rng.normal(size=40)
     D = rng.normal(size=40)
     stats = _class_stats((V > 1.5).astype(int), 2)  # a pure split would leave ~3 rows
-    delta, cost = best_coefficient_step(V, D, stats, "gini", min_samples_leaf=10)
+    delta, _ = best_coefficient_step(V, D, stats, "gini", min_samples_leaf=10)
     right = V + delta * D > 0
     assert min(right.sum(), (~right).sum()) >= 10
 
@@ -214,7 +214,7 @@ def test_deterministic_oc1_does_not_depend_on_feature_scales():
     X = rng.normal(size=(500, 4)) @ rng.normal(size=(4, 4))
     y = (X[:, 0] - X[:, 1] + 0.5 * X[:, 2] + rng.normal(scale=0.5, size=500) > 0).astype(int)
     scales = np.array([1e-3, 1.0, 50.0, 1e4])
-    params = dict(max_depth=3, n_restarts=0, n_perturbations=0, standardize=False)
+    params = {"max_depth": 3, "n_restarts": 0, "n_perturbations": 0, "standardize": False}
     a = ObliqueTreeClassifier(**params).fit(X, y)
     b = ObliqueTreeClassifier(**params).fit(X * scales, y)
     X_new = rng.normal(size=(2000, 4)) @ rng.normal(size=(4, 4))
@@ -240,7 +240,8 @@ def test_ccp_pruning_shrinks_the_tree():
         for alpha in (0.0, 0.002, 0.01, 1.0)
     ]
     assert sizes == sorted(sizes, reverse=True)
-    assert sizes[0] > sizes[2] and sizes[-1] == 1
+    assert sizes[0] > sizes[2]
+    assert sizes[-1] == 1
 
 
 def test_export_text_prints_the_weighted_sum():
@@ -259,7 +260,8 @@ def test_plot_tree_draws_an_oblique_tree():
     X, y = _rotated_problem(2, 500)
     ax = plot_tree(ObliqueTreeClassifier(max_depth=2, random_state=0).fit(X, y))
     boxes = [t for t in ax.texts if t.get_bbox_patch() is not None]
-    assert len(boxes) >= 3 and "*" in boxes[0].get_text()
+    assert len(boxes) >= 3
+    assert "*" in boxes[0].get_text()
 
 
 @pytest.mark.parametrize(
@@ -294,9 +296,9 @@ def test_bad_data_is_refused():
     X_nan[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         ObliqueTreeClassifier().fit(X_nan, y)
-    with pytest.raises(ValueError, match="could not convert|convert"):
+    with pytest.raises(ValueError, match="could not convert"):
         ObliqueTreeClassifier().fit(np.array([["a", "b"]] * 50), y)
-    with pytest.raises(ValueError, match="Unknown label type|continuous"):
+    with pytest.raises(ValueError, match="Unknown label type"):
         ObliqueTreeClassifier().fit(X, X[:, 0])
     model = ObliqueTreeClassifier(max_depth=2).fit(X, y)
     with pytest.raises(ValueError, match="features"):
