@@ -208,18 +208,35 @@ def test_oc1_beats_cart_of_the_same_depth_on_rotated_data(depth):
     assert np.mean(gaps) > 0.02
 
 
-def test_deterministic_oc1_does_not_depend_on_feature_scales():
-    """Without random steps, OC1 is exact on each coordinate: rescaling changes nothing."""
+@pytest.mark.parametrize(
+    "params",
+    [{"n_restarts": 0, "n_perturbations": 0}, {"splitter": "least_squares"}],
+    ids=["deterministic-oc1", "least-squares"],
+)
+def test_scale_free_learners_do_not_depend_on_feature_scales(params):
+    """Deterministic OC1 (exact on each coordinate) and least squares need no standardising."""
     rng = np.random.default_rng(8)
     X = rng.normal(size=(500, 4)) @ rng.normal(size=(4, 4))
     y = (X[:, 0] - X[:, 1] + 0.5 * X[:, 2] + rng.normal(scale=0.5, size=500) > 0).astype(int)
     scales = np.array([1e-3, 1.0, 50.0, 1e4])
-    params = {"max_depth": 3, "n_restarts": 0, "n_perturbations": 0, "standardize": False}
-    a = ObliqueTreeClassifier(**params).fit(X, y)
-    b = ObliqueTreeClassifier(**params).fit(X * scales, y)
+    a = ObliqueTreeClassifier(max_depth=3, standardize=False, **params).fit(X, y)
+    b = ObliqueTreeClassifier(max_depth=3, standardize=False, **params).fit(X * scales, y)
     X_new = rng.normal(size=(2000, 4)) @ rng.normal(size=(4, 4))
     agree = np.mean(a.predict(X_new) == b.predict(X_new * scales))
     assert agree > 0.995
+
+
+def test_perceptron_depends_on_feature_scales_unless_standardised():
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(500, 4)) @ rng.normal(size=(4, 4))
+    y = (X[:, 0] - X[:, 1] + 0.5 * X[:, 2] + rng.normal(scale=0.5, size=500) > 0).astype(int)
+    scales = np.array([1e-3, 1.0, 50.0, 1e4])
+    X_new = rng.normal(size=(2000, 4)) @ rng.normal(size=(4, 4))
+    raw = [
+        ObliqueTreeClassifier(max_depth=3, splitter="perceptron", standardize=False).fit(Xs, y)
+        for Xs in (X, X * scales)
+    ]
+    assert np.mean(raw[0].predict(X_new) != raw[1].predict(X_new * scales)) > 0.01
 
 
 def test_standardised_search_does_not_depend_on_feature_scales():
@@ -248,9 +265,23 @@ def test_export_text_prints_the_weighted_sum():
     X, y = _rotated_problem(1, 1000)
     y = (X @ np.array([1.0, 1.0]) > 0.5).astype(int)  # noiseless: one test a + b <= 0.5
     model = ObliqueTreeClassifier(random_state=0).fit(X, y)
-    text = export_text(model, feature_names=["a", "b"], decimals=1)
-    assert re.search(r"^\|--- 1\.0\*a \+ 1\.0\*b <= 0\.5$", text, re.M), text
-    assert re.search(r"^\|--- 1\.0\*a \+ 1\.0\*b >  0\.5$", text, re.M), text
+    text = export_text(model, feature_names=["a", "b"], decimals=2)
+    number = r"(-?[0-9.]+)"
+    left = re.findall(rf"^\|--- {number}\*a \+ {number}\*b <= {number}$", text, re.M)
+    right = re.findall(rf"^\|--- {number}\*a \+ {number}\*b >  {number}$", text, re.M)
+    assert len(left) == len(right) == 1, text
+    assert left == right
+    np.testing.assert_allclose(np.array(left[0], dtype=float), [1.0, 1.0, 0.5], atol=0.03)
+
+
+def test_export_text_keeps_small_weights_on_large_units():
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-1, 1, (1000, 2)) * np.array([1.0, 1000.0])
+    y = (X[:, 0] + X[:, 1] / 1000 > 0).astype(int)  # weight 0.001 on the second feature
+    text = export_text(ObliqueTreeClassifier(random_state=0).fit(X, y), decimals=2)
+    weight = re.search(r"\+ ([0-9.e-]+)\*feature_1 <=", text)
+    assert weight is not None, text
+    assert float(weight.group(1)) == pytest.approx(0.001, rel=0.05)
 
 
 def test_plot_tree_draws_an_oblique_tree():

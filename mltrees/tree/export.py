@@ -209,8 +209,8 @@ def _linear_tests(view: _View, per_line: int | None) -> _View:
 
     The renderers print ``feature_names[feature[node]]`` before ``<= t``, so
     the view gets one "feature" per internal node, the text of its weighted
-    sum (terms whose rounded weight is 0 are left out; ``per_line`` terms a
-    line in drawings).
+    sum (weights with ``decimals + 1`` significant digits, zero weights left
+    out; ``per_line`` terms a line in drawings).
     """
     tree = view.tree
     internal = np.flatnonzero(tree.feature != LEAF)
@@ -218,9 +218,11 @@ def _linear_tests(view: _View, per_line: int | None) -> _View:
     for node in internal:
         terms = []
         for name, weight in zip(view.feature_names, tree.coef[node], strict=True):
-            text = view.number(abs(weight))
-            if float(text) == 0.0:
+            if weight == 0.0:
                 continue
+            # Significant digits, not fixed decimals: a tiny weight on a
+            # feature in large units still matters and must not print as 0.
+            text = f"{abs(weight):#.{view.decimals + 1}g}"
             sign = "-" if weight < 0 else "+"
             terms.append((sign, f"{text}*{name}"))
         pieces = [

@@ -343,15 +343,20 @@ def least_squares_direction(X, z, sample_weight=None, ridge: float = 1e-8):
 
     Implements :eq:`eq-ls-direction`. With ``z = ±1`` for two classes the
     direction is Fisher's discriminant ``S_W^{-1} (mu_1 - mu_0)`` (:eq:`eq-ls-lda`).
-    A ridge of ``ridge * trace / p`` keeps the system solvable when features
-    are collinear within a node.
+    A ridge of ``ridge`` times each feature's weighted scatter keeps the
+    system solvable when features are collinear within a node, without
+    making w depend on the features' units.
     """
     X = np.asarray(X, dtype=np.float64)
     w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
     mean = w @ X / w.sum()
     Xc = X - mean
     A = (Xc * w[:, None]).T @ Xc
-    A[np.diag_indices_from(A)] += ridge * max(np.trace(A) / A.shape[0], 1e-300)
+    # A ridge proportional to each feature's own scatter leaves w equivariant
+    # under rescaling a feature (unlike a ridge proportional to the identity);
+    # a constant feature (zero scatter) gets weight 0.
+    diagonal = A.diagonal().copy()
+    A[np.diag_indices_from(A)] += np.where(diagonal > 0, ridge * diagonal, 1.0)
     return np.linalg.solve(A, Xc.T @ (w * (z - w @ z / w.sum())))
 
 
