@@ -173,13 +173,16 @@ def best_coefficient_step(
         fixed = (still & (V > 0)).astype(np.float64) @ stats
         moving = total - still.astype(np.float64) @ stats
         U, s, d = -V[moves] / D[moves], stats[moves], D[moves]
-    order = np.argsort(U, kind="stable")
+    # Any sort will do: rows with equal U_j change side together, and cuts
+    # are only scored between distinct values.
+    order = np.argsort(U)
     U = U[order]
     # Candidate c puts delta between U[c-1] and U[c]: rows with D > 0 and
     # U < delta are on the positive side, and so are rows with D < 0 and
     # U > delta. With sign_j = ±1 both are one cumulative sum:
     # right(c) = fixed + (falling total) + Σ_{i<c} sign_i s_i.
-    signed = s[order] * np.where(d[order] > 0, 1.0, -1.0)[:, None]
+    signed = s[order]
+    signed *= np.where(d > 0, 1.0, -1.0)[order, None]
     cum = np.empty((U.size + 1, s.shape[1]))
     cum[0] = 0.0
     np.cumsum(signed, axis=0, out=cum[1:])
