@@ -25,6 +25,7 @@ from mltrees import (
     export_text,
     gini,
     plot_tree,
+    to_dot,
 )
 from mltrees.tree.oblique import (
     _cost,
@@ -282,6 +283,12 @@ def test_export_text_keeps_small_weights_on_large_units():
     weight = re.search(r"\+ ([0-9.e-]+)\*feature_1 <=", text)
     assert weight is not None, text
     assert float(weight.group(1)) == pytest.approx(0.001, rel=0.05)
+
+
+def test_to_dot_labels_nodes_with_weighted_sums():
+    X, y = _rotated_problem(3, 400)
+    dot = to_dot(ObliqueTreeClassifier(max_depth=1, random_state=0).fit(X, y))
+    assert re.search(r'0 \[label="-?[0-9.e-]+\*feature_0 [+-] [0-9.e-]+\*feature_1\\n', dot), dot
 
 
 def test_plot_tree_draws_an_oblique_tree():
