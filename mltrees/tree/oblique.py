@@ -583,7 +583,8 @@ class _BaseObliqueTree(BaseEstimator):
 _PARAMETERS = """
     splitter : {{{splitters}}}, default "oc1"
         How each node's hyperplane is learned: OC1's randomised coordinate
-        search (:eq:`eq-oc1-u`), a least-squares direction (:eq:`eq-ls-direction`){perceptron}.
+        search (:eq:`eq-oc1-u`){ls_joint} a least-squares direction
+        (:eq:`eq-ls-direction`){perceptron}.
         The threshold of a direction is always CART's search over the projected
         values (:eq:`eq-oblique-threshold`).
     criterion : {criteria}
@@ -826,6 +827,9 @@ for _cls, _splitters, _criteria, _perceptron in (
     _cls.__doc__ = _cls.__doc__.replace(
         "{parameters}",
         _PARAMETERS.format(
-            splitters=_splitters, criteria=_criteria, perceptron=_perceptron
+            splitters=_splitters,
+            criteria=_criteria,
+            perceptron=_perceptron,
+            ls_joint="," if _perceptron else " or",
         ).strip(),
     )
