@@ -10,6 +10,7 @@ from mltrees.tree.classes import (
     ID3Classifier,
 )
 from mltrees.tree.export import export_text, plot_tree, to_dot
+from mltrees.tree.oblique import ObliqueTreeClassifier, ObliqueTreeRegressor
 from mltrees.tree.pruning import prune_reduced_error
 from mltrees.tree.rules import RuleSetClassifier, extract_rules
 
@@ -20,6 +21,8 @@ __all__ = [
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "ID3Classifier",
+    "ObliqueTreeClassifier",
+    "ObliqueTreeRegressor",
     "RuleSetClassifier",
     "TreeBuilder",
     "export_text",

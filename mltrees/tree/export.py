@@ -17,6 +17,7 @@ samples) is a leaf that inherited its parent's distribution; it is marked
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree
 from mltrees.tree.classes import _BaseTree
+from mltrees.tree.oblique import ObliqueTree, _BaseObliqueTree
 
 __all__ = ["export_text", "plot_tree", "to_dot"]
 
@@ -42,7 +44,10 @@ _PALETTE = (
     (23, 190, 207),
 )
 _REGRESSION_RGB = (229, 129, 57)
-_ESTIMATORS = "CARTClassifier, CARTRegressor, ID3Classifier or C45Classifier from mltrees.tree"
+_ESTIMATORS = (
+    "CARTClassifier, CARTRegressor, ID3Classifier, C45Classifier, ObliqueTreeClassifier "
+    "or ObliqueTreeRegressor from mltrees.tree"
+)
 
 
 @dataclass
@@ -153,7 +158,7 @@ def _names(value, name: str, expected: int, what: str) -> list[str]:
 
 def _view(estimator, function: str, feature_names, class_names, decimals) -> _View:
     """Validate the common arguments of every renderer."""
-    if not isinstance(estimator, _BaseTree):
+    if not isinstance(estimator, _BaseTree | _BaseObliqueTree):
         hint = ""
         if type(estimator).__module__.startswith("sklearn."):
             sklearn_name = {"to_dot": "export_graphviz"}.get(function, function)
@@ -186,13 +191,53 @@ def _view(estimator, function: str, feature_names, class_names, decimals) -> _Vi
             )
         labels = None
     criterion = str(getattr(estimator, "criterion", "impurity"))
-    return _View(
+    view = _View(
         tree=estimator.tree_,
-        specs=estimator._specs,
+        specs=getattr(estimator, "_specs", None),
         feature_names=names,
         class_names=labels,
         decimals=int(decimals),
         criterion="entropy" if criterion == "log_loss" else criterion,
+    )
+    if isinstance(estimator.tree_, ObliqueTree):
+        return _linear_tests(view, per_line=3 if function == "plot_tree" else None)
+    return view
+
+
+def _linear_tests(view: _View, per_line: int | None) -> _View:
+    """An oblique tree's view (chapter 8): each internal node tests a weighted sum.
+
+    The renderers print ``feature_names[feature[node]]`` before ``<= t``, so
+    the view gets one "feature" per internal node, the text of its weighted
+    sum (weights with ``decimals + 1`` significant digits, zero weights left
+    out; ``per_line`` terms a line in drawings).
+    """
+    tree = view.tree
+    internal = np.flatnonzero(tree.feature != LEAF)
+    tests = []
+    for node in internal:
+        terms = []
+        for name, weight in zip(view.feature_names, tree.coef[node], strict=True):
+            if weight == 0.0:
+                continue
+            # Significant digits, not fixed decimals: a tiny weight on a
+            # feature in large units still matters and must not print as 0.
+            text = f"{abs(weight):#.{view.decimals + 1}g}"
+            sign = "-" if weight < 0 else "+"
+            terms.append((sign, f"{text}*{name}"))
+        pieces = [
+            ("-" if sign == "-" else "") + term if i == 0 else f" {sign} {term}"
+            for i, (sign, term) in enumerate(terms)
+        ]
+        if per_line:
+            pieces = [
+                p if i == 0 or i % per_line else "\n" + p.lstrip() for i, p in enumerate(pieces)
+            ]
+        tests.append("".join(pieces))
+    feature = tree.feature.copy()
+    feature[internal] = np.arange(internal.size)
+    return dataclasses.replace(
+        view, tree=dataclasses.replace(tree, feature=feature), feature_names=tests
     )
 
 
