@@ -285,3 +285,56 @@ def test_bad_input_is_refused_clearly():
         model.predict(X[:, :5])
     with pytest.raises(ValueError, match="eval_set"):
         LightGBMRegressor(early_stopping_rounds=3).fit(X, y)
+
+
+def test_goss_equals_plain_boosting_for_the_first_rounds():
+    """LightGBM samples nothing during the first int(1 / learning_rate) rounds."""
+    X, y = _higgs(3000, seed=3)
+    plain = LightGBMClassifier(n_estimators=8, learning_rate=0.25).fit(X, y)
+    goss = LightGBMClassifier(
+        n_estimators=8, learning_rate=0.25, data_sample_strategy="goss", random_state=0
+    ).fit(X, y)
+    staged_plain = list(plain.staged_predict_proba(X))
+    staged_goss = list(goss.staged_predict_proba(X))
+    for k in range(4):  # rounds 0..3
+        assert np.array_equal(staged_plain[k], staged_goss[k])
+    assert not np.allclose(staged_plain[7], staged_goss[7])
+
+
+def test_goss_accuracy_is_within_noise_of_lightgbm_goss():
+    """Both draw their random share with their own generator: compare means over seeds."""
+    X, y = _higgs(7000, seed=4)
+    train, test = slice(0, 5000), slice(5000, None)
+    params = {"n_estimators": 60, "num_leaves": 31, "data_sample_strategy": "goss"}
+    ours, theirs = [], []
+    for seed in range(4):
+        a = LightGBMClassifier(random_state=seed, **params).fit(X[train], y[train])
+        b = lightgbm.LGBMClassifier(random_state=seed, verbose=-1, **params)
+        b.fit(X[train], y[train])
+        ours.append(a.score(X[test], y[test]))
+        theirs.append(b.score(X[test], y[test]))
+    # Standard error of a difference of two means of 4 accuracies on 2000 rows each.
+    se = np.sqrt(np.var(ours, ddof=1) / 4 + np.var(theirs, ddof=1) / 4 + 2 * 0.25 / 2000)
+    assert abs(np.mean(ours) - np.mean(theirs)) < 3 * se
+
+
+def _one_hot_sparse(n=3000, groups=12, levels=8, seed=0):
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, levels, size=(n, groups))
+    X = np.zeros((n, groups * levels))
+    X[np.arange(n)[:, None], codes + levels * np.arange(groups)] = 1.0
+    logit = (codes[:, 0] % 3) - (codes[:, 1] == 2) + 0.5 * (codes[:, 2] > 4)
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    return X, y
+
+
+def test_bundling_is_lossless_at_zero_conflict_rate():
+    X, y = _one_hot_sparse()
+    on = LightGBMClassifier(n_estimators=20, enable_bundle=True).fit(X, y)
+    off = LightGBMClassifier(n_estimators=20, enable_bundle=False).fit(X, y)
+    assert on.n_bundles_ < X.shape[1] / 4  # 12 groups of 8 exclusive columns
+    assert off.n_bundles_ == X.shape[1]
+    assert np.allclose(on.predict_proba(X), off.predict_proba(X), rtol=0, atol=1e-12)
+    # The same split features everywhere, not only the same predictions.
+    for a, b in zip(on.trees_, off.trees_, strict=True):
+        assert np.array_equal(a[0].feature, b[0].feature)

@@ -43,7 +43,12 @@ from mltrees.hist.bundling import (
 )
 from mltrees.hist.grower import GrownTree
 from mltrees.hist.histogram import leaf_histogram
-from mltrees.hist.leafwise_splitting import LeafwiseParams, find_leaf_splits, leaf_output
+from mltrees.hist.leafwise_splitting import (
+    LeafSplits,
+    LeafwiseParams,
+    find_leaf_splits,
+    leaf_output,
+)
 from mltrees.tree._tree import LEAF, NUMERIC_NODE, Tree
 
 __all__ = ["LeafwiseGrower", "route_binned"]
@@ -334,16 +339,40 @@ class LeafwiseGrower:
         return grown
 
     def _best(self, hist, totals, counts, mask, allowed):
+        """Best splits of the given leaves, scanning only features some leaf may use.
+
+        Deep leaves of wide data can use few features (the others had no
+        valid cut above them), and few bins: the scan is cut down to those
+        features and to their largest number of bins, plus the missing bin.
+        """
+        data = self.data
+        columns = np.flatnonzero(mask.any(axis=0))
+        n_leaves = hist.shape[0]
+        if columns.size == 0:
+            none = np.full(n_leaves, -np.inf)
+            empty = np.zeros((n_leaves, 2))
+            zeros = np.zeros(n_leaves, dtype=np.intp)
+            splittable = np.zeros((n_leaves, data.n_features), dtype=bool)
+            return LeafSplits(none, zeros, zeros, zeros.astype(bool), empty, empty, splittable)
+        n_bins = data.n_bins[columns]
+        width = int(n_bins.max())
+        sub = hist[:, columns]
+        if width + 1 < data.stride:
+            sub = np.concatenate([sub[:, :, :width], sub[:, :, -1:]], axis=2)
         found = find_leaf_splits(
-            hist,
+            sub,
             totals,
             counts,
-            self.data.n_bins,
-            self.has_missing,
+            n_bins,
+            self.has_missing[columns],
             self.params,
-            mask,
-            self.most_frequent_first,
+            mask[:, columns],
+            None if self.most_frequent_first is None else self.most_frequent_first[columns],
         )
+        found.feature = columns[found.feature]
+        splittable = np.zeros((n_leaves, data.n_features), dtype=bool)
+        splittable[:, columns] = found.splittable
+        found.splittable = splittable
         if not allowed:
             found.gain[:] = -np.inf
         return found
