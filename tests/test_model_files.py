@@ -242,7 +242,12 @@ def test_non_standard_json_and_versions_are_refused(small_tree):
     with pytest.raises(ModelFormatError, match="not a JSON"):
         from_json(text[:-10])
     with pytest.raises(ModelFormatError, match="nested"):
-        from_json('{"format": "mltrees-model", "format_version": 1, "model": ' + "[" * 100 + "]" * 100 + "}")
+        from_json(
+            '{"format": "mltrees-model", "format_version": 1, "model": '
+            + "[" * 100
+            + "]" * 100
+            + "}"
+        )
     with pytest.raises(TypeError, match="text must be"):
         from_json(3)
 
@@ -299,9 +304,10 @@ def _mutate(document, rng):
         parent[key] = [10**12] if key == "shape" else [[[[old]]]]
     else:  # child links: any node id, including itself, 0 and out of range
         state = _find_tree_state(document)
-        if state is not None:
-            field = ["first_child", "n_children", "parent", "depth", "feature"][rng.integers(5)]
-            data = state[field]["data"]
+        field = ["first_child", "n_children", "parent", "depth", "feature"][rng.integers(5)]
+        array = state.get(field) if isinstance(state, dict) else None
+        data = array.get("data") if isinstance(array, dict) else None
+        if isinstance(data, list) and data:  # an earlier mutation may have broken it
             data[rng.integers(len(data))] = int(rng.integers(-3, len(data) + 3))
     return document
 
@@ -309,7 +315,7 @@ def _mutate(document, rng):
 def _find_tree_state(document):
     for _, value in _paths(document):
         if isinstance(value, dict) and value.get("object") == "Tree":
-            return value["state"]
+            return value.get("state")
     return None
 
 
@@ -549,7 +555,9 @@ def test_import_lightgbm_categorical_bitsets(penguins):
 
 def test_import_lightgbm_real_data(penguins):
     X, y = load_heart_disease(return_X_y=True)
-    X = X.apply(lambda c: c.cat.codes.astype(float).where(c.cat.codes >= 0) if hasattr(c, "cat") else c)
+    X = X.apply(
+        lambda c: c.cat.codes.astype(float).where(c.cat.codes >= 0) if hasattr(c, "cat") else c
+    )
     target = pd.Categorical(y).codes
     booster = _lgb({"objective": "binary"}, X.to_numpy(dtype=float), (target > 0).astype(float))
     model = import_lightgbm(booster.model_to_string())

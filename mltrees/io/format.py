@@ -175,7 +175,7 @@ def decode_array(dtype, shape, data, path: str, decode_item) -> np.ndarray:
 
 
 def decode_float(value, path: str) -> float:
-    if value not in _NON_FINITE:
+    if type(value) is not str or value not in _NON_FINITE:
         _fail(path, "a non-finite float is 'NaN', 'Infinity' or '-Infinity'")
     return _NON_FINITE[value]
 
@@ -320,5 +320,5 @@ def validate_feature_spec(spec, path: str) -> None:
         if (np.diff(values) <= 0).any():
             _fail(path, "a numeric feature's values (or bin edges) increase strictly")
     expected = len(values) + 1 if spec.kind == NUMERIC and not spec.exact else len(values)
-    if spec.n_codes != expected:
+    if type(spec.n_codes) is not int or spec.n_codes != expected:
         _fail(path, f"n_codes must be {expected}")
