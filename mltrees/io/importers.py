@@ -58,6 +58,9 @@ class ImportedTreeModel(BaseEstimator):
     source_ : {"xgboost", "lightgbm"}
     categorical_ : ndarray of bool, shape (n_features_in_,)
         Features tested by category membership (LightGBM).
+    zero_as_missing_ : ndarray of bool, shape (n_features_in_,)
+        Features whose nodes treat 0 (``|x| <= 1e-35``) as missing (LightGBM's
+        ``zero_as_missing``): such values are mapped to NaN before the walk.
     n_codes_ : ndarray of int, shape (n_features_in_,)
         For a categorical feature, the codes its routing tables cover; any
         other value (negative, too large) gets code ``n_codes_`` (routed right).
@@ -90,6 +93,9 @@ class ImportedTreeModel(BaseEstimator):
         categorical = self.categorical_
         if not isinstance(categorical, np.ndarray) or categorical.shape != (n_features,):
             raise ModelFormatError("categorical_: one boolean per feature")
+        zero = self.zero_as_missing_
+        if not isinstance(zero, np.ndarray) or zero.shape != (n_features,) or zero.dtype != bool:
+            raise ModelFormatError("zero_as_missing_: one boolean per feature")
         codes = self.n_codes_
         if not isinstance(codes, np.ndarray) or codes.shape != (n_features,) or (codes < 0).any():
             raise ModelFormatError("n_codes_: one count per feature")
@@ -103,6 +109,11 @@ class ImportedTreeModel(BaseEstimator):
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have shape (n_samples, {self.n_features_in_}), got {X.shape}")
+        zero = np.flatnonzero(self.zero_as_missing_)
+        if zero.size:  # LightGBM's missing type Zero: the band (-1e-35, 1e-35] is missing
+            X = X.copy()
+            band = (X[:, zero] > -_ZERO) & (X[:, zero] <= _ZERO)
+            X[:, zero] = np.where(band, np.nan, X[:, zero])
         columns = np.flatnonzero(self.categorical_)
         if columns.size:
             X = X.copy()
@@ -154,6 +165,7 @@ def _finish_model(
     names,
     categorical=None,
     n_codes=None,
+    zero_as_missing=None,
     sigmoid=1.0,
     average=False,
 ):
@@ -171,6 +183,9 @@ def _finish_model(
         model.feature_names_in_ = np.asarray(names, dtype=object)
     model.categorical_ = (
         np.zeros(n_features, dtype=bool) if categorical is None else np.asarray(categorical)
+    )
+    model.zero_as_missing_ = (
+        np.zeros(n_features, dtype=bool) if zero_as_missing is None else zero_as_missing
     )
     model.n_codes_ = (
         np.zeros(n_features, dtype=np.int64) if n_codes is None else np.asarray(n_codes)
@@ -483,8 +498,9 @@ def import_lightgbm(model) -> ImportedTreeModel:
     Each node keeps LightGBM's threshold (``x <= t`` in double). Its
     ``decision_type`` decides where a missing value goes: missing type NaN
     sends NaN to the default child; missing type None treats NaN as 0; missing
-    type Zero sends 0 and NaN to the default child (refused when that
-    disagrees with the threshold, which one ``x <= t`` test cannot express).
+    type Zero sends NaN and every ``x`` in ``(-1e-35, 1e-35]`` to the default
+    child, so the model maps that band to NaN for such features (a feature
+    that is zero-as-missing at one node and NaN-aware at another is refused).
     Categorical nodes route the codes of their bitset left and everything
     else (NaN, negative, unlisted) right. ``predict`` equals LightGBM's
     ``Booster.predict`` (raw, sigmoid or softmax) to float32 precision.
@@ -517,6 +533,9 @@ def import_lightgbm(model) -> ImportedTreeModel:
     names = header.get("feature_names", "").split() or None
     trees, codes_needed = [], np.zeros(n_features, dtype=np.int64)
     categorical = np.zeros(n_features, dtype=bool)
+    zero_features = np.zeros(n_features, dtype=bool)
+    nan_features = np.zeros(n_features, dtype=bool)
+    band_none_features = np.zeros(n_features, dtype=bool)
     parsed = []
     for i, block in enumerate(blocks):
         path = f"Tree={i}"
@@ -567,6 +586,19 @@ def import_lightgbm(model) -> ImportedTreeModel:
                 categorical[f] = True
                 codes_needed[f] = max(codes_needed[f], 32 * int(bounds[k + 1] - bounds[k]))
         parsed.append((path, leaf_value, node))
+        numeric = ~is_cat
+        types = (decision >> 2) & 3
+        zero_features[feature[numeric & (types == 1)]] = True
+        nan_features[feature[numeric & (types == 2)]] = True
+        none = numeric & (types == 0)
+        in_band = (node["threshold"] > -_ZERO) & (node["threshold"] <= _ZERO)
+        band_none_features[feature[none & in_band]] = True
+    clash = zero_features & (nan_features | band_none_features | categorical)
+    if clash.any():
+        raise ModelFormatError(
+            f"feature {int(np.argmax(clash))} is zero-as-missing at some nodes and compared "
+            "with NaN or inside the zero band at others: one preprocessing cannot serve both"
+        )
     for path, leaf_value, node in parsed:
         trees.append(_lgb_tree(path, leaf_value, node, codes_needed))
     if len(trees) % per_round:
@@ -583,6 +615,7 @@ def import_lightgbm(model) -> ImportedTreeModel:
         names,
         categorical=categorical,
         n_codes=codes_needed,
+        zero_as_missing=zero_features,
         sigmoid=sigmoid,
         average="average_output" in model.split("\nTree=", 1)[0],
     )
@@ -606,18 +639,10 @@ def _lgb_tree(path, leaf_value, node, n_codes):
     default_slot = np.where(default_left, 0, 1)
     zero_slot = np.where(threshold >= 0.0, 0, 1)  # where x = 0 goes by the threshold
     slot = np.where(missing_type == 2, default_slot, zero_slot)  # NaN: default, or as 0
-    zero = missing_type == 1
-    if zero.any():
-        # Missing type Zero also sends every x in (-1e-35, 1e-35] to the default child.
-        band_left = threshold >= _ZERO
-        band_right = threshold < -_ZERO
-        consistent = np.where(default_left, band_left, band_right)
-        if not consistent[zero & ((decision & 1) == 0)].all():
-            raise ModelFormatError(
-                f"{path}: a zero-as-missing split whose default child disagrees with its "
-                "threshold cannot be expressed as one x <= t test"
-            )
-        slot = np.where(zero, default_slot, slot)
+    # Missing type Zero: 0, the band (-1e-35, 1e-35] and NaN go to the default
+    # child. The predictor maps the band to NaN for these features (see
+    # ImportedTreeModel.zero_as_missing_), so the NaN slot covers all three.
+    slot = np.where(missing_type == 1, default_slot, slot)
     tables = {}
     is_cat = (decision & 1) == 1
     if is_cat.any():

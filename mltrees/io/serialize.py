@@ -423,7 +423,7 @@ def to_json(model, *, indent=None) -> str:
     """The model file of a (fitted or unfitted) mltrees estimator, as a JSON string.
 
     The format is documented in :mod:`mltrees.io.format` and in
-    {numref}`ch-model-files`; floats are written with the shortest repr that
+    :ref:`ch-model-files`; floats are written with the shortest repr that
     reads back to the same bits, so predictions after :func:`from_json` are
     identical.
 
