@@ -19,6 +19,7 @@ are translated exactly into mltrees' ``x <= threshold`` on float64 values:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -125,6 +126,36 @@ class ImportedTreeModel(BaseEstimator):
                 X[:, j] = np.where(np.isnan(x), np.nan, np.where(outside, self.n_codes_[j], code))
         return X
 
+    def tree_estimator(self, index: int):
+        """Tree ``index`` as a fitted :class:`~mltrees.tree.CARTRegressor` (to draw or explain it).
+
+        Its ``predict`` returns the tree's leaf values for inputs prepared as
+        this model prepares them (categorical columns as codes); drawing
+        functions such as :func:`mltrees.plot_tree` and :func:`mltrees.export_text`
+        accept it.
+        """
+        from mltrees.tree._data import CATEGORICAL, NUMERIC, FeatureSpec
+        from mltrees.tree.classes import CARTRegressor
+
+        tree = self.trees_[int(index)]
+        if not tree.n_node_samples.any():  # XGBoost stores no row counts, only covers
+            tree = dataclasses.replace(tree, n_node_samples=np.ones(tree.node_count, np.int64))
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = [f"f{j}" for j in range(self.n_features_in_)]
+        specs = [
+            FeatureSpec(CATEGORICAL, np.arange(self.n_codes_[j] + 1), name=str(names[j]))
+            if self.categorical_[j]
+            else FeatureSpec(NUMERIC, np.zeros(0), name=str(names[j]))
+            for j in range(self.n_features_in_)
+        ]
+        member = CARTRegressor(missing="default_direction")
+        member.tree_, member._specs = tree, specs
+        member.n_features_in_, member.n_outputs_ = self.n_features_in_, 1
+        if hasattr(self, "feature_names_in_"):
+            member.feature_names_in_ = self.feature_names_in_
+        return member
+
     def apply(self, X) -> np.ndarray:
         """The leaf of every tree each sample reaches, shape (n_samples, n_trees)."""
         values = self._values(X)
@@ -195,7 +226,16 @@ def _finish_model(
 
 
 def _tree_from_links(
-    left, right, feature, threshold, missing_slot, leaf_value, cover, categorical=None, path="tree"
+    left,
+    right,
+    feature,
+    threshold,
+    missing_slot,
+    leaf_value,
+    cover,
+    categorical=None,
+    count=None,
+    path="tree",
 ):
     """An mltrees :class:`Tree` from binary child links (-1 at leaves), in breadth-first order.
 
@@ -274,7 +314,9 @@ def _tree_from_links(
         n_categories=n_categories,
         value=value[:, None],
         impurity=np.zeros(n),
-        n_node_samples=np.zeros(n, dtype=np.int64),
+        n_node_samples=np.zeros(n, dtype=np.int64)
+        if count is None
+        else np.maximum(np.asarray(count, dtype=np.int64)[old], 0),
         weighted_n_node_samples=np.maximum(weight, 0.0),
         depth=depth,
         parent=parent,
@@ -564,6 +606,12 @@ def import_lightgbm(model) -> ImportedTreeModel:
         }
         node["leaf_weight"] = _numbers(block, "leaf_weight", np.float64, n_leaves, path)
         node["internal_weight"] = _numbers(block, "internal_weight", np.float64, m, path)
+        node["count"] = np.concatenate(
+            [
+                _numbers(block, "internal_count", np.int64, m, path),
+                _numbers(block, "leaf_count", np.int64, n_leaves, path),
+            ]
+        )
         feature, decision = node["split_feature"], node["decision_type"]
         if ((feature < 0) | (feature >= n_features)).any() or (
             (decision < 0) | (decision > 15)
@@ -669,5 +717,6 @@ def _lgb_tree(path, leaf_value, node, n_codes):
         np.concatenate([np.zeros(m), leaf_value]),
         cover[:n],
         categorical=tables,
+        count=node["count"],
         path=path,
     )
