@@ -201,7 +201,8 @@ MAX_CHILDREN = 1 << 20
 def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> None:
     """Check that a :class:`~mltrees.tree._tree.Tree` is a well-formed tree.
 
-    Shapes and dtypes of every field; each internal node's children are
+    Implements :eq:`eq-tree-links` (chapter 18), plus the field checks:
+    shapes and dtypes of every field; each internal node's children are
     in range and consecutive; starting from the root, every node is reached
     exactly once (so there is no cycle and no orphan); ``parent`` and
     ``depth`` agree with the child links; features, node kinds, routing

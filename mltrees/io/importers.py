@@ -332,7 +332,7 @@ def _tree_from_links(
 def xgboost_threshold(t) -> np.ndarray:
     """The float64 ``s`` with ``x <= s  <=>  float32(x) < t`` for every float64 ``x``.
 
-    Implements :eq:`eq-xgb-threshold`: ``s`` is the midpoint ``m`` of ``t``
+    Implements :eq:`eq-xgb-threshold` (chapter 18): ``s`` is the midpoint ``m`` of ``t``
     and the float32 ``p`` just below it when the tie ``x = m`` rounds to
     ``p`` (``p`` has an even significand), else the float64 just below ``m``.
     """
@@ -537,7 +537,8 @@ def import_lightgbm(model) -> ImportedTreeModel:
     model : str or path-like
         The model text, or the path of a file written by ``Booster.save_model``.
 
-    Each node keeps LightGBM's threshold (``x <= t`` in double). Its
+    Implements :eq:`eq-lgb-decision` (chapter 18). Each node keeps LightGBM's
+    threshold (``x <= t`` in double). Its
     ``decision_type`` decides where a missing value goes: missing type NaN
     sends NaN to the default child; missing type None treats NaN as 0; missing
     type Zero sends NaN and every ``x`` in ``(-1e-35, 1e-35]`` to the default
