@@ -584,3 +584,47 @@ def test_import_lightgbm_rejects_broken_files(penguins):
     if cyclic != text:
         with pytest.raises(ModelFormatError):
             import_lightgbm(cyclic)
+
+
+def test_loading_imports_no_module_named_in_the_file(small_tree):
+    import sys
+
+    document = _document(small_tree)
+    document["model"]["fitted"]["tree_"]["object"] = "antigravity"
+    sys.modules.pop("antigravity", None)
+    with pytest.raises(ModelFormatError):
+        from_json(json.dumps(document))
+    assert "antigravity" not in sys.modules
+
+
+def test_parameters_are_checked_as_fit_checks_them(small_tree):
+    document = _document(small_tree)
+    document["model"]["params"]["ccp_alpha"] = -1.0
+    with pytest.raises(ModelFormatError, match="ccp_alpha"):
+        from_json(json.dumps(document))
+    document = _document(small_tree)
+    del document["model"]["params"]["ccp_alpha"]  # a parameter newer than the file
+    assert from_json(json.dumps(document)).ccp_alpha == 0.0
+
+
+def test_fitted_classifier_needs_classes(small_tree):
+    document = _document(small_tree)
+    del document["model"]["fitted"]["classes_"]
+    with pytest.raises(ModelFormatError, match="classes_"):
+        from_json(json.dumps(document))
+
+
+def test_tree_estimator_of_an_imported_tree(penguins):
+    X = penguins["numeric"].to_numpy()
+    booster = _lgb({"objective": "binary"}, X, penguins["binary"].astype(float), rounds=3)
+    model = import_lightgbm(booster.model_to_string())
+    leaves = booster.predict(X, pred_leaf=True)
+    for k, tree in enumerate(model.trees_):
+        member = model.tree_estimator(k)
+        text = booster.model_to_string().split("\nTree=")[k + 1]
+        leaf_value = np.array(
+            [float(v) for v in text.split("\nleaf_value=")[1].split("\n")[0].split()]
+        )
+        frame = pd.DataFrame(X, columns=model.feature_names_in_)  # LightGBM's Column_j
+        np.testing.assert_array_equal(member.predict(frame), leaf_value[leaves[:, k]])
+        assert mltrees.export_text(member).count("value:") == tree.n_leaves

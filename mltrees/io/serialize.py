@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import is_classifier as sklearn_is_classifier
 
 from mltrees.io.format import (
     FORMAT_NAME,
@@ -326,13 +327,14 @@ class _Decoder:
         params = {k: params.get(k, default) for k, default in known.items()}
         estimator = entry.cls.__new__(entry.cls)  # no __init__: nothing runs
         estimator.__dict__.update(params)
+        _check_params(estimator, path)
         if "fitted" in data:
             fitted = self._state(data["fitted"], f"{path}.fitted", depth)
             clash = sorted(set(fitted) & (set(params) | set(entry.skip)))
             if clash:
                 raise ModelFormatError(f"{path}: fitted attribute(s) {clash[:5]} are reserved")
             _check_attributes(entry.cls, fitted, path)
-            _check_fitted(fitted, path)
+            _check_fitted(fitted, path, sklearn_is_classifier(estimator))
             estimator.__dict__.update(fitted)
             if entry.rebuild is not None:
                 try:
@@ -347,6 +349,20 @@ class _Decoder:
         return estimator
 
 
+def _check_params(estimator, path: str) -> None:
+    """The estimator's own parameter checks (those ``fit`` runs), as format errors."""
+    for method in ("_validate_params", "_validate_ensemble_params"):
+        check = getattr(type(estimator), method, None)
+        if check is None or not getattr(check, "__module__", "").startswith("mltrees."):
+            continue
+        try:
+            check(estimator)
+        except Exception as error:  # a parameter fit would have refused
+            raise ModelFormatError(
+                f"{path}.params: {type(error).__name__}: {str(error)[:200]}"
+            ) from None
+
+
 def _check_attributes(cls, state: dict, path: str) -> None:
     """Refuse attributes that would shadow a method or a property of the class."""
     for name in state:
@@ -355,7 +371,7 @@ def _check_attributes(cls, state: dict, path: str) -> None:
             raise ModelFormatError(f"{path}: {name!r} would replace a method of {cls.__name__}")
 
 
-def _check_fitted(fitted: dict, path: str) -> None:
+def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
     """Types and cross-checks of the fitted attributes every estimator shares."""
     from mltrees.tree._data import FeatureSpec
     from mltrees.tree._tree import Tree
@@ -366,9 +382,15 @@ def _check_fitted(fitted: dict, path: str) -> None:
     names = fitted.get("feature_names_in_")
     if names is not None and (not isinstance(names, np.ndarray) or names.shape != (n_features,)):
         raise ModelFormatError(f"{path}.feature_names_in_: an array of n_features_in_ names")
+    if names is not None and not all(isinstance(name, str) for name in names.tolist()):
+        raise ModelFormatError(f"{path}.feature_names_in_: strings")
     classes = fitted.get("classes_")
-    if classes is not None and (not isinstance(classes, np.ndarray) or classes.ndim != 1):
-        raise ModelFormatError(f"{path}.classes_: a 1-D array")
+    if classes is None and is_classifier:
+        raise ModelFormatError(f"{path}: a fitted classifier has classes_")
+    if classes is not None and (
+        not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size < 1
+    ):
+        raise ModelFormatError(f"{path}.classes_: a non-empty 1-D array")
     specs = fitted.get("_specs")
     if specs is not None:
         if not isinstance(specs, list) or not all(type(s) is FeatureSpec for s in specs):
@@ -386,6 +408,8 @@ def _check_fitted(fitted: dict, path: str) -> None:
             _check_tree_specs(tree, specs, f"{path}.tree_")
         if classes is not None and tree.value.shape[1] != classes.size:
             raise ModelFormatError(f"{path}.tree_: one value column per class")
+        if classes is not None and ((tree.value < 0) | (tree.value > 1)).any():
+            raise ModelFormatError(f"{path}.tree_: class fractions lie in [0, 1]")
     stages = fitted.get("_trees")
     if stages is not None:
         if not isinstance(stages, list) or not all(
@@ -495,6 +519,8 @@ def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES):
             f"the file has format_version {version}; this mltrees reads up to "
             f"{FORMAT_VERSION}: upgrade mltrees"
         )
+    if not isinstance(document.get("mltrees_version", ""), str):
+        raise ModelFormatError("mltrees_version must be a string")
     extra = set(document) - {"format", "format_version", "mltrees_version", "model"}
     if extra or "model" not in document:
         raise ModelFormatError("top-level keys are format, format_version, mltrees_version, model")
