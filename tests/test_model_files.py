@@ -437,6 +437,44 @@ def test_import_xgboost_equals_library(penguins, objective, extra, target):
         assert np.array_equal(tree.value[ours[:, k], 0].astype(np.float32), expected)
 
 
+def test_import_xgboost_categorical_splits(penguins):
+    xgb = pytest.importorskip("xgboost")
+    X = penguins["X"]  # pandas categories and missing values
+    codes = pd.Categorical(penguins["y"]).codes
+    data = xgb.DMatrix(X, label=codes, enable_categorical=True)
+    booster = xgb.train(
+        {
+            "objective": "multi:softprob",
+            "num_class": 3,
+            "max_depth": 3,
+            "nthread": 1,
+            "max_cat_to_onehot": 1,
+        },
+        data,
+        10,
+    )
+    model = import_xgboost(bytes(booster.save_raw("json")))
+    assert model.categorical_[0]
+    assert any((tree.kind == 1).any() for tree in model.trees_)
+    np.testing.assert_allclose(model.predict(X), booster.predict(data), rtol=2e-6, atol=1e-7)
+    # Negative, fractional, unseen and missing codes, as XGBoost routes them.
+    values = X.apply(
+        lambda c: c.cat.codes.astype(float).where(c.cat.codes >= 0) if hasattr(c, "cat") else c
+    ).to_numpy()
+    probe = np.tile(values[:8], (2, 1))
+    probe[:8, 0] = [-1, -0.5, 0.5, 1.7, 2, 3, 9, np.nan]
+    probe[8:, 5] = [-2, 0, 1, 1.9, 2, 5, np.nan, -0.1]
+    expected = booster.predict(
+        xgb.DMatrix(
+            probe,
+            feature_names=booster.feature_names,
+            feature_types=booster.feature_types,
+            enable_categorical=True,
+        )
+    )
+    np.testing.assert_allclose(model.predict(probe), expected, rtol=2e-6, atol=1e-7)
+
+
 def test_import_xgboost_float32_threshold_matters():
     """A value just below t in double but equal to t in float32 goes right, as in XGBoost."""
     xgb = pytest.importorskip("xgboost")

@@ -123,6 +123,8 @@ class ImportedTreeModel(BaseEstimator):
                 with np.errstate(invalid="ignore"):
                     code = np.trunc(x)  # C's static_cast<int>: toward zero
                 outside = ~(code >= 0) | (code >= self.n_codes_[j])
+                if self.source_ == "xgboost":  # XGBoost: any negative value is no category
+                    outside |= x < 0
                 X[:, j] = np.where(np.isnan(x), np.nan, np.where(outside, self.n_codes_[j], code))
         return X
 
@@ -386,7 +388,11 @@ def import_xgboost(model) -> ImportedTreeModel:
     margin through the objective's link (logit for ``binary:logistic``, log
     for Poisson, Gamma and Tweedie). ``predict`` equals ``Booster.predict``
     (``multi:softmax``: the probabilities of ``multi:softprob``) to float32
-    precision. Categorical splits and ``dart``/``gblinear`` are refused.
+    precision. A categorical split sends the categories listed for its node
+    right and every other value (negative, unlisted, too large) left; pass
+    categorical columns as the codes of the training categories (a pandas
+    ``category`` column is converted to its codes). ``dart`` and ``gblinear``
+    boosters are refused.
     """
     document = _load_document(model)
     try:
@@ -423,7 +429,9 @@ def import_xgboost(model) -> ImportedTreeModel:
         margin = np.log(base32)
     else:
         margin = base32
-    trees = []
+    parsed = []
+    n_codes = np.zeros(n_features, dtype=np.int64)
+    categorical = np.zeros(n_features, dtype=bool)
     for i, tj in enumerate(trees_json):
         try:
             left = np.asarray(tj["left_children"], dtype=np.int64)
@@ -433,16 +441,32 @@ def import_xgboost(model) -> ImportedTreeModel:
             default_left = np.asarray(tj["default_left"], dtype=np.int64)
             cover = np.asarray(tj["sum_hessian"], dtype=np.float64)
             split_type = np.asarray(tj.get("split_type", [0] * left.size), dtype=np.int64)
-        except (KeyError, TypeError, ValueError) as error:
+            sets = _xgb_category_sets(tj, left.size)
+        except (KeyError, TypeError, ValueError, OverflowError) as error:
+            if isinstance(error, ModelFormatError):
+                raise
             raise ModelFormatError(f"trees[{i}]: {error!r}") from None
-        if (split_type != 0).any():
-            raise ModelFormatError(f"trees[{i}]: categorical splits are not imported")
-        sizes = {a.size for a in (left, right, feature, condition, default_left, cover)}
-        if len(sizes) != 1 or left.size == 0:
+        arrays = (left, right, feature, condition, default_left, cover, split_type)
+        if len({a.size for a in arrays}) != 1 or left.size == 0:
             raise ModelFormatError(f"trees[{i}]: node arrays of different lengths")
         is_leaf = left < 0
         if ((feature < 0) | (feature >= n_features))[~is_leaf].any():
             raise ModelFormatError(f"trees[{i}]: a split index out of range")
+        if set(sets) != set(np.flatnonzero((split_type == 1) & ~is_leaf).tolist()):
+            raise ModelFormatError(f"trees[{i}]: categories_nodes and split_type disagree")
+        for node, codes in sets.items():
+            categorical[feature[node]] = True
+            largest = max(codes, default=-1) + 1
+            n_codes[feature[node]] = max(n_codes[feature[node]], largest)
+        parsed.append((i, left, right, feature, condition, default_left, cover, sets, is_leaf))
+    trees = []
+    for i, left, right, feature, condition, default_left, cover, sets, is_leaf in parsed:
+        # XGBoost sends a category of the node's set right, any other value left.
+        tables = {}
+        for node, codes in sets.items():
+            table = np.zeros(n_codes[feature[node]] + 1, dtype=np.int64)
+            table[list(codes)] = 1
+            tables[node] = table
         trees.append(
             _tree_from_links(
                 left,
@@ -452,6 +476,7 @@ def import_xgboost(model) -> ImportedTreeModel:
                 np.where(default_left != 0, 0, 1),
                 condition.astype(np.float64),
                 cover,
+                categorical=tables,
                 path=f"trees[{i}]",
             )
         )
@@ -465,7 +490,33 @@ def import_xgboost(model) -> ImportedTreeModel:
         "xgboost",
         n_features,
         names,
+        categorical=categorical,
+        n_codes=n_codes,
     )
+
+
+_MAX_CATEGORY = 1 << 24  # XGBoost's categories are exact float32 integers
+
+
+def _xgb_category_sets(tree: dict, n_nodes: int) -> dict:
+    """Node -> the category codes XGBoost sends right, from the ``categories*`` arrays."""
+    nodes = [int(v) for v in tree.get("categories_nodes", [])]
+    if not nodes:
+        return {}
+    segments = [int(v) for v in tree["categories_segments"]]
+    sizes = [int(v) for v in tree["categories_sizes"]]
+    values = [int(v) for v in tree["categories"]]
+    if not (len(nodes) == len(segments) == len(sizes)):
+        raise ModelFormatError("categories_nodes, _segments and _sizes differ in length")
+    out = {}
+    for node, start, size in zip(nodes, segments, sizes, strict=True):
+        codes = values[start : start + size]
+        if not 0 <= node < n_nodes or start < 0 or size < 0 or len(codes) != size:
+            raise ModelFormatError("a categorical node's category list is out of range")
+        if any(not 0 <= c < _MAX_CATEGORY for c in codes):
+            raise ModelFormatError("a category code is negative or too large")
+        out[node] = set(codes)
+    return out
 
 
 def _load_document(model):
