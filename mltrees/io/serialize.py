@@ -399,7 +399,7 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
             raise ModelFormatError(f"{path}._specs: one FeatureSpec per feature")
     tree = fitted.get("tree_")
     if tree is not None:
-        if type(tree) is not Tree:
+        if not isinstance(tree, Tree):
             raise ModelFormatError(f"{path}.tree_: a Tree")
         width = len(specs) if specs is not None else n_features
         if width is not None and (tree.feature >= width).any():
@@ -413,7 +413,7 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
     stages = fitted.get("_trees")
     if stages is not None:
         if not isinstance(stages, list) or not all(
-            isinstance(s, list) and all(type(t) is Tree for t in s) for s in stages
+            isinstance(s, list) and all(isinstance(t, Tree) for t in s) for s in stages
         ):
             raise ModelFormatError(f"{path}._trees: a list of lists of Tree")
         width = len(specs) if specs is not None else n_features
