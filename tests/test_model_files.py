@@ -666,3 +666,15 @@ def test_tree_estimator_of_an_imported_tree(penguins):
         frame = pd.DataFrame(X, columns=model.feature_names_in_)  # LightGBM's Column_j
         np.testing.assert_array_equal(member.predict(frame), leaf_value[leaves[:, k]])
         assert mltrees.export_text(member).count("value:") == tree.n_leaves
+
+
+def test_a_registered_name_cannot_be_taken_by_another_class():
+    from mltrees.io import register_object
+
+    to_json(mltrees.CARTClassifier())  # the default registry is in place
+
+    class Tree:  # same name as mltrees' Tree
+        pass
+
+    with pytest.raises(ValueError, match="already names"):
+        register_object(Tree)

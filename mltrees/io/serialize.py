@@ -81,9 +81,19 @@ def register_estimator(cls, *, skip=(), rebuild=None, name=None) -> None:
     name : str or None
         The name in files (default: the class name).
     """
-    _ESTIMATORS[check_name(name or cls.__name__, "name")] = _EstimatorEntry(
-        cls, tuple(skip), rebuild
-    )
+    name = _free_name(name or cls.__name__, cls, _ESTIMATORS)
+    _ESTIMATORS[name] = _EstimatorEntry(cls, tuple(skip), rebuild)
+
+
+def _free_name(name: str, cls: type, table: dict) -> str:
+    """A name not yet given to another class (two private ``_Objective`` classes exist)."""
+    check_name(name, "name")
+    if name in table and table[name].cls is not cls:
+        raise ValueError(
+            f"{name!r} already names {table[name].cls.__module__}.{table[name].cls.__name__}; "
+            "pass name= to register_estimator/register_object"
+        )
+    return name
 
 
 def register_object(cls, *, attributes=None, validate=None, encode=None, decode=None, name=None):
@@ -96,9 +106,8 @@ def register_object(cls, *, attributes=None, validate=None, encode=None, decode=
     """
     if attributes is None and dataclasses.is_dataclass(cls):
         attributes = tuple(f.name for f in dataclasses.fields(cls))
-    _OBJECTS[check_name(name or cls.__name__, "name")] = _ObjectEntry(
-        cls, attributes, validate, encode, decode
-    )
+    name = _free_name(name or cls.__name__, cls, _OBJECTS)
+    _OBJECTS[name] = _ObjectEntry(cls, attributes, validate, encode, decode)
 
 
 def _registered_name(obj, table) -> str | None:
