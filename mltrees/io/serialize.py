@@ -1,0 +1,569 @@
+"""Saving and loading fitted mltrees estimators without pickle (chapter 18).
+
+:func:`to_json` writes an estimator's parameters and fitted state as the
+typed JSON values of :mod:`mltrees.io.format`; :func:`from_json` reads them
+back. Only the classes of a fixed registry can appear in a file: an
+estimator class is added with one call of :func:`register_estimator`, naming
+the caches that are rebuilt rather than stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import is_classifier as sklearn_is_classifier
+
+from mltrees.io.format import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    MAX_DEPTH,
+    ModelFormatError,
+    check_name,
+    decode_array,
+    decode_float,
+    dtype_name,
+    encode_float_list,
+)
+
+__all__ = [
+    "from_json",
+    "load_model",
+    "register_estimator",
+    "register_object",
+    "save_model",
+    "to_json",
+]
+
+DEFAULT_MAX_BYTES = 1 << 31  # 2 GiB: a larger file is refused before it is read
+
+
+@dataclass(frozen=True)
+class _EstimatorEntry:
+    cls: type
+    skip: tuple  # fitted attributes not stored (caches), rebuilt by ``rebuild``
+    rebuild: Callable | None
+
+
+@dataclass(frozen=True)
+class _ObjectEntry:
+    cls: type
+    attributes: tuple | None  # the exact attribute set (None: any identifiers)
+    validate: Callable | None
+    encode: Callable | None
+    decode: Callable | None
+
+
+_ESTIMATORS: dict[str, _EstimatorEntry] = {}
+_OBJECTS: dict[str, _ObjectEntry] = {}
+
+
+def register_estimator(cls, *, skip=(), rebuild=None, name=None) -> None:
+    """Allow estimators of class ``cls`` in model files.
+
+    Parameters
+    ----------
+    cls : type
+        A scikit-learn style estimator: ``__init__`` stores its parameters,
+        fitted attributes live in the instance ``__dict__``.
+    skip : tuple of str
+        Fitted attributes that are caches (e.g. a stacked walk over all
+        trees): not written, and rebuilt after loading by ``rebuild``.
+    rebuild : callable or None
+        ``rebuild(estimator)`` recomputes the skipped caches from the loaded
+        state. An exception it raises becomes a :class:`ModelFormatError`.
+    name : str or None
+        The name in files (default: the class name).
+    """
+    name = _free_name(name or cls.__name__, cls, _ESTIMATORS)
+    _ESTIMATORS[name] = _EstimatorEntry(cls, tuple(skip), rebuild)
+
+
+def _free_name(name: str, cls: type, table: dict) -> str:
+    """A name not yet given to another class (two private ``_Objective`` classes exist)."""
+    check_name(name, "name")
+    if name in table and table[name].cls is not cls:
+        raise ValueError(
+            f"{name!r} already names {table[name].cls.__module__}.{table[name].cls.__name__}; "
+            "pass name= to register_estimator/register_object"
+        )
+    return name
+
+
+def register_object(cls, *, attributes=None, validate=None, encode=None, decode=None, name=None):
+    """Allow instances of a plain class (tree, loss, rule...) inside model files.
+
+    ``attributes`` is the exact set of instance attributes (dataclasses: their
+    fields by default); ``validate(obj, path)`` checks a decoded instance;
+    ``encode(obj) -> dict`` and ``decode(state) -> obj`` replace the default
+    (the instance ``__dict__``) for classes without one.
+    """
+    if attributes is None and dataclasses.is_dataclass(cls):
+        attributes = tuple(f.name for f in dataclasses.fields(cls))
+    name = _free_name(name or cls.__name__, cls, _OBJECTS)
+    _OBJECTS[name] = _ObjectEntry(cls, attributes, validate, encode, decode)
+
+
+def _registered_name(obj, table) -> str | None:
+    for name, entry in table.items():
+        if type(obj) is entry.cls:
+            return name
+    return None
+
+
+# ---------------------------------------------------------------- encoding
+
+
+class _Encoder:
+    def __init__(self):
+        self.done: dict[int, int] = {}  # id(obj) -> reference number
+        self.keep: list = []  # keeps encoded objects alive, so ids stay unique
+        self.active: set[int] = set()
+
+    def _remember(self, obj):
+        self.done[id(obj)] = len(self.keep)
+        self.keep.append(obj)
+
+    def value(self, obj, path: str):
+        if obj is None or isinstance(obj, (bool, str)):
+            return obj
+        if isinstance(obj, (int, float)) and type(obj) in (int, float):
+            if isinstance(obj, float) and not math.isfinite(obj):
+                return {"float": encode_float_list(np.array([obj]))[0]}
+            return obj
+        if id(obj) in self.done:
+            return {"ref": self.done[id(obj)]}
+        if isinstance(obj, np.generic):
+            return self.scalar(obj, path)
+        if isinstance(obj, np.ndarray):
+            out = self.array(obj, path)
+            self._remember(obj)
+            return out
+        if isinstance(obj, list):
+            return [self.value(v, f"{path}[{i}]") for i, v in enumerate(obj)]
+        if isinstance(obj, tuple):
+            return {"tuple": [self.value(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
+        if isinstance(obj, dict):
+            return {
+                "dict": [
+                    [self.value(k, f"{path}.key"), self.value(v, f"{path}[{k!r}]")]
+                    for k, v in obj.items()
+                ]
+            }
+        if id(obj) in self.active:
+            raise ModelFormatError(f"{path}: the model contains itself")
+        self.active.add(id(obj))
+        name = _registered_name(obj, _ESTIMATORS)
+        if name is not None:
+            out = self.estimator(obj, name, path)
+        else:
+            name = _registered_name(obj, _OBJECTS)
+            if name is None:
+                raise ModelFormatError(
+                    f"{path}: cannot store an object of type {type(obj).__module__}."
+                    f"{type(obj).__qualname__}; model files hold registered mltrees classes only"
+                )
+            entry = _OBJECTS[name]
+            state = entry.encode(obj) if entry.encode else dict(vars(obj))
+            out = {
+                "object": name,
+                "state": {k: self.value(v, f"{path}.{k}") for k, v in state.items()},
+            }
+        self.active.discard(id(obj))
+        self._remember(obj)
+        return out
+
+    def scalar(self, obj, path):
+        dtype = dtype_name(obj.dtype)
+        value = encode_float_list(np.array([obj]))[0] if obj.dtype.kind == "f" else obj.item()
+        return {"scalar": dtype, "value": value}
+
+    def array(self, obj, path):
+        dtype = dtype_name(obj.dtype)
+        if obj.dtype.kind == "f":
+            data = encode_float_list(obj)
+        elif obj.dtype == object:
+            data = [self.value(v, f"{path}[{i}]") for i, v in enumerate(obj.ravel().tolist())]
+            if any(isinstance(v, list) for v in data):
+                raise ModelFormatError(f"{path}: an object array cannot hold lists")
+        else:
+            data = obj.ravel().tolist()
+        return {"ndarray": dtype, "shape": list(obj.shape), "data": data}
+
+    def estimator(self, obj, name, path):
+        entry = _ESTIMATORS[name]
+        params = obj.get_params(deep=False)
+        out = {
+            "estimator": name,
+            "params": {k: self.value(v, f"{path}.{k}") for k, v in sorted(params.items())},
+        }
+        fitted = {
+            k: v
+            for k, v in vars(obj).items()
+            if k not in params and k not in entry.skip and not k.startswith("__")
+        }
+        if fitted:
+            out["fitted"] = {k: self.value(v, f"{path}.{k}") for k, v in fitted.items()}
+        return out
+
+
+# ---------------------------------------------------------------- decoding
+
+
+class _Decoder:
+    def __init__(self):
+        self.table: list = []
+
+    def value(self, data, path: str, depth: int = 0):
+        if depth > MAX_DEPTH:
+            raise ModelFormatError(f"{path}: values are nested deeper than {MAX_DEPTH}")
+        if data is None or type(data) in (bool, int, float, str):
+            return data
+        if isinstance(data, list):
+            return [self.value(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(data)]
+        if not isinstance(data, dict) or len(data) == 0:
+            raise ModelFormatError(f"{path}: unexpected JSON value")
+        tags = set(data)
+        if tags == {"float"}:
+            return decode_float(data["float"], path)
+        if tags == {"ref"}:
+            ref = data["ref"]
+            if type(ref) is not int or not 0 <= ref < len(self.table):
+                raise ModelFormatError(f"{path}: a reference to an object not decoded before it")
+            return self.table[ref]
+        if tags == {"tuple"}:
+            items = data["tuple"]
+            if not isinstance(items, list):
+                raise ModelFormatError(f"{path}: a tuple holds a list")
+            return tuple(self.value(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(items))
+        if tags == {"dict"}:
+            return self.dict(data["dict"], path, depth)
+        if tags == {"scalar", "value"}:
+            return self.scalar(data, path)
+        if tags == {"ndarray", "shape", "data"}:
+            out = decode_array(
+                data["ndarray"],
+                data["shape"],
+                data["data"],
+                path,
+                lambda v, p: self.value(v, p, depth + 1),
+            )
+            self.table.append(out)
+            return out
+        if tags == {"object", "state"}:
+            out = self.object(data, path, depth)
+        elif tags in ({"estimator", "params"}, {"estimator", "params", "fitted"}):
+            out = self.estimator(data, path, depth)
+        else:
+            raise ModelFormatError(f"{path}: unknown tag(s) {sorted(tags)[:4]}")
+        self.table.append(out)
+        return out
+
+    def dict(self, pairs, path, depth):
+        if not isinstance(pairs, list):
+            raise ModelFormatError(f"{path}: a dict holds a list of [key, value] pairs")
+        out = {}
+        for i, pair in enumerate(pairs):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise ModelFormatError(f"{path}[{i}]: a [key, value] pair")
+            key = self.value(pair[0], f"{path}[{i}].key", depth + 1)
+            try:
+                hash(key)
+            except TypeError:
+                raise ModelFormatError(f"{path}[{i}]: a dict key is hashable") from None
+            out[key] = self.value(pair[1], f"{path}[{key!r}]", depth + 1)
+        return out
+
+    def scalar(self, data, path):
+        dtype, value = data["scalar"], data["value"]
+        if isinstance(value, (dict, list)):
+            raise ModelFormatError(f"{path}: a scalar's value is a number or a string")
+        array = decode_array(dtype, [], [value], path, lambda v, p: v)
+        if array.dtype == object:
+            raise ModelFormatError(f"{path}: a NumPy scalar has a numeric or string dtype")
+        return array[()]
+
+    def _state(self, state, path, depth) -> dict:
+        if not isinstance(state, dict):
+            raise ModelFormatError(f"{path}: attributes are a JSON object")
+        return {
+            check_name(k, f"{path}.{k}"): self.value(v, f"{path}.{k}", depth + 1)
+            for k, v in state.items()
+        }
+
+    def object(self, data, path, depth):
+        name = data["object"]
+        entry = _OBJECTS.get(name) if isinstance(name, str) else None
+        if entry is None:
+            raise ModelFormatError(f"{path}: {str(name)[:60]!r} is not a registered class")
+        state = self._state(data["state"], f"{path}<{name}>", depth)
+        if entry.attributes is not None and set(state) != set(entry.attributes):
+            missing = sorted(set(entry.attributes) - set(state))
+            extra = sorted(set(state) - set(entry.attributes))
+            raise ModelFormatError(
+                f"{path}: a {name} has the attributes {list(entry.attributes)}; "
+                f"missing {missing[:5]}, unexpected {extra[:5]}"
+            )
+        if entry.decode is not None:
+            obj = entry.decode(state, path)
+        else:
+            _check_attributes(entry.cls, state, path)
+            obj = entry.cls.__new__(entry.cls)  # no __init__: nothing runs
+            obj.__dict__.update(state)
+        if entry.validate is not None:
+            entry.validate(obj, path)
+        return obj
+
+    def estimator(self, data, path, depth):
+        name = data["estimator"]
+        entry = _ESTIMATORS.get(name) if isinstance(name, str) else None
+        if entry is None:
+            raise ModelFormatError(f"{path}: {str(name)[:60]!r} is not a registered estimator")
+        path = f"{path}<{name}>"
+        params = self._state(data["params"], f"{path}.params", depth)
+        signature = inspect.signature(entry.cls.__init__).parameters
+        known = {k: p.default for k, p in signature.items() if k != "self"}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise ModelFormatError(f"{path}: unknown parameter(s) {unknown[:5]}")
+        # A parameter added after the file was written takes its default.
+        params = {k: params.get(k, default) for k, default in known.items()}
+        estimator = entry.cls.__new__(entry.cls)  # no __init__: nothing runs
+        estimator.__dict__.update(params)
+        _check_params(estimator, path)
+        if "fitted" in data:
+            fitted = self._state(data["fitted"], f"{path}.fitted", depth)
+            clash = sorted(set(fitted) & (set(params) | set(entry.skip)))
+            if clash:
+                raise ModelFormatError(f"{path}: fitted attribute(s) {clash[:5]} are reserved")
+            _check_attributes(entry.cls, fitted, path)
+            _check_fitted(fitted, path, sklearn_is_classifier(estimator))
+            estimator.__dict__.update(fitted)
+            if entry.rebuild is not None:
+                try:
+                    entry.rebuild(estimator)
+                except ModelFormatError:
+                    raise
+                except Exception as error:  # the stored state does not fit together
+                    raise ModelFormatError(
+                        f"{path}: inconsistent fitted state ({type(error).__name__}: "
+                        f"{str(error)[:200]})"
+                    ) from error
+        return estimator
+
+
+def _check_params(estimator, path: str) -> None:
+    """The estimator's own parameter checks (those ``fit`` runs), as format errors."""
+    for method in ("_validate_params", "_validate_ensemble_params"):
+        check = getattr(type(estimator), method, None)
+        if check is None or not getattr(check, "__module__", "").startswith("mltrees."):
+            continue
+        try:
+            check(estimator)
+        except Exception as error:  # a parameter fit would have refused
+            raise ModelFormatError(
+                f"{path}.params: {type(error).__name__}: {str(error)[:200]}"
+            ) from None
+
+
+def _check_attributes(cls, state: dict, path: str) -> None:
+    """Refuse attributes that would shadow a method or a property of the class."""
+    for name in state:
+        static = inspect.getattr_static(cls, name, None)
+        if callable(static) or isinstance(static, (property, staticmethod, classmethod)):
+            raise ModelFormatError(f"{path}: {name!r} would replace a method of {cls.__name__}")
+
+
+def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
+    """Types and cross-checks of the fitted attributes every estimator shares."""
+    from mltrees.tree._data import FeatureSpec
+    from mltrees.tree._tree import Tree
+
+    n_features = fitted.get("n_features_in_")
+    if n_features is not None and (type(n_features) is not int or n_features < 1):
+        raise ModelFormatError(f"{path}.n_features_in_: a positive integer")
+    names = fitted.get("feature_names_in_")
+    if names is not None and (not isinstance(names, np.ndarray) or names.shape != (n_features,)):
+        raise ModelFormatError(f"{path}.feature_names_in_: an array of n_features_in_ names")
+    if names is not None and not all(isinstance(name, str) for name in names.tolist()):
+        raise ModelFormatError(f"{path}.feature_names_in_: strings")
+    classes = fitted.get("classes_")
+    if classes is None and is_classifier:
+        raise ModelFormatError(f"{path}: a fitted classifier has classes_")
+    if classes is not None and (
+        not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size < 1
+    ):
+        raise ModelFormatError(f"{path}.classes_: a non-empty 1-D array")
+    specs = fitted.get("_specs")
+    if specs is not None:
+        if not isinstance(specs, list) or not all(type(s) is FeatureSpec for s in specs):
+            raise ModelFormatError(f"{path}._specs: a list of FeatureSpec")
+        if n_features is not None and len(specs) != n_features:
+            raise ModelFormatError(f"{path}._specs: one FeatureSpec per feature")
+    tree = fitted.get("tree_")
+    if tree is not None:
+        if not isinstance(tree, Tree):
+            raise ModelFormatError(f"{path}.tree_: a Tree")
+        width = len(specs) if specs is not None else n_features
+        if width is not None and (tree.feature >= width).any():
+            raise ModelFormatError(f"{path}.tree_: a node tests a feature >= {width}")
+        if specs is not None:
+            _check_tree_specs(tree, specs, f"{path}.tree_")
+        if classes is not None and tree.value.shape[1] != classes.size:
+            raise ModelFormatError(f"{path}.tree_: one value column per class")
+        if classes is not None and ((tree.value < 0) | (tree.value > 1)).any():
+            raise ModelFormatError(f"{path}.tree_: class fractions lie in [0, 1]")
+    stages = fitted.get("_trees")
+    if stages is not None:
+        if not isinstance(stages, list) or not all(
+            isinstance(s, list) and all(isinstance(t, Tree) for t in s) for s in stages
+        ):
+            raise ModelFormatError(f"{path}._trees: a list of lists of Tree")
+        width = len(specs) if specs is not None else n_features
+        for i, stage in enumerate(stages):
+            for k, t in enumerate(stage):
+                if width is not None and (t.feature >= width).any():
+                    raise ModelFormatError(f"{path}._trees[{i}][{k}]: feature >= {width}")
+                if specs is not None:
+                    _check_tree_specs(t, specs, f"{path}._trees[{i}][{k}]")
+
+
+def _check_tree_specs(tree, specs, path: str) -> None:
+    """A categorical node tests a categorical feature and routes at most its codes."""
+    from mltrees.tree._data import CATEGORICAL
+    from mltrees.tree._tree import CATEGORICAL_NODE
+
+    kinds = np.array([s.kind for s in specs])
+    codes = np.array([s.n_codes for s in specs])
+    internal = np.flatnonzero(tree.feature >= 0)
+    at = internal[tree.kind[internal] == CATEGORICAL_NODE]
+    if (kinds[tree.feature[at]] != CATEGORICAL).any():
+        raise ModelFormatError(f"{path}: a categorical node tests a numeric feature")
+    if (tree.n_categories[at] > codes[tree.feature[at]]).any():
+        raise ModelFormatError(f"{path}: a routing table is longer than its feature's categories")
+
+
+# ---------------------------------------------------------------- public API
+
+
+def to_json(model, *, indent=None) -> str:
+    """The model file of a (fitted or unfitted) mltrees estimator, as a JSON string.
+
+    The format is documented in :mod:`mltrees.io.format` and in
+    :ref:`ch-model-files`; floats are written with the shortest repr that
+    reads back to the same bits, so predictions after :func:`from_json` are
+    identical.
+
+    Raises
+    ------
+    ModelFormatError
+        If the model holds an object the format cannot store (e.g. a
+        scikit-learn member inside an mltrees ensemble).
+    """
+    _ensure_registry()
+    if _registered_name(model, _ESTIMATORS) is None and _registered_name(model, _OBJECTS) is None:
+        raise ModelFormatError(
+            f"model: {type(model).__name__} is not a registered mltrees estimator"
+        )
+    from mltrees import __version__
+
+    document = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "mltrees_version": __version__,
+        "model": _Encoder().value(model, "model"),
+    }
+    return json.dumps(document, indent=indent, allow_nan=False)
+
+
+def _no_constant(token):
+    raise ModelFormatError(f"the file contains {token}, which is not standard JSON")
+
+
+def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES):
+    """The estimator stored in a model file's text (see :func:`to_json`).
+
+    Executes nothing from the file: classes come from the fixed registry,
+    arrays are checked (dtype, shape, bounds) before they are built, and
+    trees are checked for well-formed child links (:func:`validate_tree`).
+
+    Raises
+    ------
+    ModelFormatError
+        For any malformed, inconsistent or oversized content.
+    TypeError
+        If ``text`` is not a string or bytes.
+    """
+    _ensure_registry()
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > max_bytes:
+            raise ModelFormatError(f"the file is larger than max_bytes={max_bytes}")
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ModelFormatError(f"the file is not UTF-8 text: {error}") from None
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str or bytes, got {type(text).__name__}")
+    if len(text) > max_bytes:
+        raise ModelFormatError(f"the file is larger than max_bytes={max_bytes}")
+    try:
+        document = json.loads(text, parse_constant=_no_constant)
+    except ModelFormatError:
+        raise
+    except (ValueError, RecursionError) as error:
+        raise ModelFormatError(f"not a JSON document: {str(error)[:200]}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
+        raise ModelFormatError(f"not an mltrees model file (no 'format': {FORMAT_NAME!r})")
+    version = document.get("format_version")
+    if type(version) is not int or version < 1:
+        raise ModelFormatError("format_version must be a positive integer")
+    if version > FORMAT_VERSION:
+        raise ModelFormatError(
+            f"the file has format_version {version}; this mltrees reads up to "
+            f"{FORMAT_VERSION}: upgrade mltrees"
+        )
+    if not isinstance(document.get("mltrees_version", ""), str):
+        raise ModelFormatError("mltrees_version must be a string")
+    extra = set(document) - {"format", "format_version", "mltrees_version", "model"}
+    if extra or "model" not in document:
+        raise ModelFormatError("top-level keys are format, format_version, mltrees_version, model")
+    try:
+        return _Decoder().value(document["model"], "model")
+    except RecursionError:
+        raise ModelFormatError("values are nested too deeply") from None
+
+
+def save_model(model, path) -> None:
+    """Write ``model`` to ``path`` as an mltrees model file (UTF-8 JSON, see :func:`to_json`)."""
+    text = to_json(model)
+    with open(os.fspath(path), "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def load_model(path, *, max_bytes: int = DEFAULT_MAX_BYTES):
+    """Read an estimator from an mltrees model file (see :func:`from_json`).
+
+    A file larger than ``max_bytes`` is refused before it is read.
+    """
+    path = os.fspath(path)
+    if os.path.getsize(path) > max_bytes:
+        raise ModelFormatError(f"{path} is larger than max_bytes={max_bytes}")
+    with open(path, "rb") as handle:
+        data = handle.read(max_bytes + 1)
+    return from_json(data, max_bytes=max_bytes)
+
+
+# ---------------------------------------------------------------- the registry
+
+
+def _ensure_registry() -> None:
+    if not _ESTIMATORS:
+        from mltrees.io._registry import register_defaults
+
+        register_defaults()
