@@ -30,7 +30,9 @@ def _toc_files() -> list[str]:
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     files = [toc["root"]]
     for part in toc.get("parts", []):
-        files += [chapter["file"] for chapter in part.get("chapters", [])]
+        for chapter in part.get("chapters", []):
+            files.append(chapter["file"])
+            files += [section["file"] for section in chapter.get("sections", [])]
     return files
 
 
