@@ -31,6 +31,7 @@ from mltrees.ensemble._common import (
     check_positive_int,
     class_codes,
 )
+from mltrees.hist.categorical import CategoricalParams, category_bins, encode_categories
 from mltrees.hist.goss import goss_active, goss_sample
 from mltrees.hist.leafwise import LeafwiseGrower
 from mltrees.hist.leafwise_splitting import LeafwiseParams
@@ -85,6 +86,24 @@ _LGB_PARAMS = """
         ``(n - top) / other``; not during the first ``1 / learning_rate`` rounds.
     top_rate, other_rate : float, default 0.2, 0.1
         GOSS's a and b.
+    categorical_feature : "auto", list of int or str, default "auto"
+        Categorical features: their values are non-negative integer category
+        codes (NaN or negative: missing). ``"auto"``: the unordered pandas
+        ``category`` columns of ``X`` (their codes; an ordered category column
+        is read as the number of its code, as LightGBM does). Splits send a set of categories left
+        and everything else right, unseen categories and missing values
+        included, as LightGBM does (:mod:`~mltrees.hist.categorical`).
+    cat_smooth, cat_l2 : float, default 10.0
+        The smoothing of the sort key ``G / (𝓗 + cat_smooth)`` (categories
+        with fewer estimated rows are not scanned) and the extra λ of
+        many-vs-many categorical splits.
+    max_cat_threshold : int, default 32
+        At most this many categories on the left of a split.
+    max_cat_to_onehot : int, default 4
+        Features with at most this many bins (missing bin included) split one
+        category against the rest.
+    min_data_per_group : int, default 100
+        Rows that must join the left side between two candidate cuts.
     enable_bundle : bool, default True
         Exclusive feature bundling (:eq:`eq-efb-offset`): histograms are built
         on bundles of features that are rarely non-default together.
@@ -109,14 +128,32 @@ def _lgb_doc(cls):
 
 
 def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
-    """Validate ``X`` as float64 numbers, NaN allowed (missing), inf rejected."""
+    """Validate ``X`` as float64 numbers, NaN allowed (missing), inf rejected.
+
+    pandas ``category`` columns become their codes (NaN when missing), read
+    against the categories seen in ``fit``.
+    """
     if isinstance(X, pd.DataFrame):
-        bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+        frame = X.copy()
+        if reset:
+            estimator._pandas_categories = {
+                c: frame[c].dtype
+                for c in frame.columns
+                if isinstance(frame[c].dtype, pd.CategoricalDtype)
+            }
+        for c, known in getattr(estimator, "_pandas_categories", {}).items():
+            if c in frame.columns:
+                codes = pd.Categorical(
+                    frame[c], categories=known.categories, ordered=known.ordered
+                ).codes.astype(np.float64)
+                frame[c] = np.where(codes < 0, np.nan, codes)
+        bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
         if bad:
             raise TypeError(
-                f"X column {bad[0]!r} has dtype {X[bad[0]].dtype}; LightGBMClassifier and "
-                "LightGBMRegressor take numbers only (encode categories first)"
+                f"X column {bad[0]!r} has dtype {frame[bad[0]].dtype}; LightGBMClassifier and "
+                "LightGBMRegressor take numbers or pandas categories"
             )
+        X = frame
     return validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
 
 
@@ -207,6 +244,11 @@ class _BaseLightGBM(BaseEstimator):
                 )
             if self.subsample < 1.0 and self.subsample_freq > 0:
                 raise ValueError("data_sample_strategy='goss' cannot be combined with bagging")
+        for name in ("cat_smooth", "cat_l2"):
+            check_fraction(getattr(self, name), name, low_open=False, high=np.inf)
+        check_positive_int(self.max_cat_threshold, "max_cat_threshold")
+        check_positive_int(self.max_cat_to_onehot, "max_cat_to_onehot")
+        check_positive_int(self.min_data_per_group, "min_data_per_group")
         if not isinstance(self.enable_bundle, (bool, np.bool_)):
             raise ValueError(f"enable_bundle must be a bool, got {self.enable_bundle!r}")
         check_fraction(
@@ -237,16 +279,29 @@ class _BaseLightGBM(BaseEstimator):
         for item in eval_set or []:
             if len(item) not in (2, 3):
                 raise ValueError("eval_set entries must be (X, y) or (X, y, sample_weight)")
-            E = _as_float64(self, item[0], reset=False)
+            E = item[0]
             ey = self._encode_eval_target(item[1])
             ew = None if len(item) == 2 else np.asarray(item[2], dtype=np.float64)
             evals.append((E, ey, ew))
         rng = np.random.default_rng(self.random_state)
         n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
         clock = time.perf_counter()
+        self._categories = {
+            j: category_bins(X[:, j], self.max_bin, self.min_data_in_bin)
+            for j in self._categorical_columns(X)
+        }
         data, has_missing, most_frequent_first = fit_lightgbm_bins(
-            X, self.max_bin, self.min_data_in_bin, self.subsample_for_bin, rng, n_threads
+            X,
+            self.max_bin,
+            self.min_data_in_bin,
+            self.subsample_for_bin,
+            rng,
+            n_threads,
+            categories=self._categories,
         )
+        categorical = np.zeros(X.shape[1], dtype=bool)
+        categorical[list(self._categories)] = True
+        evals = [(self._values(E), ey, ew) for E, ey, ew in evals]
         timings = {"binning": time.perf_counter() - clock, "gradients": 0.0}
         init = objective.init_score(y, weight)
         n, K = X.shape[0], objective.n_outputs
@@ -263,6 +318,14 @@ class _BaseLightGBM(BaseEstimator):
             learning_rate=float(self.learning_rate),
             n_threads=n_threads,
             bundle=bool(self.enable_bundle),
+            categorical=categorical if categorical.any() else None,
+            categorical_params=CategoricalParams(
+                cat_smooth=float(self.cat_smooth),
+                cat_l2=float(self.cat_l2),
+                max_cat_threshold=int(self.max_cat_threshold),
+                max_cat_to_onehot=int(self.max_cat_to_onehot),
+                min_data_per_group=int(self.min_data_per_group),
+            ),
             max_conflict_rate=float(self.max_conflict_rate),
             timings=timings,
         )
@@ -334,6 +397,55 @@ class _BaseLightGBM(BaseEstimator):
     def _encode_eval_target(self, y):
         return np.asarray(y, dtype=np.float64)
 
+    def _categorical_columns(self, X: np.ndarray) -> list[int]:
+        """Indices of the categorical features; their training values are checked."""
+        spec = self.categorical_feature
+        names = list(getattr(self, "feature_names_in_", []))
+        if isinstance(spec, str) and spec == "auto":
+            # Unordered pandas categories; an ordered one is a number (its code), as LightGBM.
+            columns = [
+                names.index(c)
+                for c, categories in getattr(self, "_pandas_categories", {}).items()
+                if not categories.ordered
+            ]
+        else:
+            if isinstance(spec, str) or not hasattr(spec, "__iter__"):
+                raise ValueError(
+                    f"categorical_feature must be 'auto' or a list of column indices or names, "
+                    f"got {spec!r}"
+                )
+            columns = []
+            for c in spec:
+                if isinstance(c, str):
+                    if c not in names:
+                        raise ValueError(f"categorical_feature names an unknown column {c!r}")
+                    columns.append(names.index(c))
+                elif isinstance(c, (int, np.integer)) and 0 <= c < X.shape[1]:
+                    columns.append(int(c))
+                else:
+                    raise ValueError(
+                        f"categorical_feature holds {c!r}, not a column index in "
+                        f"[0, {X.shape[1]}) or a column name"
+                    )
+        for j in columns:
+            column = X[:, j]
+            known = column[~np.isnan(column)]
+            if not np.array_equal(known, np.round(known)):
+                raise ValueError(
+                    f"categorical feature {j} must hold integer category codes (or NaN), "
+                    f"got {known[known != np.round(known)][0]!r}"
+                )
+        return sorted(set(columns))
+
+    def _values(self, X) -> np.ndarray:
+        """Validated float values, categorical columns replaced by their bin codes."""
+        values = _as_float64(self, X, reset=False)
+        if self._categories:
+            values = values.copy()
+            for j, categories in self._categories.items():
+                values[:, j] = encode_categories(values[:, j], categories)
+        return values
+
     def _rounds(self, num_iteration):
         if num_iteration is not None:
             return int(num_iteration)
@@ -342,7 +454,7 @@ class _BaseLightGBM(BaseEstimator):
 
     def _raw(self, X, num_iteration=None) -> np.ndarray:
         check_is_fitted(self, "_stack")
-        values = _as_float64(self, X, reset=False)
+        values = self._values(X)
         stop = self._rounds(num_iteration)
         K = self._objective.n_outputs
         if stop >= self.n_estimators_:
@@ -355,7 +467,7 @@ class _BaseLightGBM(BaseEstimator):
 
     def _staged_raw(self, X):
         check_is_fitted(self, "_stack")
-        values = _as_float64(self, X, reset=False)
+        values = self._values(X)
         raw = np.tile(self.init_score_, (values.shape[0], 1)).astype(np.float64)
         for stage in self._trees:
             for k, tree in enumerate(stage):
@@ -375,7 +487,7 @@ class _BaseLightGBM(BaseEstimator):
     def apply(self, X) -> np.ndarray:
         """The leaf (node id) of every row in every tree, shape (n_samples, n_trees)."""
         check_is_fitted(self, "_stack")
-        values = _as_float64(self, X, reset=False)
+        values = self._values(X)
         return np.column_stack([t.apply(values) for stage in self._trees for t in stage])
 
     @property
@@ -446,6 +558,12 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
         subsample=1.0,
         subsample_freq=0,
         colsample_bytree=1.0,
+        categorical_feature="auto",
+        cat_smooth=10.0,
+        cat_l2=10.0,
+        max_cat_threshold=32,
+        max_cat_to_onehot=4,
+        min_data_per_group=100,
         data_sample_strategy="bagging",
         top_rate=0.2,
         other_rate=0.1,
@@ -520,6 +638,12 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
         subsample=1.0,
         subsample_freq=0,
         colsample_bytree=1.0,
+        categorical_feature="auto",
+        cat_smooth=10.0,
+        cat_l2=10.0,
+        max_cat_threshold=32,
+        max_cat_to_onehot=4,
+        min_data_per_group=100,
         data_sample_strategy="bagging",
         top_rate=0.2,
         other_rate=0.1,

@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from dataclasses import replace as dataclass_replace
 
 import numpy as np
 
@@ -41,15 +42,18 @@ from mltrees.hist.bundling import (
     most_frequent_bins,
     unbundle_map,
 )
+from mltrees.hist.categorical import CategoricalParams, find_categorical_splits
 from mltrees.hist.grower import GrownTree
 from mltrees.hist.histogram import leaf_histogram
 from mltrees.hist.leafwise_splitting import (
+    EPSILON,
     LeafSplits,
     LeafwiseParams,
     find_leaf_splits,
+    leaf_gain,
     leaf_output,
 )
-from mltrees.tree._tree import LEAF, NUMERIC_NODE, Tree
+from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE, Tree
 
 __all__ = ["LeafwiseGrower", "route_binned"]
 
@@ -58,6 +62,7 @@ def route_binned(tree_arrays: dict, data: BinnedData, rows: np.ndarray) -> np.nd
     """The node each of ``rows`` reaches, walking the bin codes (a loop over depth only)."""
     feature, split_bin = tree_arrays["feature"], tree_arrays["split_bin"]
     default_left, first_child = tree_arrays["default_left"], tree_arrays["first_child"]
+    left_table = tree_arrays.get("left_table")  # (n_nodes, stride): categorical left sets
     node = np.zeros(rows.size, dtype=np.intp)
     walking = np.flatnonzero(feature[node] != LEAF)
     stride = data.n_rows
@@ -66,6 +71,9 @@ def route_binned(tree_arrays: dict, data: BinnedData, rows: np.ndarray) -> np.nd
         at = node[walking]
         code = flat.take(feature[at] * stride + rows[walking]).astype(np.intp)
         left = np.where(code == data.missing_code, default_left[at], code <= split_bin[at])
+        if left_table is not None:
+            categorical = split_bin[at] < 0
+            left = np.where(categorical, left_table[at, np.minimum(code, data.stride - 1)], left)
         node[walking] = first_child[at] + ~left
         walking = walking[feature[node[walking]] != LEAF]
     return node
@@ -92,6 +100,14 @@ class LeafwiseGrower:
     learning_rate : float
         Multiplied into the leaf values (shrinkage).
     n_threads : int
+    bundle : bool
+        Exclusive feature bundling (:mod:`~mltrees.hist.bundling`).
+    max_conflict_rate : float
+        Rows on which bundled features may conflict, as a share.
+    categorical : ndarray of bool, optional
+        Categorical features: their codes are category bins (bin 0: missing
+        and rare), split by :func:`~mltrees.hist.categorical.find_categorical_splits`.
+    categorical_params : CategoricalParams
     """
 
     data: BinnedData
@@ -104,6 +120,8 @@ class LeafwiseGrower:
     n_threads: int = 1
     bundle: bool = False
     max_conflict_rate: float = 0.0
+    categorical: np.ndarray | None = None
+    categorical_params: CategoricalParams = field(default_factory=CategoricalParams)
     timings: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -252,6 +270,8 @@ class LeafwiseGrower:
             "depth": [0],
             "parent": [-1],
             "first_child": [0],
+            "l2": [params.reg_lambda],
+            "left_bins": {},
         }
         for _ in range(self.num_leaves - 1):
             gains = np.array([b["gain"] for b in best])
@@ -264,9 +284,12 @@ class LeafwiseGrower:
             s, c = start[leaf], count[leaf]
             segment = order[s : s + c]
             code = data.codes[f].take(segment)
-            go_left = code <= b
-            if dl:
-                go_left |= code == data.missing_code
+            if b < 0:  # a categorical split: its set of bins goes left
+                go_left = split["left_bins"][code]
+            else:
+                go_left = code <= b
+                if dl:
+                    go_left |= code == data.missing_code
             left_rows = segment[go_left]
             n_left = left_rows.size
             order[s + n_left : s + c] = segment[~go_left]
@@ -280,6 +303,8 @@ class LeafwiseGrower:
             nodes["default_left"][parent_node] = dl
             nodes["gain"][parent_node] = split["gain"]
             nodes["first_child"][parent_node] = first
+            if b < 0:
+                nodes["left_bins"][parent_node] = split["left_bins"]
             child_depth = depth[leaf] + 1
             for side_count, side_totals in ((n_left, split["left"]), (c - n_left, split["right"])):
                 nodes["feature"].append(LEAF)
@@ -292,6 +317,7 @@ class LeafwiseGrower:
                 nodes["depth"].append(child_depth)
                 nodes["parent"].append(parent_node)
                 nodes["first_child"].append(0)
+                nodes["l2"].append(split["l2"])
             right = len(start)  # the right child takes the next leaf id
             start[leaf], count[leaf], depth[leaf], node_of[leaf] = s, n_left, child_depth, first
             start.append(s + n_left)
@@ -344,38 +370,86 @@ class LeafwiseGrower:
         Deep leaves of wide data can use few features (the others had no
         valid cut above them), and few bins: the scan is cut down to those
         features and to their largest number of bins, plus the missing bin.
+        Numeric and categorical features are scanned by their own rules; the
+        larger gain wins, ties going to the lower feature, as in LightGBM.
         """
         data = self.data
-        columns = np.flatnonzero(mask.any(axis=0))
         n_leaves = hist.shape[0]
-        if columns.size == 0:
-            none = np.full(n_leaves, -np.inf)
-            empty = np.zeros((n_leaves, 2))
-            zeros = np.zeros(n_leaves, dtype=np.intp)
-            splittable = np.zeros((n_leaves, data.n_features), dtype=bool)
-            return LeafSplits(none, zeros, zeros, zeros.astype(bool), empty, empty, splittable)
-        n_bins = data.n_bins[columns]
-        width = int(n_bins.max())
-        sub = hist[:, columns]
-        if width + 1 < data.stride:
-            sub = np.concatenate([sub[:, :, :width], sub[:, :, -1:]], axis=2)
-        found = find_leaf_splits(
-            sub,
-            totals,
-            counts,
-            n_bins,
-            self.has_missing[columns],
-            self.params,
-            mask[:, columns],
-            None if self.most_frequent_first is None else self.most_frequent_first[columns],
+        usable = mask.any(axis=0)
+        categorical = (
+            np.zeros(data.n_features, dtype=bool) if self.categorical is None else self.categorical
         )
-        found.feature = columns[found.feature]
-        splittable = np.zeros((n_leaves, data.n_features), dtype=bool)
-        splittable[:, columns] = found.splittable
-        found.splittable = splittable
+        best = LeafSplits(
+            gain=np.full(n_leaves, -np.inf),
+            feature=np.full(n_leaves, data.n_features, dtype=np.intp),
+            split_bin=np.zeros(n_leaves, dtype=np.intp),
+            default_left=np.zeros(n_leaves, dtype=bool),
+            left=np.zeros((n_leaves, 2)),
+            right=np.zeros((n_leaves, 2)),
+            splittable=np.zeros((n_leaves, data.n_features), dtype=bool),
+            left_bins=np.zeros((n_leaves, data.stride), dtype=bool),
+            child_l2=np.full(n_leaves, self.params.reg_lambda),
+        )
+        columns = np.flatnonzero(usable & ~categorical)
+        if columns.size:
+            n_bins = data.n_bins[columns]
+            width = int(n_bins.max())
+            sub = hist[:, columns]
+            if width + 1 < data.stride:
+                sub = np.concatenate([sub[:, :, :width], sub[:, :, -1:]], axis=2)
+            found = find_leaf_splits(
+                sub,
+                totals,
+                counts,
+                n_bins,
+                self.has_missing[columns],
+                self.params,
+                mask[:, columns],
+                None if self.most_frequent_first is None else self.most_frequent_first[columns],
+            )
+            best.gain, best.feature = found.gain, columns[found.feature]
+            best.split_bin, best.default_left = found.split_bin, found.default_left
+            best.left, best.right = found.left, found.right
+            best.splittable[:, columns] = found.splittable
+        columns = np.flatnonzero(usable & categorical)
+        if columns.size:
+            n_bins = data.n_bins[columns]
+            width = int(n_bins.max())
+            found = find_categorical_splits(
+                hist[:, columns, :width],
+                totals,
+                counts,
+                n_bins,
+                self.params,
+                self.categorical_params,
+                mask[:, columns],
+            )
+            best.splittable[:, columns] = found.splittable
+            k = np.argmax(found.gain, axis=1)  # first best: the lowest categorical feature
+            leaf = np.arange(n_leaves)
+            parent = leaf_gain(totals[:, 0], totals[:, 1] + 2 * EPSILON, self.params)
+            gain = found.gain[leaf, k] - parent
+            feature = columns[k]
+            take = np.isfinite(gain) & (
+                (gain > best.gain) | ((gain == best.gain) & (feature < best.feature))
+            )
+            if take.any():
+                sums = found.left_sums[leaf, k]
+                left = np.column_stack([sums[:, 0], sums[:, 1] - EPSILON])
+                right = np.column_stack(
+                    [totals[:, 0] - sums[:, 0], totals[:, 1] + 2 * EPSILON - sums[:, 1] - EPSILON]
+                )
+                best.gain = np.where(take, gain, best.gain)
+                best.feature = np.where(take, feature, best.feature)
+                best.split_bin = np.where(take, -1, best.split_bin)
+                best.default_left = np.where(take, False, best.default_left)
+                best.left = np.where(take[:, None], left, best.left)
+                best.right = np.where(take[:, None], right, best.right)
+                best.left_bins[take, :width] = found.left[leaf, k][take]
+                best.child_l2 = np.where(take, found.l2[leaf, k], best.child_l2)
         if not allowed:
-            found.gain[:] = -np.inf
-        return found
+            best.gain[:] = -np.inf
+        return best
 
     def _assemble(self, nodes, order, start, count, node_of, rows) -> GrownTree:
         data = self.data
@@ -389,15 +463,41 @@ class LeafwiseGrower:
         H = np.array(nodes["H"], dtype=np.float64)
         threshold = np.full(n_nodes, np.nan)
         missing_slot = np.full(n_nodes, -1, dtype=np.int8)
+        kind = np.where(internal, NUMERIC_NODE, -1).astype(np.int8)
+        n_categories = np.zeros(n_nodes, dtype=np.intp)
+        route_offset = np.zeros(n_nodes, dtype=np.intp)
+        routes = []
+        left_table = None
+        if nodes["left_bins"]:
+            left_table = np.zeros((n_nodes, data.stride), dtype=bool)
         for node in np.flatnonzero(internal):  # per internal node, never per row
             j, b = int(feature[node]), int(split_bin[node])
+            if b < 0:  # categorical: route bin codes, the left set to slot 0
+                left_bins = nodes["left_bins"][node]
+                left_table[node] = left_bins
+                kind[node] = CATEGORICAL_NODE
+                n_categories[node] = data.n_bins[j]
+                route_offset[node] = sum(r.size for r in routes)
+                routes.append(np.where(left_bins[: data.n_bins[j]], 0, 1))
+                missing_slot[node] = 1
+                continue
             edges = data.edges[j]
             threshold[node] = edges[b] if b < edges.size else np.inf
             if self.has_missing[j]:
                 missing_slot[node] = 0 if default_left[node] else 1
             else:  # LightGBM reads a NaN as 0 for a feature without missing values
                 missing_slot[node] = 0 if threshold[node] >= 0.0 else 1
+        # A node's value takes the λ of the split that made it (λ + cat_l2
+        # below a many-vs-many categorical split, as LightGBM).
+        l2 = np.array(nodes["l2"], dtype=np.float64)
         weight = leaf_output(G, H, self.params)
+        other = l2 != self.params.reg_lambda
+        if other.any():
+            for value in np.unique(l2[other]):
+                at = l2 == value
+                weight[at] = leaf_output(
+                    G[at], H[at], dataclass_replace(self.params, reg_lambda=float(value))
+                )
         leaf_of_row = np.empty(data.n_rows, dtype=np.intp)
         seg_start, seg_count = np.array(start), np.array(count)
         by_start = np.argsort(seg_start, kind="stable")
@@ -407,6 +507,7 @@ class LeafwiseGrower:
             "split_bin": split_bin,
             "default_left": default_left,
             "first_child": first_child,
+            "left_table": left_table,
         }
         if rows is not None and order.size < data.n_rows:
             outside = np.ones(data.n_rows, dtype=bool)
@@ -416,13 +517,15 @@ class LeafwiseGrower:
         value = np.where(np.isfinite(weight), weight, 0.0) * self.learning_rate
         tree = Tree(
             feature=feature,
-            kind=np.where(internal, NUMERIC_NODE, -1).astype(np.int8),
+            kind=kind,
             threshold=threshold,
             first_child=first_child,
             n_children=np.where(internal, 2, 0),
-            route_offset=np.zeros(n_nodes, dtype=np.intp),
-            route_table=np.zeros(0, dtype=np.intp),
-            n_categories=np.zeros(n_nodes, dtype=np.intp),
+            route_offset=route_offset,
+            route_table=np.concatenate(routes).astype(np.intp)
+            if routes
+            else np.zeros(0, dtype=np.intp),
+            n_categories=n_categories,
             value=value.reshape(-1, 1),
             impurity=np.zeros(n_nodes),
             n_node_samples=np.array(nodes["count"], dtype=np.intp),
@@ -450,4 +553,6 @@ def _one(found, i: int) -> dict:
         "default_left": bool(found.default_left[i]),
         "left": found.left[i],
         "right": found.right[i],
+        "left_bins": None if found.left_bins is None else found.left_bins[i],
+        "l2": None if found.child_l2 is None else float(found.child_l2[i]),
     }

@@ -95,6 +95,8 @@ class LeafSplits:
     left: np.ndarray  # (n, 2): G, 𝓗 of the left child
     right: np.ndarray
     splittable: np.ndarray
+    left_bins: np.ndarray | None = None  # (n, stride) bool: a categorical split's left set
+    child_l2: np.ndarray | None = None  # (n,): λ of the children's values
 
 
 def _scan(left, right, valid, params: LeafwiseParams, threshold_gain):

@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from mltrees.hist.binning import BinnedData
+from mltrees.hist.categorical import encode_categories
 
 __all__ = ["ZERO_THRESHOLD", "bin_upper_bounds", "fit_lightgbm_bins"]
 
@@ -197,6 +198,7 @@ def fit_lightgbm_bins(
     subsample_for_bin: int = 200_000,
     rng: np.random.Generator | None = None,
     n_threads: int = 1,
+    categories: dict | None = None,
 ) -> tuple[BinnedData, np.ndarray, np.ndarray]:
     """Bin every column of float64 ``X`` as LightGBM does.
 
@@ -204,8 +206,12 @@ def fit_lightgbm_bins(
     so ``x <= edges[j][b]`` exactly when the code is at most ``b``), which
     features have a missing bin, and which have bin 0 as their most frequent
     bin. Bounds are found on ``subsample_for_bin``
-    rows drawn with ``rng`` when there are more.
+    rows drawn with ``rng`` when there are more. ``categories`` maps a
+    categorical feature to its categories in bin order
+    (:func:`~mltrees.hist.categorical.category_bins`): its codes are category
+    bins, bin 0 for missing and rare values, and it has no edges.
     """
+    categories = categories or {}
     n = X.shape[0]
     sample = X
     if n > subsample_for_bin:
@@ -214,7 +220,11 @@ def fit_lightgbm_bins(
     with ThreadPoolExecutor(max(1, n_threads)) as pool:
         found = list(
             pool.map(
-                lambda j: bin_upper_bounds(sample[:, j], max_bin, min_data_in_bin),
+                lambda j: (
+                    (np.array([np.inf] * (len(categories[j]) + 1)), False)
+                    if j in categories
+                    else bin_upper_bounds(sample[:, j], max_bin, min_data_in_bin)
+                ),
                 range(X.shape[1]),
             )
         )
@@ -223,12 +233,17 @@ def fit_lightgbm_bins(
         # A missing value met only outside the sample still needs its bin.
         if n > subsample_for_bin:
             has_missing |= np.isnan(X).any(axis=0)
+        for j in categories:
+            has_missing[j] = False
         missing_code = max(b.size for b in bounds) if bounds else 1
         dtype = np.uint8 if missing_code < 256 else np.uint16
         codes = np.empty((X.shape[1], n), dtype=dtype)
 
         def encode_column(j):
             column = np.ascontiguousarray(X[:, j])
+            if j in categories:
+                codes[j] = encode_categories(column, categories[j])
+                return
             code = _count_below(bounds[j][:-1], column).astype(dtype)
             code[np.isnan(column)] = missing_code
             codes[j] = code
