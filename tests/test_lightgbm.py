@@ -11,11 +11,18 @@ keep the test about the learner). Raw scores are compared relative to
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 from mltrees import LightGBMClassifier, LightGBMRegressor
 from mltrees.datasets import load_covertype, load_higgs
+from mltrees.hist.categorical import (
+    CategoricalParams,
+    category_bins,
+    encode_categories,
+    find_categorical_splits,
+)
 from mltrees.hist.leafwise_splitting import LeafwiseParams, find_leaf_splits, leaf_gain, leaf_output
 from mltrees.hist.lightgbm_binning import ZERO_THRESHOLD, bin_upper_bounds
 
@@ -338,3 +345,174 @@ def test_bundling_is_lossless_at_zero_conflict_rate():
     # The same split features everywhere, not only the same predictions.
     for a, b in zip(on.trees_, off.trees_, strict=True):
         assert np.array_equal(a[0].feature, b[0].feature)
+
+
+# ----------------------------------------------------------------- categorical
+
+
+def _adult(n=4000):
+    from mltrees.datasets import load_adult
+
+    X, y = load_adult(return_X_y=True)
+    X = pd.DataFrame(X).iloc[:n].copy()
+    for c in X.columns:
+        if pd.api.types.is_numeric_dtype(X[c]):
+            X[c] = X[c].astype(float) + 1.0
+    return X, np.asarray(y)[:n]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"cat_smooth": 1.0, "min_data_per_group": 10}, {"max_cat_to_onehot": 10}],
+    ids=["defaults", "smooth1-group10", "onehot10"],
+)
+def test_categorical_scores_equal_lightgbm_on_adult(extra):
+    """Seven unordered category columns (many-vs-many and one-vs-rest); `education` is ordered."""
+    X, y = _adult()
+    ours, theirs = _pair("clf", **{**SMALL, **extra})
+    ours.fit(X.iloc[:3000], y[:3000])
+    theirs.fit(X.iloc[:3000], y[:3000])
+    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+
+
+def test_categorical_codes_with_missing_negative_and_unseen_values_equal_lightgbm():
+    rng = np.random.default_rng(5)
+    n = 3000
+    city = rng.integers(0, 30, size=n).astype(float)
+    colour = rng.integers(0, 3, size=n).astype(float)
+    x = rng.normal(size=n) + 3.0
+    logit = np.sin(city) + (colour == 1) + 0.5 * x
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    city[rng.random(n) < 0.05] = np.nan
+    city[rng.random(n) < 0.02] = -1.0  # LightGBM reads a negative category as missing
+    X = np.column_stack([city, colour, x])
+    ours, theirs = _pair("clf", **SMALL)
+    ours.set_params(categorical_feature=[0, 1])
+    theirs.set_params(categorical_feature=[0, 1])
+    ours.fit(X, y)
+    theirs.fit(X, y)
+    test = X[:200].copy()
+    test[:50, 0] = 45.0  # a category never seen in training goes right
+    test[50:60, 1] = np.nan
+    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+    assert _relative(_raw(ours, test), _raw(theirs, test)) < 1e-6
+
+
+def _literal_categorical_scan(G, H, n_bins, sum_G, sum_H, n, lam, mcs, cat):
+    """LightGBM's FindBestThresholdCategoricalInner read bin by bin: the reference."""
+    eps = float(np.float32(1e-15))
+    sum_H = sum_H + 2 * eps
+
+    def worth(g, h, l2):
+        return g * g / (h + l2)
+
+    def round_int(v):
+        return int(np.floor(v + 0.5))
+
+    shift = worth(sum_G, sum_H, lam)
+    factor = n / sum_H
+    best, best_set = -np.inf, None
+    if n_bins <= cat.max_cat_to_onehot:
+        for t in range(1, n_bins):
+            c = round_int(H[t] * factor)
+            other_h = sum_H - H[t] - eps
+            if c < mcs or n - c < mcs or H[t] < 1e-3 or other_h < 1e-3:
+                continue
+            gain = worth(sum_G - G[t], other_h, lam) + worth(G[t], H[t] + eps, lam)
+            if gain > shift and gain > best:
+                best, best_set = gain, [t]
+        return best, best_set
+    idx = [i for i in range(1, n_bins) if round_int(H[i] * factor) >= cat.cat_smooth]
+    idx.sort(key=lambda i: G[i] / (H[i] + cat.cat_smooth))
+    used, l2 = len(idx), lam + cat.cat_l2
+    for order in (idx, idx[::-1]):
+        group, lg, lh, lc = 0, 0.0, eps, 0
+        for i in range(min(used, cat.max_cat_threshold, (used + 1) // 2)):
+            t = order[i]
+            c = round_int(H[t] * factor)
+            lg, lh, lc, group = lg + G[t], lh + H[t], lc + c, group + c
+            if lc < mcs or lh < 1e-3:
+                continue
+            if n - lc < mcs or n - lc < cat.min_data_per_group or sum_H - lh < 1e-3:
+                break
+            if group < cat.min_data_per_group:
+                continue
+            group = 0
+            gain = worth(lg, lh, l2) + worth(sum_G - lg, sum_H - lh, l2)
+            if gain > shift and gain > best:
+                best, best_set = gain, sorted(order[: i + 1])
+    return best, best_set
+
+
+def test_categorical_scan_equals_a_literal_reading_of_lightgbm():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        n_bins, n = int(rng.integers(2, 20)), int(rng.integers(50, 3000))
+        codes = rng.integers(0, n_bins, size=n)
+        g = rng.normal(size=n) + 0.5 * (codes % 3 == 0)
+        h = rng.uniform(0.05, 0.25, size=n)
+        G, H = np.bincount(codes, g, n_bins), np.bincount(codes, h, n_bins)
+        lam = float(rng.choice([0.0, 1.0]))
+        mcs = int(rng.choice([5, 20]))
+        cat = CategoricalParams(
+            cat_smooth=float(rng.choice([1.0, 10.0])),
+            max_cat_threshold=int(rng.choice([2, 32])),
+            min_data_per_group=int(rng.choice([10, 100])),
+        )
+        totals = np.array([[np.cumsum(g)[-1], np.cumsum(h)[-1]]])
+        expected, expected_set = _literal_categorical_scan(
+            G, H, n_bins, totals[0, 0], totals[0, 1], n, lam, mcs, cat
+        )
+        found = find_categorical_splits(
+            np.stack([G, H], -1)[None, None],
+            totals,
+            np.array([n]),
+            np.array([n_bins]),
+            LeafwiseParams(reg_lambda=lam, min_child_samples=mcs),
+            cat,
+            np.ones((1, 1), dtype=bool),
+        )
+        if np.isinf(expected):
+            assert np.isinf(found.gain[0, 0])
+        else:
+            assert found.gain[0, 0] == pytest.approx(expected, rel=1e-12)
+            assert np.flatnonzero(found.left[0, 0]).tolist() == expected_set
+
+
+def test_sorting_by_gradient_ratio_finds_the_best_subset_without_regularisation():
+    """Fisher (1958): with λ = 0 a prefix of the G/H order is the best of the 2^(k-1) - 1 splits."""
+    from itertools import combinations
+
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        k = int(rng.integers(3, 9))
+        G, H = rng.normal(size=k), rng.uniform(0.5, 2.0, size=k)
+        best = max(
+            (G[list(s)].sum() ** 2 / H[list(s)].sum())
+            + ((G.sum() - G[list(s)].sum()) ** 2 / (H.sum() - H[list(s)].sum()))
+            for r in range(1, k)
+            for s in combinations(range(k), r)
+        )
+        order = np.argsort(G / H)
+        prefix = max(
+            G[order[:r]].sum() ** 2 / H[order[:r]].sum()
+            + (G.sum() - G[order[:r]].sum()) ** 2 / (H.sum() - H[order[:r]].sum())
+            for r in range(1, k)
+        )
+        assert prefix == pytest.approx(best, rel=1e-12)
+
+
+def test_category_bins_keep_frequent_categories_and_pool_the_rare():
+    values = np.array([5.0] * 50 + [2.0] * 30 + [9.0] * 30 + [7.0] * 2 + [np.nan] * 3 + [-4.0])
+    categories = category_bins(values, max_bin=255, min_data_in_bin=3)
+    assert categories.tolist() == [5, 2, 9]  # by count, ties by value; 7 is too rare
+    codes = encode_categories(np.array([5.0, 9.0, 7.0, np.nan, -4.0, 11.0]), categories)
+    assert codes.tolist() == [1, 3, 0, 0, 0, 0]
+
+
+def test_bad_categorical_feature_is_refused():
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.raises(ValueError, match="integer category codes"):
+        LightGBMClassifier(n_estimators=2, categorical_feature=[0]).fit(X, y)
+    with pytest.raises(ValueError, match="column index"):
+        LightGBMClassifier(n_estimators=2, categorical_feature=[99]).fit(X, y)

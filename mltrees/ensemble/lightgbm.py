@@ -290,6 +290,7 @@ class _BaseLightGBM(BaseEstimator):
             j: category_bins(X[:, j], self.max_bin, self.min_data_in_bin)
             for j in self._categorical_columns(X)
         }
+
         data, has_missing, most_frequent_first = fit_lightgbm_bins(
             X,
             self.max_bin,
