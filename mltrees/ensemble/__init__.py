@@ -1,4 +1,4 @@
-"""Ensembles of trees: bagging and random forests (part III), boosting (part IV).
+"""Ensembles: bagging, random forests, boosting; stacking and blending (part V).
 
 Every ensemble grows its trees with the single-tree engine of ``mltrees.tree``
 and bins the data once for all of them.
@@ -11,16 +11,26 @@ from mltrees.ensemble.gradient_boosting import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
 )
+from mltrees.ensemble.stacking import (
+    BlendingClassifier,
+    BlendingRegressor,
+    StackingClassifier,
+    StackingRegressor,
+)
 from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor
 
 __all__: list[str] = [
     "AdaBoostClassifier",
     "BaggingClassifier",
     "BaggingRegressor",
+    "BlendingClassifier",
+    "BlendingRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "StackingClassifier",
+    "StackingRegressor",
     "XGBoostClassifier",
     "XGBoostRegressor",
 ]
