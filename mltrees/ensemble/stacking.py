@@ -32,15 +32,23 @@ import numbers
 import sys
 
 import numpy as np
+import pandas as pd
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    TransformerMixin,
+    clone,
+    is_classifier,
+)
 from sklearn.linear_model import LogisticRegression, RidgeCV
 from sklearn.model_selection import check_cv, train_test_split
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch, _safe_indexing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from mltrees._validation import check_sample_weight
 
@@ -80,7 +88,7 @@ def _fit_member(estimator, X, y, rows, sample_weight):
     return est.fit(X, y, sample_weight=sample_weight)
 
 
-class _BaseStacking(BaseEstimator):
+class _BaseStacking(TransformerMixin, BaseEstimator):
     """What stacking and blending share: members, level-1 features, the final fit."""
 
     _required_parameters = ("estimators",)
@@ -213,8 +221,7 @@ class _BaseStacking(BaseEstimator):
             np.asarray(Xr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(
-                "passthrough=True appends X to the level-1 features, so X must be numeric: "
-                f"{exc}"
+                f"passthrough=True appends X to the level-1 features, so X must be numeric: {exc}"
             ) from exc
         # One hstack of the blocks and the original object, as scikit-learn does: a
         # DataFrame can make the result Fortran-ordered, and the memory order decides
@@ -225,24 +232,44 @@ class _BaseStacking(BaseEstimator):
         if self.verbose:
             print(f"[{type(self).__name__}] {message}", file=sys.stderr, flush=True)
 
+    def _check_X(self, X, reset):
+        """Check the shape and feature names of ``X``; the values are the members' business.
+
+        A DataFrame is passed on as it is (categorical columns reach the
+        members that take them); anything else becomes an array, of any
+        dtype, NaN allowed (members such as XGBoost route missing values).
+        """
+        if isinstance(X, pd.DataFrame):
+            validate_data(self, X, skip_check_array=True, reset=reset)
+            if X.shape[0] == 0:
+                raise ValueError("X is empty: 0 rows; at least one is needed")
+            return X
+        return validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False)
+
     def _prepare(self, X, y, sample_weight):
         names, members = self._check_estimators()
         final = self._check_common()
-        validate_data(self, X, skip_check_array=True)
-        n = X.shape[0] if hasattr(X, "shape") else len(X)
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        X = self._check_X(X, reset=True)
+        n = X.shape[0]
+        y = column_or_1d(y, warn=True)
         if is_classifier(self):
             check_classification_targets(y)
-            encoder = LabelEncoder().fit(np.asarray(y))
+            encoder = LabelEncoder().fit(y)
             self.classes_ = encoder.classes_
-            y_fit = encoder.transform(np.asarray(y))
+            y_fit = encoder.transform(y)
             if len(self.classes_) < 2:
                 raise ValueError(
-                    f"y has a single class {self.classes_[0]!r}; a classifier needs two or more"
+                    f"y has one class ({self.classes_[0]!r}); a classifier needs two or more"
                 )
         else:
-            y_fit = np.asarray(y, dtype=np.float64)
-            if y_fit.ndim != 1:
-                raise ValueError(f"y must be one-dimensional, got shape {y_fit.shape}")
+            try:
+                y_fit = np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"y must hold real numbers: {exc}") from exc
             if not np.isfinite(y_fit).all():
                 raise ValueError("y contains NaN or inf")
         if y_fit.shape[0] != n:
@@ -250,7 +277,7 @@ class _BaseStacking(BaseEstimator):
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, n)
         methods = self._resolve_methods(names, members)
-        return names, members, methods, final, y_fit, sample_weight
+        return X, names, members, methods, final, y_fit, sample_weight
 
     def _finish(self, names, members, final, level1, y_fit, sample_weight):
         self.named_estimators_ = Bunch(**dict(zip(names, self.estimators_, strict=True)))
@@ -273,7 +300,7 @@ class _BaseStacking(BaseEstimator):
         scikit-learn does.
         """
         check_is_fitted(self, "final_estimator_")
-        validate_data(self, X, skip_check_array=True, reset=False)
+        X = self._check_X(X, reset=False)
         blocks = [
             self._member_output(est, m, X)
             for est, m in zip(self.estimators_, self.stack_method_, strict=True)
@@ -358,7 +385,7 @@ class _Stacking(_BaseStacking):
         -------
         self
         """
-        names, members, methods, final, y_fit, sw = self._prepare(X, y, sample_weight)
+        X, names, members, methods, final, y_fit, sw = self._prepare(X, y, sample_weight)
         n = y_fit.shape[0]
         cv = check_cv(self.cv, y_fit, classifier=is_classifier(self))
         folds = [
@@ -419,7 +446,7 @@ class _Blending(_BaseStacking):
         -------
         self
         """
-        names, members, methods, final, y_fit, sw = self._prepare(X, y, sample_weight)
+        X, names, members, methods, final, y_fit, sw = self._prepare(X, y, sample_weight)
         h = self.holdout
         if isinstance(h, bool) or not isinstance(h, numbers.Real) or not 0 < h < 1:
             raise ValueError(f"holdout must be a fraction in (0, 1), got {h!r}")
