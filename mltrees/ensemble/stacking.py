@@ -505,6 +505,9 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
     cv : int, splitter or iterable of (train, test), default 5
         The folds (an int gives stratified k-fold without shuffling, as
         scikit-learn's ``check_cv``). The test folds must partition the rows.
+        On rows sorted by class or by a feature, unshuffled folds are fitted
+        on unlike parts of the data; pass a shuffling splitter, e.g.
+        ``StratifiedKFold(5, shuffle=True, random_state=0)``.
     stack_method : {"auto", "predict_proba", "decision_function", "predict"}, default "auto"
         Output of each member; "auto" takes the first of the last three the
         member has. With two classes only the probability of the second class
@@ -564,8 +567,9 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
     verbose : int, default 0
         > 0: one progress line per stage on stderr. Silent by default.
     cv : int, splitter or iterable of (train, test), default 5
-        The folds (an int gives k-fold without shuffling). The test folds must
-        partition the rows.
+        The folds (an int gives k-fold without shuffling, as scikit-learn's
+        ``check_cv``; pass a shuffling splitter for sorted rows). The test
+        folds must partition the rows.
 
     Attributes
     ----------
