@@ -241,6 +241,7 @@ def test_verbose_is_silent_by_default(higgs, capsys):
     err = capsys.readouterr().err
     assert "[StackingClassifier]" in err
     assert "final estimator fitted" in err
+    assert "member 1/1 'cart': 2 fold fits and a refit" in err
 
 
 # -- bad input ------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+import time
 
 import numpy as np
 import pandas as pd
@@ -399,27 +400,28 @@ class _Stacking(_BaseStacking):
                 f"test fold); got {tests.size} test rows for {n} rows"
             )
         self.stack_method_ = methods
-        jobs = [(k, f) for k in range(len(members)) for f in range(len(folds))]
-        fold_fits = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_member)(members[k], X, y_fit, folds[f][0], sw) for k, f in jobs
-        )
-        self._progress(f"{len(fold_fits)} fold fits done")
-        self.estimators_ = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_member)(est, X, y_fit, None, sw) for est in members
-        )
-        self._progress("members refitted on all rows")
-        blocks = []
-        for k in range(len(members)):
-            parts = [
-                self._member_output(
-                    fold_fits[k * len(folds) + f], methods[k], _safe_indexing(X, folds[f][1])
+        blocks, self.estimators_ = [], []
+        start = time.perf_counter()
+        with Parallel(n_jobs=self.n_jobs) as parallel:
+            for k, (name, est) in enumerate(zip(names, members, strict=True)):
+                # One fit per fold for the level-1 column, then one on all rows
+                # (rows=None) for prediction.
+                fits = parallel(
+                    delayed(_fit_member)(est, X, y_fit, rows, sw)
+                    for rows in [*(train for train, _ in folds), None]
                 )
-                for f in range(len(folds))
-            ]
-            block = np.empty((n, parts[0].shape[1]))
-            for f, part in enumerate(parts):
-                block[folds[f][1]] = part
-            blocks.append(block)
+                block = None
+                for fitted, (_, test) in zip(fits[:-1], folds, strict=True):
+                    part = self._member_output(fitted, methods[k], _safe_indexing(X, test))
+                    if block is None:
+                        block = np.empty((n, part.shape[1]))
+                    block[test] = part
+                blocks.append(block)
+                self.estimators_.append(fits[-1])
+                self._progress(
+                    f"member {k + 1}/{len(members)} {name!r}: {len(folds)} fold fits and "
+                    f"a refit, {time.perf_counter() - start:.1f} s"
+                )
         self._finish(names, members, final, blocks, y_fit, sw)
         self.oof_predictions_ = np.hstack(blocks)
         self.folds_ = folds
