@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.optimize import minimize_scalar
-from sklearn.datasets import load_breast_cancer
+from sklearn.datasets import load_breast_cancer, make_classification
+from sklearn.metrics import log_loss
 
 from mltrees.ensemble.logitboost import LogitBoostClassifier, logitboost_working_response
 
@@ -127,3 +128,14 @@ def test_working_response_checks_its_input():
         logitboost_working_response(np.array([2.0]), np.array([0.0]))
     with pytest.raises(ValueError, match="same length"):
         logitboost_working_response(np.array([1.0]), np.array([0.0, 1.0]))
+
+
+def test_verbose_prints_the_training_log_loss_and_is_silent_by_default(capsys):
+    X, y = make_classification(n_samples=120, random_state=0)
+    LogitBoostClassifier(n_estimators=4).fit(X, y)
+    assert capsys.readouterr().err == ""
+    model = LogitBoostClassifier(n_estimators=4, verbose=2).fit(X, y)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split()[2] for line in lines] == ["2/4", "4/4"]
+    printed = float(lines[-1].split()[5])
+    assert abs(printed - log_loss(y, model.predict_proba(X))) < 1e-5

@@ -1,4 +1,4 @@
-"""Ensembles of trees: bagging and random forests (part III), boosting (part IV).
+"""Ensembles: bagging, random forests, boosting; stacking and blending (part V).
 
 Every ensemble grows its trees with the single-tree engine of ``mltrees.tree``
 and bins the data once for all of them.
@@ -12,18 +12,28 @@ from mltrees.ensemble.gradient_boosting import (
     GradientBoostingRegressor,
 )
 from mltrees.ensemble.lightgbm import LightGBMClassifier, LightGBMRegressor
+from mltrees.ensemble.stacking import (
+    BlendingClassifier,
+    BlendingRegressor,
+    StackingClassifier,
+    StackingRegressor,
+)
 from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor
 
 __all__: list[str] = [
     "AdaBoostClassifier",
     "BaggingClassifier",
     "BaggingRegressor",
+    "BlendingClassifier",
+    "BlendingRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
     "LightGBMClassifier",
     "LightGBMRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
+    "StackingClassifier",
+    "StackingRegressor",
     "XGBoostClassifier",
     "XGBoostRegressor",
 ]

@@ -22,6 +22,9 @@ accepted when the weak learner accepts them (its ``allow_nan`` tag).
 
 from __future__ import annotations
 
+import sys
+import time
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
@@ -92,6 +95,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     algorithm : {"SAMME", "real"}, default "SAMME"
     random_state : int, numpy Generator or None
         Seeds the weak learners' random choices (e.g. ``max_features``).
+    verbose : int, default 0
+        If > 0, print the round, its weighted error and its vote every
+        ``verbose`` rounds to stderr. Silent by default.
 
     Attributes
     ----------
@@ -127,12 +133,14 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         learning_rate=1.0,
         algorithm="SAMME",
         random_state=None,
+        verbose=0,
     ):
         self.estimator = estimator
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate
         self.algorithm = algorithm
         self.random_state = random_state
+        self.verbose = verbose
 
     def _weak_learner(self):
         return CARTClassifier(max_depth=1) if self.estimator is None else clone(self.estimator)
@@ -155,6 +163,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"algorithm must be 'SAMME' or 'real', got {self.algorithm!r}")
         check_positive_int(self.n_estimators, "n_estimators")
         check_fraction(self.learning_rate, "learning_rate", high=np.inf)
+        check_positive_int(self.verbose, "verbose", low=0)
+        start = time.perf_counter()
         X, y, weights = validate_fit_input(self, X, y, sample_weight)
         classes, y_codes = class_codes(y)
         n_classes = classes.size
@@ -269,6 +279,14 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 if m < self.n_estimators - 1:
                     w = w * np.exp(exponent)
                     w[zero] = 0.0
+            if self.verbose and len(estimators) % self.verbose == 0:
+                print(
+                    f"[AdaBoostClassifier] round {len(estimators)}/{self.n_estimators}  "
+                    f"weighted error {errors[-1]:.4g}  vote {votes[-1]:.4g}  "
+                    f"{time.perf_counter() - start:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
             total = w.sum()
             if not np.isfinite(total) or total <= 0:
                 break

@@ -11,6 +11,8 @@ score ``F``, half the log-odds.
 from __future__ import annotations
 
 import numbers
+import sys
+import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -88,6 +90,9 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
         Clipping of the working response.
     max_bins : int or None, default None
         Passed to the trees (None: exact thresholds).
+    verbose : int, default 0
+        If > 0, print the round and the training log-loss every ``verbose``
+        rounds to stderr. Silent by default.
 
     Attributes
     ----------
@@ -95,17 +100,20 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
     classes_ : ndarray of shape (2,)
     """
 
-    def __init__(self, n_estimators=100, *, max_depth=1, z_max=4.0, max_bins=None):
+    def __init__(self, n_estimators=100, *, max_depth=1, z_max=4.0, max_bins=None, verbose=0):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.z_max = z_max
         self.max_bins = max_bins
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
         """Run ``n_estimators`` Newton rounds on ``(X, y)``; returns self."""
         check_positive_int(self.n_estimators, "n_estimators")
         check_positive_int(self.max_depth, "max_depth")
         _check_z_max(self.z_max)
+        check_positive_int(self.verbose, "verbose", low=0)
+        start = time.perf_counter()
         X, y, weights = validate_fit_input(self, X, y, sample_weight)
         classes, codes = class_codes(y)
         if classes.size != 2:
@@ -115,12 +123,22 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
         target = codes.astype(np.float64)
         score = np.zeros(len(target))
         self.estimators_ = []
-        for _ in range(self.n_estimators):
+        for m in range(self.n_estimators):
             z, w = logitboost_working_response(target, score, self.z_max)
             tree = CARTRegressor(max_depth=self.max_depth, max_bins=self.max_bins)
             tree.fit(X, z, sample_weight=weights * w)
             score += 0.5 * tree.predict(X)
             self.estimators_.append(tree)
+            if self.verbose and (m + 1) % self.verbose == 0:
+                # Log-loss of p = 1/(1 + e^{-2F}) in a stable form: log(1 + e^{-2F y*}).
+                signed = np.where(target == 1, 2.0 * score, -2.0 * score)
+                loss = float(np.average(np.logaddexp(0.0, -signed), weights=weights))
+                print(
+                    f"[LogitBoostClassifier] round {m + 1}/{self.n_estimators}  "
+                    f"train log-loss {loss:.6g}  {time.perf_counter() - start:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         return self
