@@ -291,7 +291,7 @@ class _BaseLightGBM(BaseEstimator):
             for j in self._categorical_columns(X)
         }
 
-        data, has_missing, most_frequent_first = fit_lightgbm_bins(
+        data, has_missing, most_frequent = fit_lightgbm_bins(
             X,
             self.max_bin,
             self.min_data_in_bin,
@@ -313,7 +313,7 @@ class _BaseLightGBM(BaseEstimator):
             data,
             has_missing,
             self._params(),
-            most_frequent_first=most_frequent_first,
+            most_frequent_bin=most_frequent,
             num_leaves=int(self.num_leaves),
             max_depth=int(self.max_depth),
             learning_rate=float(self.learning_rate),

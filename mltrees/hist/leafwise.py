@@ -89,9 +89,12 @@ class LeafwiseGrower:
         Bin codes; ``data.edges[j][b]`` is the upper bound of bin ``b``.
     has_missing : ndarray of bool
         Features with a missing bin.
-    most_frequent_first : ndarray of bool, optional
-        Features whose most frequent bin is bin 0 (LightGBM's bookkeeping of
-        estimated counts, see :func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`).
+    most_frequent_bin : ndarray of int, optional
+        LightGBM's most frequent bin of each feature. When it is bin 0,
+        LightGBM keeps no entry for it (which changes its estimated counts,
+        see :func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`);
+        otherwise a built histogram's entry for it is recomputed as the
+        node's total minus the other bins, as LightGBM's ``FixHistogram``.
     params : LeafwiseParams
     num_leaves : int
         At most this many leaves per tree.
@@ -113,7 +116,7 @@ class LeafwiseGrower:
     data: BinnedData
     has_missing: np.ndarray
     params: LeafwiseParams
-    most_frequent_first: np.ndarray | None = None
+    most_frequent_bin: np.ndarray | None = None
     num_leaves: int = 31
     max_depth: int = -1
     learning_rate: float = 0.1
@@ -129,6 +132,9 @@ class LeafwiseGrower:
         self._bundles = None
         if self.bundle:
             self._bundle()
+        self._fixed = None
+        if self.most_frequent_bin is not None:
+            self._fixed = np.flatnonzero(self.most_frequent_bin > 0)
 
     def _bundle(self):
         """Exclusive feature bundling: histograms on fewer columns, read back per feature.
@@ -187,7 +193,22 @@ class LeafwiseGrower:
         self.timings[stage] = self.timings.get(stage, 0.0) + now - since
         return now
 
-    def _histogram(self, order, start, count, statistics, features):
+    def _histogram(self, order, start, count, statistics, features, totals):
+        hist = self._build(order, start, count, statistics, features)
+        fixed = self._fixed
+        if fixed is not None and fixed.size:
+            # LightGBM's FixHistogram: the most frequent bin is the total minus
+            # the other bins, subtracted one by one in bin order.
+            bins = self.most_frequent_bin[fixed]
+            others = hist[fixed].copy()
+            others[np.arange(fixed.size), bins] = 0.0
+            steps = np.concatenate(
+                [np.broadcast_to(totals, (fixed.size, 1, totals.size)), -others], axis=1
+            )
+            hist[fixed, bins] = np.cumsum(steps, axis=1)[:, -1]
+        return hist
+
+    def _build(self, order, start, count, statistics, features):
         rows = order[start : start + count]
         b = self._bundles
         if b is None:
@@ -247,10 +268,10 @@ class LeafwiseGrower:
         count = [m]
         depth = [0]
         node_of = [0]
-        hist = [self._histogram(order, 0, m, statistics, np.flatnonzero(used))]
         # Summed in row order, as LightGBM does: pure leaves' gains are float
         # noise, and the order of the sums decides which noise wins.
         totals = [np.array([np.cumsum(g[order])[-1], np.cumsum(h[order])[-1]])]
+        hist = [self._histogram(order, 0, m, statistics, np.flatnonzero(used), totals[0])]
         clock = self._tick("histograms", clock)
         best = [self._best(hist[0][None], totals[0][None], np.array([m]), used[None], True)]
         splittable = [best[0].splittable[0]]
@@ -343,7 +364,7 @@ class LeafwiseGrower:
             usable = splittable[leaf] & used
             small, large = (leaf, right) if n_left < c - n_left else (right, leaf)
             built = self._histogram(
-                order, start[small], count[small], statistics, np.flatnonzero(usable)
+                order, start[small], count[small], statistics, np.flatnonzero(usable), totals[small]
             )
             hist[small] = built
             hist[large] = parent_hist - built
@@ -405,7 +426,7 @@ class LeafwiseGrower:
                 self.has_missing[columns],
                 self.params,
                 mask[:, columns],
-                None if self.most_frequent_first is None else self.most_frequent_first[columns],
+                None if self.most_frequent_bin is None else self.most_frequent_bin[columns] == 0,
             )
             best.gain, best.feature = found.gain, columns[found.feature]
             best.split_bin, best.default_left = found.split_bin, found.default_left

@@ -204,8 +204,8 @@ def fit_lightgbm_bins(
 
     Returns the binned data (its ``edges`` are the bounds without ``+inf``,
     so ``x <= edges[j][b]`` exactly when the code is at most ``b``), which
-    features have a missing bin, and which have bin 0 as their most frequent
-    bin. Bounds are found on ``subsample_for_bin``
+    features have a missing bin, and each feature's most frequent bin
+    (LightGBM's choice, see :func:`_most_frequent_bins`). Bounds are found on ``subsample_for_bin``
     rows drawn with ``rng`` when there are more. ``categories`` maps a
     categorical feature to its categories in bin order
     (:func:`~mltrees.hist.categorical.category_bins`): its codes are category
@@ -257,25 +257,29 @@ def fit_lightgbm_bins(
         missing_code=missing_code,
         edges=[b[:-1] for b in bounds],
     )
-    return binned, has_missing, _most_frequent_is_first(binned, bounds)
+    return binned, has_missing, _most_frequent_bins(binned, bounds, categories)
 
 
-def _most_frequent_is_first(binned: BinnedData, bounds: list) -> np.ndarray:
-    """Whether each feature's most frequent bin is bin 0, as LightGBM decides it.
+def _most_frequent_bins(binned: BinnedData, bounds: list, categories: dict) -> np.ndarray:
+    """Each feature's most frequent bin, as LightGBM decides it.
 
     The most frequent bin (the missing bin included) counts only if it holds
-    at least 70% of the rows (``kSparseThreshold``); otherwise the bin of 0
-    stands in for it. LightGBM leaves that bin out of its histograms and
-    recovers it by subtraction, which changes how it estimates counts in a
-    scan (:func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`).
+    at least 70% of the rows (``kSparseThreshold``); otherwise the bin of the
+    value 0 stands in for it. LightGBM keeps no histogram entry for bin 0
+    when it is that bin, and recomputes that bin's entry as the node's total
+    minus the other bins otherwise, which decides float ties and how counts
+    are estimated in a scan (:func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`).
     """
-    first = np.zeros(binned.n_features, dtype=bool)
+    most_frequent = np.zeros(binned.n_features, dtype=np.intp)
     n = binned.n_rows
-    for j in range(binned.n_features):
+    for j in range(binned.n_features):  # one bincount per feature
         counts = np.bincount(binned.codes[j], minlength=binned.stride)
         most = int(np.argmax(counts))
-        zero_bin = int(np.searchsorted(bounds[j][:-1], 0.0, side="left"))
+        if j in categories:
+            zero_bin = int(encode_categories(np.array([0.0]), categories[j])[0])
+        else:
+            zero_bin = int(np.searchsorted(bounds[j][:-1], 0.0, side="left"))
         if most != zero_bin and counts[most] / n < SPARSE_THRESHOLD:
             most = zero_bin
-        first[j] = most == 0
-    return first
+        most_frequent[j] = most
+    return most_frequent
