@@ -20,7 +20,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mltrees.ensemble import BaggingClassifier
 from mltrees.tree import C45Classifier, CARTClassifier, CARTRegressor, export_text
-from mltrees.tree._surrogate import association
+from mltrees.tree import surrogate_association as association
 
 # The hand example. The primary split is x0 <= 4.5 (it separates the eight
 # rows with x0 known perfectly: gain 0.5 * 8/10 = 0.4 against 0.285 for x1

@@ -102,11 +102,33 @@ class Surrogates:
 
 
 def association(agreement, majority):
-    """Breiman's predictive measure of association, :eq:`eq-surrogate-association`.
+    """Breiman's predictive measure of association of a surrogate split.
 
-    ``lambda = (min(p_L, p_R) - (1 - agreement)) / min(p_L, p_R)``: the share
-    of the majority rule's errors that the surrogate avoids. With
-    ``majority = max(p_L, p_R)``, ``min(p_L, p_R) = 1 - majority``.
+    Implements :eq:`eq-surrogate-association` (chapter 6):
+    ``lambda = (min(p_L, p_R) - (1 - agreement)) / min(p_L, p_R)``, the share
+    of the majority rule's errors that the surrogate avoids. Public as
+    ``mltrees.tree.surrogate_association``.
+
+    Parameters
+    ----------
+    agreement : float or array_like
+        Agreement of the surrogate with the primary split,
+        :eq:`eq-surrogate-agreement` (``Tree.surrogate_agreement``).
+    majority : float or array_like
+        ``max(p_L, p_R)``, the agreement of the majority rule; so
+        ``min(p_L, p_R) = 1 - majority``.
+
+    Returns
+    -------
+    ndarray
+        lambda; positive exactly when the surrogate beats the majority rule,
+        1 for perfect agreement, NaN where ``majority`` is 1.
+
+    Examples
+    --------
+    >>> from mltrees.tree import surrogate_association
+    >>> float(surrogate_association(7 / 8, 0.5))
+    0.75
     """
     agreement = np.asarray(agreement, dtype=np.float64)
     minority = 1.0 - np.asarray(majority, dtype=np.float64)
