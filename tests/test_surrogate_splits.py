@@ -242,7 +242,7 @@ def test_bad_missing_names_surrogate():
 
 
 def test_ensembles_refuse_surrogate_members():
-    with pytest.raises(ValueError, match=r"missing='surrogate'"):
+    with pytest.raises(ValueError, match=r"inside an ensemble, got 'surrogate'"):
         BaggingClassifier(CARTClassifier(missing="surrogate"), n_estimators=2).fit(HAND_X, HAND_Y)
 
 

@@ -67,9 +67,8 @@ class TreeBuilder:
             # Ensembles walk all members at once on one routing table per node;
             # surrogate splits would need every member's surrogate lists too.
             raise ValueError(
-                "ensembles do not follow surrogate splits: use missing='c45' or "
-                "missing='default_direction' for the member tree instead of "
-                "missing='surrogate'"
+                "missing must be one of 'error', 'c45', 'default_direction' for a tree "
+                "inside an ensemble, got 'surrogate': ensembles do not follow surrogate splits"
             )
         self.estimator = estimator
 
