@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mltrees.tree._data import CATEGORICAL
-from mltrees.tree._split import _run_prefix_sums, _safe_threshold
+from mltrees.tree._split import _cell_statistics, _run_prefix_sums, _safe_threshold
 
 __all__ = ["MIN_SURROGATE_ROWS", "Surrogates", "find_surrogates"]
 
@@ -251,16 +251,14 @@ def _best_thresholds(node, code, w, to_left, to_right, n_codes):
     nodes that have a valid cut and, for each, the agreeing weight, the codes
     on both sides of the cut and the low side's slot; None if no node has one.
     """
-    key = node.astype(np.int64) * n_codes + code
-    cells, inverse = np.unique(key, return_inverse=True)
-    columns = [
-        np.bincount(inverse, weights=to_left, minlength=cells.size),  # rows sent left
-        np.bincount(inverse, weights=to_right, minlength=cells.size),
-        np.bincount(inverse, weights=w * to_left, minlength=cells.size),  # their weight
-        np.bincount(inverse, weights=w * to_right, minlength=cells.size),
-    ]
-    entry_node, entry_code = cells // n_codes, cells % n_codes
-    is_start = np.empty(cells.size, dtype=bool)
+    n_nodes = int(node.max()) + 1
+    sides = _SideCounts(to_left, to_right, w)
+    entry_node, entry_code, table = _cell_statistics(
+        sides, node, code, n_nodes, n_codes, np.arange(node.size)
+    )
+    columns = [np.ascontiguousarray(table[:, c]) for c in range(4)]
+    n_cells = entry_node.size
+    is_start = np.empty(n_cells, dtype=bool)
     is_start[0] = True
     np.not_equal(entry_node[1:], entry_node[:-1], out=is_start[1:])
     starts = np.flatnonzero(is_start)
@@ -280,9 +278,9 @@ def _best_thresholds(node, code, w, to_left, to_right, n_codes):
     run_max = np.maximum.reduceat(agree, starts)
     node_weight = totals[2] + totals[3]
     near = valid & (agree >= run_max[run] - AGREEMENT_TOLERANCE * node_weight)
-    position = np.arange(cells.size)
-    first = np.minimum.reduceat(np.where(near, position, cells.size), starts)
-    found = first < cells.size
+    position = np.arange(n_cells)
+    first = np.minimum.reduceat(np.where(near, position, n_cells), starts)
+    found = first < n_cells
     first = first[found]
     return (
         entry_node[starts[found]],
@@ -291,6 +289,24 @@ def _best_thresholds(node, code, w, to_left, to_right, n_codes):
         entry_code[first + 1],
         np.where(low_left[first] >= low_right[first], 0, 1),
     )
+
+
+class _SideCounts:
+    """Per-cell sums for the surrogate search: rows and weight sent left and right.
+
+    Plays the part of the statistics models of :mod:`mltrees.tree._split`
+    for :func:`~mltrees.tree._split._cell_statistics`, which groups rows
+    into sorted (node, code) cells densely or by a sort, whichever is cheaper.
+    """
+
+    def __init__(self, to_left, to_right, w):
+        self.columns = (to_left, to_right, w * to_left, w * to_right)
+
+    def aggregate(self, group, n_groups, rows):
+        out = np.empty((n_groups, 4), order="F")
+        for c, values in enumerate(self.columns):
+            out[:, c] = np.bincount(group, weights=values[rows], minlength=n_groups)
+        return out
 
 
 def _split_code(spec, left_code, threshold):
