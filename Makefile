@@ -21,14 +21,16 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --all --warningiserror --keep-going
 
 # System packages the tests use, installed only if missing: Debian's Chromium for
-# the website test, Graphviz to render to_dot's output, Weka for C4.5 vs J48.
-SYSTEM_TOOLS := /usr/bin/chromium /usr/bin/dot /usr/share/java/weka.jar
+# the website test, Graphviz to render to_dot's output, Weka for C4.5 vs J48, R's
+# rpart for CART's surrogate splits (r-cran-rpart pulls a minimal R, ~10 packages).
+SYSTEM_TOOLS := /usr/bin/chromium /usr/bin/dot /usr/share/java/weka.jar \
+	/usr/lib/R/library/rpart/DESCRIPTION
 
 $(SYSTEM_TOOLS) &:
 	if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	$$SUDO apt-get update -q && \
 	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends \
-		chromium graphviz weka
+		chromium graphviz weka r-cran-rpart
 
 test: book $(SYSTEM_TOOLS)
 	$(BIN)/ruff check .

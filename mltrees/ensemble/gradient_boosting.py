@@ -12,6 +12,12 @@ One round of :eq:`eq-ch12-pseudo-residual` -> :eq:`eq-ch12-update`:
    rows are updated by a gather, never recomputed from all trees.
 
 Classification with K > 2 classes grows K trees per round, one per class.
+
+Missing values (NaN) are routed as XGBoost routes them (chapter 6): every
+split learns a default direction for the rows whose value is missing
+(:eq:`eq-default-direction`), in exact mode through the tree engine's
+``missing="default_direction"`` and in histogram mode through the
+histogram learner's missing bin.
 """
 
 from __future__ import annotations
@@ -80,6 +86,9 @@ class _BaseGradientBoosting(BaseEstimator):
             max_features=self.max_features,
             max_bins=self.max_bins,
             categorical_features=self.categorical_features,
+            # Chapter 6: squared error has additive statistics, so each split
+            # can learn where missing values go (XGBoost's default direction).
+            missing="default_direction",
         )
 
     def _hist_grower(self, codes, specs, total_weight: float, rng):
@@ -99,6 +108,10 @@ class _BaseGradientBoosting(BaseEstimator):
             min_impurity_decrease=float(self.min_impurity_decrease),
             total_weight=total_weight,
         )
+        if codes.dtype.kind == "i" and (codes < 0).any():
+            # The tree engine codes a missing value -1; the histogram learner
+            # keeps it in its own bin, one past the largest code of any feature.
+            codes = np.where(codes < 0, max(spec.n_codes for spec in specs), codes)
         data = BinnedData.from_codes(codes, [spec.values for spec in specs])
         share = TreeBuilder.features_per_node(self.max_features, len(specs))
         return DepthwiseGrower(
@@ -138,9 +151,15 @@ class _BaseGradientBoosting(BaseEstimator):
             X_train,
             categorical_features=self.categorical_features,
             max_bins=self.max_bins,
+            allow_nan=True,
             random_state=0,
         )
         n = keep.size
+        # Rows with a missing value (code -1) follow the learned default
+        # directions, which the walk on codes does not know: walk on the values.
+        values_train = None
+        if codes.dtype.kind == "i" and (codes < 0).any():
+            values_train = encode_features(X_train, specs)
         grower = self._hist_grower(codes, specs, float(w_train.sum()), rng)
         init = np.atleast_1d(np.asarray(loss.init(y_train, w_train), dtype=np.float64))
         raw = np.tile(init, (n, 1))
@@ -186,7 +205,10 @@ class _BaseGradientBoosting(BaseEstimator):
                 else:
                     stats = RegressionStatistics(residual, w_in)
                     tree = builder.grow(codes_round, specs, stats, float(w_in.sum()), rng)
-                    leaf = node_of_codes(tree, codes, specs)
+                    if values_train is None:
+                        leaf = node_of_codes(tree, codes, specs)
+                    else:
+                        leaf = tree.apply(values_train)
                 leaf_in = leaf if inbag is None else leaf[inbag]
                 y_in = y_train[rows]
                 raw_in = current[rows]
@@ -265,12 +287,12 @@ class _BaseGradientBoosting(BaseEstimator):
         self.estimators_ = estimators
 
     def _raw_predict(self, X) -> np.ndarray:
-        values, check = prediction_values(self, X, "_stack")
+        values, check = prediction_values(self, X, "_stack", allow_missing=True)
         raw = self._stack.predict(values, check_block=check)
         return raw + self.init_
 
     def _staged_raw_predict(self, X):
-        values, check = prediction_values(self, X, "_stack")
+        values, check = prediction_values(self, X, "_stack", allow_missing=True)
         check(values)
         raw = np.tile(np.atleast_1d(self.init_), (values.shape[0], 1)).astype(np.float64)
         lr = float(self.learning_rate)
@@ -298,7 +320,7 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        tags.input_tags.allow_nan = True
         return tags
 
 
@@ -350,6 +372,10 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
     Implements :eq:`eq-ch12-init` to :eq:`eq-ch12-update` (chapter 12) with
     the losses of :mod:`mltrees.losses`; with ``loss="squared_error"`` this
     is the residual-fitting boosting tree :eq:`eq-ch12-residual`.
+
+    X may hold missing values (NaN, None): every split learns the side its
+    missing values go to, XGBoost's default direction
+    (:eq:`eq-default-direction`, chapter 6), in both modes (``max_bins``).
 
     Parameters
     ----------
@@ -455,6 +481,10 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     Two classes: one tree per round on the log-odds, leaves take the Newton
     step :eq:`eq-ch12-leaf-binomial`. K > 2 classes: K trees per round on
     the softmax scores, leaves take :eq:`eq-ch12-leaf-multinomial` (chapter 12).
+
+    X may hold missing values (NaN, None): every split learns the side its
+    missing values go to, XGBoost's default direction
+    (:eq:`eq-default-direction`, chapter 6), in both modes (``max_bins``).
 
     Parameters
     ----------

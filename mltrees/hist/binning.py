@@ -210,7 +210,11 @@ class BinnedData:
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, edges: list) -> BinnedData:
-        """Wrap codes binned by the tree engine (row-major, no missing values)."""
+        """Wrap codes binned by the tree engine (row-major).
+
+        Missing values must hold the largest code of any feature plus one,
+        this class's ``missing_code``.
+        """
         n_codes = [len(e) + 1 for e in edges]
         missing_code = max(n_codes, default=1)
         dtype = np.uint8 if missing_code < 256 else np.uint16

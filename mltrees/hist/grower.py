@@ -415,7 +415,10 @@ class DepthwiseGrower:
         edges = self.data.edges
         for node in np.flatnonzero(internal):  # one lookup per internal node, not per row
             if edges is not None:  # bins with their own "x <= edge" thresholds
-                threshold[node] = edges[int(feature[node])][int(split_bin[node])]
+                edge = edges[int(feature[node])]
+                b = int(split_bin[node])
+                # After the last bin: every number left, missing values right.
+                threshold[node] = edge[b] if b < edge.size else np.inf
             else:
                 split_value[node] = self.data.threshold(int(feature[node]), int(split_bin[node]))
         if edges is None:

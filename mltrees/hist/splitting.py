@@ -390,29 +390,54 @@ class VarianceRule:
         )
 
     def find(self, hist, totals, squares, n_bins, feature_mask=None) -> BestSplits:
-        """The best cut of every node, with the tree engine's tie rule."""
+        """The best cut of every node, with the tree engine's tie rule.
+
+        Missing values (the last bin of each stride) are scored on both sides
+        of every cut, as the tree engine's ``missing="default_direction"``
+        does (:eq:`eq-default-direction`, chapter 6): a cut's gain is the
+        better of the two, missing values going left on ties. Where a node
+        has no missing value of the chosen feature, future ones go to the
+        heavier child (ties: left).
+        """
         n_nodes, n_features, stride, _ = hist.shape
         n_cuts = stride - 1
         prefix = np.cumsum(hist[:, :, :n_cuts, :], axis=2)
+        missing = hist[:, :, n_cuts, :]  # (n, F, 3)
+        has_missing = missing[..., 2] > 0
         total = totals[:, None, None, :]
-        right = total - prefix
-        HL, HR = prefix[..., 1], right[..., 1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            children = prefix[..., 0] ** 2 / HL + right[..., 0] ** 2 / HR
         parent = totals[:, 0] ** 2 / np.where(totals[:, 1] > 0, totals[:, 1], 1.0)
-        gain = children - parent[:, None, None]
-        ok = (
-            (prefix[..., 2] >= max(self.min_samples_leaf, 1))
-            & (right[..., 2] >= max(self.min_samples_leaf, 1))
-            & (self.min_weight_leaf <= HL)
-            & (self.min_weight_leaf <= HR)
-            & (HL > 0)
-            & (HR > 0)
-            & (np.arange(n_cuts)[None, None, :] < n_bins[None, :, None] - 1)
-        )
+        cut = np.arange(n_cuts)[None, None, :]
+        within = cut < n_bins[None, :, None] - 1
+        # "Every known value left, missing values right", the tree engine's cut
+        # after a node's last value: the cut after a feature's last bin.
+        within_right = within | (has_missing[:, :, None] & (cut == n_bins[None, :, None] - 1))
         if feature_mask is not None:
-            ok &= feature_mask[:, :, None]
-        gain = np.where(ok, gain, -np.inf)
+            within = within & feature_mask[:, :, None]
+            within_right = within_right & feature_mask[:, :, None]
+
+        def scored(left, within):
+            right = total - left
+            HL, HR = left[..., 1], right[..., 1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                children = left[..., 0] ** 2 / HL + right[..., 0] ** 2 / HR
+            ok = (
+                within
+                & (left[..., 2] >= max(self.min_samples_leaf, 1))
+                & (right[..., 2] >= max(self.min_samples_leaf, 1))
+                & (self.min_weight_leaf <= HL)
+                & (self.min_weight_leaf <= HR)
+                & (HL > 0)
+                & (HR > 0)
+            )
+            return np.where(ok, children - parent[:, None, None], -np.inf), ok
+
+        gain, ok = scored(prefix, within_right)  # missing values right
+        to_left = np.zeros(gain.shape, dtype=bool)
+        if has_missing.any():
+            gain_left, ok_left = scored(prefix + missing[:, :, None, :], within)
+            to_left = has_missing[:, :, None] & ok_left & (gain_left >= gain)
+            gain = np.where(to_left, gain_left, gain)
+            ok = ok | (has_missing[:, :, None] & ok_left)
         tolerance = self.TIE_TOLERANCE * self.variance(totals, squares) * totals[:, 1]
         # Within a feature: the first cut near its best.
         best_of_feature = gain.max(axis=2)
@@ -428,14 +453,21 @@ class VarianceRule:
         rows = np.arange(n_nodes)
         split_bin = first[rows, chosen]
         best_gain = np.where(np.isfinite(top), feature_gain[rows, chosen], -np.inf)
-        left = prefix[rows, chosen, split_bin]
+        default_left = to_left[rows, chosen, split_bin]
+        left = prefix[rows, chosen, split_bin] + np.where(
+            default_left[:, None], missing[rows, chosen], 0.0
+        )
+        right = totals - left
+        # Nothing to learn from: the heavier child (the tree engine's rule).
+        learned = has_missing[rows, chosen]
+        default_left = np.where(learned, default_left, left[:, 1] >= right[:, 1])
         return BestSplits(
             gain=best_gain,
             feature=chosen.astype(np.intp),
             split_bin=split_bin.astype(np.intp),
-            default_left=np.zeros(n_nodes, dtype=bool),
+            default_left=default_left,
             left=left,
-            right=totals - left,
+            right=right,
         )
 
     def accept(self, best: BestSplits) -> np.ndarray:

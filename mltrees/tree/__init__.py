@@ -1,5 +1,6 @@
 """Single decision trees: ID3, C4.5 and CART on one growth engine (chapters 2-4)."""
 
+from mltrees.tree._surrogate import association as surrogate_association
 from mltrees.tree.builder import TreeBuilder
 from mltrees.tree.classes import (
     C45Classifier,
@@ -29,5 +30,6 @@ __all__ = [
     "extract_rules",
     "plot_tree",
     "prune_reduced_error",
+    "surrogate_association",
     "to_dot",
 ]

@@ -34,6 +34,7 @@ import numpy as np
 
 from mltrees.tree._data import CATEGORICAL
 from mltrees.tree._split import SMALL, SplitRules, find_splits
+from mltrees.tree._surrogate import find_surrogates
 from mltrees.tree._tree import (
     CATEGORICAL_NODE,
     LEAF,
@@ -106,6 +107,10 @@ class _NodeStore:
             depth=cat("depth"),
             parent=cat("parent"),
             missing_slot=cat("missing_slot"),
+            surrogate_feature=cat("surrogate_feature"),
+            surrogate_threshold=cat("surrogate_threshold"),
+            surrogate_low_slot=cat("surrogate_low_slot"),
+            surrogate_agreement=cat("surrogate_agreement"),
         )
 
 
@@ -149,6 +154,8 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
     n_categories_of_feature = np.array(
         [spec.n_codes if spec.kind == CATEGORICAL else 0 for spec in specs], dtype=np.intp
     )
+    # CART's surrogate splits (chapter 6): up to this many per node, best first.
+    n_surrogates = rules.max_surrogates if missing == "surrogate" else 0
 
     while True:
         n_frontier = frontier_stats.shape[0]
@@ -177,6 +184,12 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
         first_child = np.full(n_frontier, -1, dtype=np.intp)
         n_children = np.zeros(n_frontier, dtype=np.intp)
         missing_slot = np.full(n_frontier, MISSING_NONE, dtype=np.int8)  # a slot or MISSING_*
+        surrogate = {
+            "surrogate_feature": np.full((n_frontier, n_surrogates), LEAF, dtype=np.intp),
+            "surrogate_threshold": np.full((n_frontier, n_surrogates), np.nan),
+            "surrogate_low_slot": np.zeros((n_frontier, n_surrogates), dtype=np.int8),
+            "surrogate_agreement": np.full((n_frontier, n_surrogates), np.nan),
+        }
         candidates = np.flatnonzero(splittable)
         next_stats = None
         if candidates.size:
@@ -220,6 +233,27 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
                 for local_id, node_id in zip(np.flatnonzero(split), chosen, strict=True):
                     if int(local_id) in splits.routes:
                         store.routes[first_id + int(node_id)] = splits.routes[int(local_id)]
+                found = {}
+                resolve = None
+                if missing == "surrogate":
+
+                    def resolve(rows_moving, node_moving, slot, splits=splits, found=found):
+                        # Surrogates are searched on the rows the primary split
+                        # places, then route the rows it cannot place.
+                        result = find_surrogates(
+                            codes,
+                            specs,
+                            rows_moving,
+                            node_moving,
+                            slot,
+                            splits.feature,
+                            splits.feature.size,
+                            stats_model.w,
+                            n_surrogates,
+                        )
+                        found["surrogates"] = result
+                        return result.route(codes, rows_moving, node_moving, slot)
+
                 next_stats = _route_samples(
                     codes,
                     rows,
@@ -235,8 +269,16 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
                     int(n_children.sum()),
                     next_first,
                     entries,
+                    resolve,
                 )
-                if missing == "c45":
+                if missing == "surrogate":
+                    result = found["surrogates"]
+                    missing_slot[chosen] = result.majority_slot[split]
+                    surrogate["surrogate_feature"][chosen] = result.feature[split]
+                    surrogate["surrogate_threshold"][chosen] = result.threshold[split]
+                    surrogate["surrogate_low_slot"][chosen] = result.low_slot[split]
+                    surrogate["surrogate_agreement"][chosen] = result.agreement[split]
+                elif missing == "c45":
                     missing_slot[chosen] = MISSING_ALL_BRANCHES
                 elif missing == "default_direction":
                     missing_slot[chosen] = _default_slots(
@@ -257,6 +299,7 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
             depth=np.full(n_frontier, depth, dtype=np.intp),
             parent=frontier_parent,
             missing_slot=missing_slot,
+            **surrogate,
         )
         if next_stats is None:
             break
@@ -409,12 +452,14 @@ def _route_samples(
     n_next,
     next_first,
     entries=None,
+    resolve_missing=None,
 ):
     """Send the samples of split nodes to their children; return the children's statistics.
 
     A row whose tested value is missing (code -1, chapter 6) goes to the
     node's learned default child, or, with C4.5's method (``entries``), into
-    every child with a share of its weight.
+    every child with a share of its weight, or, with CART's surrogate splits,
+    where ``resolve_missing(rows, node_local, slot)`` sends it.
     """
     moving = split[node_local]
     rows, node_local = rows[moving], node_local[moving]
@@ -442,6 +487,8 @@ def _route_samples(
             slot[mine] = tables[which, code]
         if signed:
             slot[mine[code < 0]] = -1  # missing
+    if resolve_missing is not None:
+        slot = resolve_missing(rows, node_local, slot)
     if entries is not None:
         child_local = first_child_of_candidate[node_local] + np.maximum(slot, 0) - next_first
         n_children = splits.n_children.copy()

@@ -298,9 +298,11 @@ class SplitRules:
     min_weight_leaf: float = 0.0
     # Rows whose tested value is missing (code -1), chapter 6: "error" (binning
     # rejected them, none can occur), "c45" (gain on the known rows times the
-    # known fraction, eq-c45-gain) or "default_direction" (XGBoost's learned
-    # direction, eq-default-direction).
+    # known fraction, eq-c45-gain), "default_direction" (XGBoost's learned
+    # direction, eq-default-direction) or "surrogate" (CART: scored as "c45",
+    # routed by surrogate splits, eq-surrogate-agreement).
     missing: str = "error"
+    max_surrogates: int = 0  # "surrogate": surrogate splits kept per node
     # C4.5 release 8 (Quinlan 1996; Weka's J48) instead of the 1993 book: numeric
     # gains lose lg(C)/W (eq-mdl-correction), numeric cuts keep the minimum split
     # size of eq-min-split on both sides, the average gain runs over the useful

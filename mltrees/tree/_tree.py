@@ -71,7 +71,22 @@ class Tree:
         Where a missing (NaN) tested value goes at each node: a child slot
         (learned default direction), ``MISSING_ALL_BRANCHES`` (-2, every
         branch, weighted by :meth:`branch_fraction`: C4.5) or ``MISSING_NONE``
-        (-1: the sample stops at the node). Defaults to -1 everywhere.
+        (-1: the sample stops at the node). Defaults to -1 everywhere. With
+        CART's surrogate splits it is the majority child, taken when no
+        surrogate applies.
+    surrogate_feature : ndarray of int, shape (n_nodes, max_surrogates), optional
+        CART's surrogate splits (chapter 6), best first: where a sample's
+        tested value is missing, the first surrogate whose feature it knows
+        routes it, else ``missing_slot`` (the majority child). -1 pads unused
+        ranks and fills leaves. Width 0 when the tree has no surrogates.
+    surrogate_threshold : ndarray of float, same shape
+        Threshold of each surrogate: ``x <= threshold`` goes to
+        ``surrogate_low_slot``, ``x > threshold`` to the other child.
+    surrogate_low_slot : ndarray of int8, same shape
+        Child slot (0 or 1) of the values at or below the surrogate threshold.
+    surrogate_agreement : ndarray of float, same shape
+        Agreement of each surrogate with the node's split on the training
+        rows, :eq:`eq-surrogate-agreement` (NaN where unused).
     """
 
     feature: np.ndarray
@@ -89,6 +104,10 @@ class Tree:
     depth: np.ndarray
     parent: np.ndarray
     missing_slot: np.ndarray | None = None
+    surrogate_feature: np.ndarray | None = None
+    surrogate_threshold: np.ndarray | None = None
+    surrogate_low_slot: np.ndarray | None = None
+    surrogate_agreement: np.ndarray | None = None
 
     # Fields that are not indexed by node (``collapse`` leaves them alone),
     # and what a node that becomes a leaf holds in the routing fields.
@@ -101,11 +120,30 @@ class Tree:
         "route_offset": 0,
         "n_categories": 0,
         "missing_slot": MISSING_NONE,
+        "surrogate_feature": LEAF,
+        "surrogate_threshold": np.nan,
+        "surrogate_low_slot": 0,
+        "surrogate_agreement": np.nan,
     }
 
     def __post_init__(self):
+        n_nodes = self.feature.shape[0]
         if self.missing_slot is None:
-            self.missing_slot = np.full(self.feature.shape[0], MISSING_NONE, dtype=np.int8)
+            self.missing_slot = np.full(n_nodes, MISSING_NONE, dtype=np.int8)
+        if self.surrogate_feature is None:  # no surrogates: width 0
+            self.surrogate_feature = np.full((n_nodes, 0), LEAF, dtype=np.intp)
+        width = self.surrogate_feature.shape[1]
+        if self.surrogate_threshold is None:
+            self.surrogate_threshold = np.full((n_nodes, width), np.nan)
+        if self.surrogate_low_slot is None:
+            self.surrogate_low_slot = np.zeros((n_nodes, width), dtype=np.int8)
+        if self.surrogate_agreement is None:
+            self.surrogate_agreement = np.full((n_nodes, width), np.nan)
+
+    @property
+    def has_surrogates(self) -> bool:
+        """Whether some node routes missing values by surrogate splits (chapter 6)."""
+        return bool((self.surrogate_feature >= 0).any())
 
     def branch_fraction(self) -> np.ndarray:
         """Share of its parent's training weight that each node received (1 at the root).
@@ -404,6 +442,7 @@ class _StepTables:
         self.categorical = bool((tree.kind == CATEGORICAL_NODE).any())
         self.missing_slot = tree.missing_slot
         self.missing_routes = bool((tree.missing_slot != MISSING_NONE).any())
+        self.surrogates = tree.has_surrogates
 
     def descend(self, values: np.ndarray, *, record_path: bool = False, start=None):
         """Walk a block of rows (C-contiguous) from the root (or ``start``) to their nodes."""
@@ -420,7 +459,7 @@ class _StepTables:
             if self.categorical:
                 self._route_categories(node, value, step)
             if self.missing_routes:
-                self._route_missing(node, value, step)
+                self._route_missing(node, value, step, flat, row_start)
             if record_path:
                 moved = np.flatnonzero(step != node)
                 path_samples.append(moved)
@@ -447,19 +486,44 @@ class _StepTables:
         ended[walking] = node
         return ended
 
-    def _route_missing(self, node: np.ndarray, value: np.ndarray, step: np.ndarray) -> None:
+    def _route_missing(self, node, value, step, flat, row_start) -> None:
         """Overwrite ``step`` for samples whose tested value is missing (chapter 6).
 
-        A learned default slot sends them to that child; otherwise (C4.5's
-        nodes, whose split :meth:`Tree.apply_weighted` handles, or nodes
-        without a method) they stay at the node. Leaves have no slot, so a
-        sample in a leaf stays there whatever its values.
+        At a node with surrogate splits the first surrogate whose value the
+        sample knows sends it on; otherwise a learned default slot (or CART's
+        majority child) sends it to that child; otherwise (C4.5's nodes,
+        whose split :meth:`Tree.apply_weighted` handles, or nodes without a
+        method) it stays at the node. Leaves have no slot, so a sample in a
+        leaf stays there whatever its values.
         """
         missing = np.flatnonzero(np.isnan(value))
         if missing.size:
             at = node[missing]
-            slot = self.missing_slot[at]
+            slot = self.missing_slot[at].astype(np.intp)
+            if self.surrogates:
+                self._surrogate_slots(at, slot, flat, row_start[missing])
             step[missing] = np.where(slot >= 0, self.first_child[at] + slot, at)
+
+    def _surrogate_slots(self, at, slot, flat, row_start) -> None:
+        """Overwrite ``slot`` where a surrogate of node ``at`` applies (Breiman's rule).
+
+        Ranks are tried in order; a sample takes the first surrogate whose
+        feature it knows. Unused ranks hold feature -1 and come last.
+        """
+        tree = self.tree
+        pending = np.arange(at.size)
+        for rank in range(tree.surrogate_feature.shape[1]):
+            feature = tree.surrogate_feature[at[pending], rank]
+            pending = pending[feature >= 0]
+            if not pending.size:
+                return
+            here = at[pending]
+            value = flat[row_start[pending] + tree.surrogate_feature[here, rank]]
+            known = ~np.isnan(value)
+            low_slot = tree.surrogate_low_slot[here[known], rank]
+            low = value[known] <= tree.surrogate_threshold[here[known], rank]
+            slot[pending[known]] = np.where(low, low_slot, 1 - low_slot)
+            pending = pending[~known]
 
     def _route_categories(self, node: np.ndarray, value: np.ndarray, step: np.ndarray) -> None:
         """Overwrite ``step`` for samples at categorical nodes (routing tables)."""

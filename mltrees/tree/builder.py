@@ -63,6 +63,13 @@ class TreeBuilder:
                 f"TreeBuilder needs an mltrees tree estimator, got {type(estimator).__name__}"
             )
         estimator._validate_params()
+        if estimator._missing == "surrogate":
+            # Ensembles walk all members at once on one routing table per node;
+            # surrogate splits would need every member's surrogate lists too.
+            raise ValueError(
+                "missing must be one of 'error', 'c45', 'default_direction' for a tree "
+                "inside an ensemble, got 'surrogate': ensembles do not follow surrogate splits"
+            )
         self.estimator = estimator
 
     @staticmethod
@@ -74,7 +81,10 @@ class TreeBuilder:
 
     @property
     def missing(self) -> str:
-        """Its missing-value method: ``"error"``, ``"c45"`` or ``"default_direction"``."""
+        """Its missing-value method: ``"error"``, ``"c45"`` or ``"default_direction"``.
+
+        (``"surrogate"`` is refused when the builder is made.)
+        """
         return self.estimator._missing
 
     @property

@@ -224,6 +224,7 @@ class _BaseTree(BaseEstimator):
             min_cases=getattr(self, "min_cases", 1),
             min_weight_leaf=self.min_weight_fraction_leaf * total_weight,
             missing=self._missing,
+            max_surrogates=getattr(self, "max_surrogates", 0),
             release8=release8,
             many_valued=_many_valued(specs, total_weight) if release8 else None,
             split_values=_split_values(codes, specs, stats_model.w) if release8 else None,
@@ -262,6 +263,8 @@ class _BaseTree(BaseEstimator):
                 "missing='default_direction' needs additive node statistics and is not "
                 "available with criterion='absolute_error'; use missing='c45'"
             )
+        if hasattr(self, "max_surrogates"):
+            _check_int(self.max_surrogates, "max_surrogates", 1)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -597,14 +600,23 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
     {shared_parameters}
     class_weight : dict, "balanced" or None, default None
         Per-class weights multiplied into the sample weights.
-    missing : {"error", "c45", "default_direction"}, default "error"
+    missing : {"error", "c45", "default_direction", "surrogate"}, default "error"
         What to do with missing values (NaN, None) in X, at fit and predict
         (chapter 6). "error": a ValueError naming the column. "c45": Quinlan's
         fractional weights (:eq:`eq-c45-gain`, :eq:`eq-c45-predict`).
         "default_direction": XGBoost's learned default child
-        (:eq:`eq-default-direction`). The default is "error" because CART's
-        own method, surrogate splits, is not implemented: neither of the
-        others is Breiman's, so the choice is left to the user.
+        (:eq:`eq-default-direction`). "surrogate": CART's own method
+        (Breiman et al. 1984, section 5.3): each split is chosen on the rows
+        where its feature is known, its gain scaled by their weight fraction
+        (:eq:`eq-c45-gain`), and a row whose tested value is missing follows
+        the first surrogate split whose feature it knows
+        (:eq:`eq-surrogate-agreement`), else the majority child. The default
+        stays "error", so that no method is applied without being chosen.
+    max_surrogates : int >= 1, default 5
+        With ``missing="surrogate"``: surrogate splits kept per node, best
+        first (rpart's ``maxsurrogate``). Only surrogates that agree with
+        the split more often than the majority rule are kept
+        (:eq:`eq-surrogate-association`).
     ccp_alpha : float >= 0, default 0
         Cost-complexity parameter alpha of :eq:`eq-ccp-cost` (chapter 5): the
         tree is pruned to the subtree of the weakest-link sequence whose
@@ -612,7 +624,7 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
     """
 
     _criteria = ("gini", "entropy", "log_loss")
-    _missing_methods = ("error", "c45", "default_direction")
+    _missing_methods = ("error", "c45", "default_direction", "surrogate")
 
     def __init__(
         self,
@@ -630,6 +642,7 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
         categorical_features=None,
         ccp_alpha=0.0,
         missing="error",
+        max_surrogates=5,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -644,6 +657,7 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.missing = missing
+        self.max_surrogates = max_surrogates
 
 
 @_shared_parameters
@@ -663,15 +677,23 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         Node impurity: the weighted variance of the targets, or their mean
         absolute deviation from the weighted median.
     {shared_parameters}
-    missing : {"error", "c45", "default_direction"}, default "error"
+    missing : {"error", "c45", "default_direction", "surrogate"}, default "error"
         What to do with missing values (NaN, None) in X, at fit and predict
         (chapter 6). "error": a ValueError naming the column. "c45": Quinlan's
         fractional weights (:eq:`eq-c45-gain`, :eq:`eq-c45-predict`).
         "default_direction": XGBoost's learned default child
-        (:eq:`eq-default-direction`; not with absolute error). The default
-        is "error" because CART's own method, surrogate splits, is not
-        implemented: neither of the others is Breiman's, so the choice is
-        left to the user.
+        (:eq:`eq-default-direction`); not with absolute error. "surrogate":
+        CART's own method (Breiman et al. 1984, section 5.3): each split is chosen on the rows
+        where its feature is known, its gain scaled by their weight fraction
+        (:eq:`eq-c45-gain`), and a row whose tested value is missing follows
+        the first surrogate split whose feature it knows
+        (:eq:`eq-surrogate-agreement`), else the majority child. The default
+        stays "error", so that no method is applied without being chosen.
+    max_surrogates : int >= 1, default 5
+        With ``missing="surrogate"``: surrogate splits kept per node, best
+        first (rpart's ``maxsurrogate``). Only surrogates that agree with
+        the split more often than the majority rule are kept
+        (:eq:`eq-surrogate-association`).
     ccp_alpha : float >= 0, default 0
         Cost-complexity parameter alpha of :eq:`eq-ccp-cost` (chapter 5): the
         tree is pruned to the subtree of the weakest-link sequence whose
@@ -679,7 +701,7 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
     """
 
     _criteria = ("squared_error", "absolute_error")
-    _missing_methods = ("error", "c45", "default_direction")
+    _missing_methods = ("error", "c45", "default_direction", "surrogate")
 
     def __init__(
         self,
@@ -696,6 +718,7 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         categorical_features=None,
         ccp_alpha=0.0,
         missing="error",
+        max_surrogates=5,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -709,6 +732,7 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         self.categorical_features = categorical_features
         self.ccp_alpha = ccp_alpha
         self.missing = missing
+        self.max_surrogates = max_surrogates
 
 
 @_shared_parameters

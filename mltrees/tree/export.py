@@ -102,6 +102,31 @@ class _View:
                 branches.append(("in", "{" + ", ".join(mine) + "}"))
         return branches
 
+    def surrogate_line(self, node: int) -> str:
+        """CART's surrogate splits of a node, as the conditions that send a row left.
+
+        ``surrogates of feature_0, the first known decides, left if:
+        feature_1 <= 0.5 (agreement 0.950), ...; none known: left``: a row
+        whose ``feature_0`` is missing is routed by the first surrogate whose
+        feature it knows, else goes to the majority child (chapter 6).
+        """
+        tree = self.tree
+        parts = []
+        for rank in np.flatnonzero(tree.surrogate_feature[node] >= 0):
+            feature = self.feature_names[tree.surrogate_feature[node, rank]]
+            left_is_low = tree.surrogate_low_slot[node, rank] == 0
+            operator = "<=" if left_is_low else "> "
+            threshold = self.number(tree.surrogate_threshold[node, rank])
+            agreement = self.number(tree.surrogate_agreement[node, rank])
+            parts.append(f"{feature} {operator} {threshold} (agreement {agreement})")
+        majority = "left" if tree.missing_slot[node] == 0 else "right"
+        name = self.feature_names[tree.feature[node]]
+        return (
+            f"surrogates of {name}, the first known decides, left if: "
+            + ", ".join(parts)
+            + f"; none known: {majority}"
+        )
+
     def children(self, node: int) -> range:
         first = int(self.tree.first_child[node])
         return range(first, first + int(self.tree.n_children[node]))
@@ -269,7 +294,10 @@ def export_text(
     to no branch and are not listed (a sample carrying one stops at that node).
     Leaves print ``class: c`` or ``value: v``; an empty branch of a multiway
     split, which inherits its parent's distribution, is marked
-    ``(empty branch)``.
+    ``(empty branch)``. A node with CART's surrogate splits
+    (``missing="surrogate"``, chapter 6) prints them on a line before its
+    branches: the condition of each surrogate that sends a row to the left
+    branch, best first, and the majority branch taken when none applies.
 
     Parameters
     ----------
@@ -357,6 +385,8 @@ def export_text(
                 f"{name} {'>  ' if op == '>' else op + ' '}{operand}"
                 for op, operand in view.branches(node)
             ]
+            if tree.has_surrogates and tree.surrogate_feature[node, 0] >= 0:
+                lines.append(indent + view.surrogate_line(node))
             stack.extend(reversed(list(zip(children, conditions, strict=True))))
     return "\n".join(lines) + "\n"
 
