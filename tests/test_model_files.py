@@ -105,6 +105,7 @@ CASES = [
     ),
     (lambda: mltrees.LightGBMRegressor(n_estimators=5, num_leaves=8), "numeric_mass", "mass"),
     (lambda: mltrees.ObliqueTreeClassifier(max_depth=3, random_state=0), "filled", "y"),
+    (lambda: mltrees.CARTClassifier(missing="surrogate", max_depth=4), "numeric", "y"),
     (
         lambda: mltrees.ObliqueTreeRegressor(max_depth=3, splitter="least_squares"),
         "filled",

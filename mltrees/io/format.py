@@ -198,6 +198,32 @@ _FLOAT_FIELDS = ("threshold", "impurity", "weighted_n_node_samples")
 MAX_CHILDREN = 1 << 20
 
 
+def _check_surrogates(tree, n: int, leaf: np.ndarray, n_features, bad) -> None:
+    """CART's surrogate splits (chapter 6): one row of up to S surrogates per node."""
+    arrays = [getattr(tree, f"surrogate_{name}", None) for name in _SURROGATE_FIELDS]
+    if all(a is None for a in arrays):
+        return
+    if any(not isinstance(a, np.ndarray) or a.ndim != 2 or a.shape[0] != n for a in arrays):
+        bad("surrogate_* are arrays of shape (n_nodes, max_surrogates), all four or none")
+    feature, threshold, low_slot, agreement = arrays
+    if len({a.shape for a in arrays}) != 1:
+        bad("surrogate_* share one shape")
+    if feature.dtype.kind not in "iu" or low_slot.dtype.kind not in "iu":
+        bad("surrogate_feature and surrogate_low_slot are integers")
+    used = feature >= 0
+    limit = np.iinfo(np.int64).max if n_features is None else n_features
+    if (feature < -1).any() or (feature >= limit).any() or used[leaf].any():
+        bad(f"surrogate_feature is -1 or in [0, {n_features}), and -1 at leaves")
+    if not np.isfinite(threshold[used]).all() or not np.isin(low_slot[used], (0, 1)).all():
+        bad("a used surrogate has a finite threshold and a low slot of 0 or 1")
+    known = agreement[used]
+    if not ((known >= 0) & (known <= 1)).all():
+        bad("surrogate_agreement lies in [0, 1]")
+
+
+_SURROGATE_FIELDS = ("feature", "threshold", "low_slot", "agreement")
+
+
 def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> None:
     """Check that a :class:`~mltrees.tree._tree.Tree` is a well-formed tree.
 
@@ -291,6 +317,7 @@ def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> No
         bad("missing_slot is -2, -1 or a child slot of its node")
     if (tree.n_node_samples < 0).any() or not (tree.weighted_n_node_samples >= 0).all():
         bad("n_node_samples and weighted_n_node_samples are >= 0")
+    _check_surrogates(tree, n, leaf, n_features, bad)
     categorical = internal[kind[internal] == CATEGORICAL_NODE]
     sizes = tree.n_categories.astype(np.int64)[categorical]
     offsets = tree.route_offset.astype(np.int64)[categorical]
