@@ -561,9 +561,9 @@ def tree_shap(model, X, *, background=None) -> Explanation:
     values = view.encode(X)
     bg = None
     if background is not None:
-        bg = view.encode(background)
-        if bg.shape[0] == 0:
+        if len(background) == 0:
             raise ValueError("background must hold at least one row")
+        bg = view.encode(background)
     explainer = _Explainer(view, values.shape[0], background=bg)
     phi = explainer.explain(values)
     ev = explainer.expected_value
