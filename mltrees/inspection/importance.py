@@ -91,7 +91,7 @@ def importance(model, kind: str = "gain", *, normalize: bool = False) -> np.ndar
 def permutation_importance(
     model, X, y, *, scoring=None, n_repeats: int = 5, random_state=None, sample_weight=None
 ):
-    """Drop of the score when one column is shuffled, :eq:`eq-permutation-importance` (chapter 17).
+    """Drop of the score when one column is shuffled, :eq:`eq-permutation-importance` (chapter 10).
 
     Breiman (2001)'s measure for random forests, here on any rows (a held-out
     set measures what the model needs to generalise, the training set what

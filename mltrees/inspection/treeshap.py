@@ -49,6 +49,8 @@ STOP, SPLIT = -1, -2  # a row ends at an internal node / is split over all branc
 MAX_TABLE_LENGTH = 14  # longest path (distinct features) given a table of patterns
 MAX_INTERVENTIONAL_TABLE = 9  # pattern pairs 4^L: tables up to L = 9
 BLOCK_ELEMENTS = 1 << 20  # (row, column) entries per block of the row phase
+TABLE_BUDGET = 1 << 24  # pattern-table entries of a whole ensemble (128 MB of float64)
+DIRECT_ELEMENTS = 1 << 20  # (row, leaf, element) entries per call of the direct polynomial
 
 
 @dataclass
@@ -120,24 +122,22 @@ def path_weights(z: np.ndarray, o: np.ndarray) -> np.ndarray:
         c[..., : j + 1] *= zj
         c[..., 1 : j + 2] += shifted
     shapley = np.array([factorial(k) * factorial(L - 1 - k) / factorial(L) for k in range(L)])
-    W = np.empty(z.shape)
-    for i in range(L):
-        zi, oi = z[..., i], o[..., i]
-        # UNWIND: q = c / (z_i + o_i t). Dividing by the larger of o_i, z_i
-        # keeps the recursion stable; both 0 means the element adds nothing.
-        by_o = np.abs(oi) >= np.abs(zi)
-        safe_o = np.where(oi != 0, oi, 1.0)
-        safe_z = np.where(zi != 0, zi, 1.0)
-        q_back = np.empty((*z.shape[:-1], L))
-        q_back[..., L - 1] = c[..., L] / safe_o
-        for k in range(L - 1, 0, -1):
-            q_back[..., k - 1] = (c[..., k] - zi * q_back[..., k]) / safe_o
-        q_fwd = np.empty_like(q_back)
-        q_fwd[..., 0] = c[..., 0] / safe_z
-        for k in range(1, L):
-            q_fwd[..., k] = (c[..., k] - oi * q_fwd[..., k - 1]) / safe_z
-        q = np.where(by_o[..., None], q_back, q_fwd)
-        W[..., i] = np.where((oi == 0) & (zi == 0), 0.0, q @ shapley)
+    # UNWIND, all elements at once: q = c / (z_i + o_i t). Dividing by the
+    # larger of o_i and z_i keeps the recursion stable. Dividing by z_i runs
+    # from the lowest coefficient up; on the reversed coefficients it is the
+    # same backward recursion with o_i and z_i swapped, and the Shapley
+    # weights k!(L-1-k)!/L! are symmetric, so one loop serves both cases.
+    by_o = np.abs(o) >= np.abs(z)
+    a = np.where(by_o, o, z)
+    b = np.where(by_o, z, o)
+    neither = a == 0  # o_i = z_i = 0: the element adds nothing
+    a = np.where(neither, 1.0, a)
+    C = np.where(by_o[..., None], c[..., None, :], c[..., None, ::-1])  # (..., L, L+1)
+    q = np.empty((*z.shape, L))
+    q[..., L - 1] = C[..., L] / a
+    for k in range(L - 1, 0, -1):
+        q[..., k - 1] = (C[..., k] - b * q[..., k]) / a
+    W = np.where(neither, 0.0, q @ shapley)
     return W
 
 
@@ -369,11 +369,27 @@ class _Explainer:
         if self.interventional:
             bg_masks = [self._background_masks(p) for p in self.paths]
         # Weights of every tabled leaf, computed in groups of equal length.
+        # Short paths first: their tables are the cheapest; stop at the budget.
         items = [
             (t, j)
             for t, p in enumerate(self.paths)
             for j in np.flatnonzero((p.length > 0) & (p.length <= self.limit))
         ]
+        sizes = np.array(
+            [
+                (1 << int(self.paths[t].length[j]))
+                * int(self.paths[t].length[j])
+                * self.paths[t].table.shape[1]
+                for t, j in items
+            ],
+            dtype=np.int64,
+        )
+        order = np.argsort(sizes, kind="stable")
+        fits = np.cumsum(sizes[order]) <= TABLE_BUDGET
+        items = [items[g] for g in np.sort(order[fits])]
+        tabled = [np.zeros(p.leaves.size, dtype=bool) for p in self.paths]
+        for t, j in items:
+            tabled[t][j] = True
         weights = {}
         lengths = np.array([self.paths[t].length[j] for t, j in items], dtype=np.intp)
         for L in np.unique(lengths):
@@ -395,8 +411,8 @@ class _Explainer:
                 weights[key] = w[g]
         self.plans = []
         for t, path in enumerate(self.paths):
-            tab = np.flatnonzero((path.length > 0) & (path.length <= self.limit))
-            direct = np.flatnonzero(path.length > self.limit)
+            tab = np.flatnonzero(tabled[t])
+            direct = np.flatnonzero(~tabled[t] & (path.length > 0))
             self.plans.append(_Plan(path, tab, [weights[(t, j)] for j in tab], direct))
         ev = np.array(self.view.base, dtype=np.float64)
         for t, path in enumerate(self.paths):
@@ -476,11 +492,14 @@ class _Explainer:
             return
         for L in np.unique(path.length[leaves]):
             L = int(L)
-            group = leaves[path.length[leaves] == L]
-            o = path.one_fractions(slot, group)[:, :, :L]
-            z = path.leaf_z[group, :L][None, :, :]
-            contrib = (o - z) * path_weights(z, o)  # (rows, leaves, L)
-            self._add(path, contrib, path.leaf_features[group, :L], group, extra, rows)
+            same = leaves[path.length[leaves] == L]
+            step = max(1, DIRECT_ELEMENTS // max(1, slot.shape[1] * L * L))
+            for start in range(0, same.size, step):
+                group = same[start : start + step]
+                o = path.one_fractions(slot, group)[:, :, :L]
+                z = path.leaf_z[group, :L][None, :, :]
+                contrib = (o - z) * path_weights(z, o)  # (rows, leaves, L)
+                self._add(path, contrib, path.leaf_features[group, :L], group, extra, rows)
 
     def _direct_interventional(self, path, slot, leaves, extra, rows):
         """Long paths, interventional: the closed form over (row, background row) pairs."""
