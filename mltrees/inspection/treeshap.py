@@ -326,6 +326,11 @@ class _Plan:
         self.row_offset = (np.cumsum(sizes) - sizes)[:, None]
         self.full = path.full_mask[tab][:, None]
         values = path.table[path.leaves[tab]]  # (n_tab, m)
+        # The leaves' (2^L, L) weight blocks, one after the other.
+        flat_w = np.concatenate([w.ravel() for w in weights]) if weights else np.zeros(0)
+        block = sizes * L
+        w_offset = np.cumsum(block) - block
+        total = int(sizes.sum())
         self.elements = []
         for i in range(int(L.max()) if tab.size else 0):
             has = np.flatnonzero(i < L)
@@ -333,13 +338,14 @@ class _Plan:
             order = np.argsort(feats, kind="stable")
             has, feats = has[order], feats[order]
             u, starts = np.unique(feats, return_index=True)
+            counts = sizes[has]
+            pattern = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+            source = np.repeat(w_offset[has] + i, counts) + pattern * np.repeat(L[has], counts)
+            target = np.repeat(self.row_offset[has, 0], counts) + pattern
             columns = []
             for k in range(values.shape[1]):
-                flat = np.zeros(int(sizes.sum()))
-                for j in has:  # one slice per leaf: built once per explanation
-                    flat[self.row_offset[j, 0] : self.row_offset[j, 0] + sizes[j]] = (
-                        weights[j][:, i] * values[j, k]
-                    )
+                flat = np.zeros(total)
+                flat[target] = flat_w[source] * np.repeat(values[has, k], counts)
                 columns.append(flat)
             self.elements.append((has, u, starts, columns))
 
