@@ -459,3 +459,40 @@ def test_rejects_an_empty_background_and_unfitted_models():
         tree_shap(mltrees.CARTRegressor(), X_NUM)
     with pytest.raises(ValueError, match="n_players"):
         shapley_values(lambda s: 0.0, 0)
+
+
+def test_gradient_boosting_with_categories_and_an_unseen_category():
+    model = mltrees.GradientBoostingClassifier(n_estimators=5, max_depth=2).fit(X_CAT, Y_CAT)
+    new = X_CAT.iloc[:6].copy()
+    new["c"] = pd.Categorical(["unseen"] * 6)
+    ours = tree_shap(model, new)
+    np.testing.assert_allclose(ours.prediction, model.decision_function(new), atol=1e-12)
+    np.testing.assert_allclose(ours.values, brute_force_shap(model, new), atol=1e-12)
+
+
+def test_summary_and_dependence_plots_draw_every_row_in_the_order_of_mean_abs_shap():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mltrees.inspection import dependence_plot, summary_plot
+
+    model = MODELS["gb-exact"][0]().fit(X_NUM, Y_REG)
+    explanation = tree_shap(model, X_NUM[:60])
+    fig, ax = plt.subplots()
+    summary_plot(explanation, ax=ax)
+    points = [c for c in ax.collections if c.get_offsets().shape[0] == 60]
+    assert len(points) == 5
+    labels = [t.get_text() for t in ax.get_yticklabels()][::-1]  # top row first
+    by_mean = np.argsort(np.abs(explanation.values).mean(axis=0))[::-1]
+    assert labels == [explanation.feature_names[j] for j in by_mean]
+    fig2, ax2 = plt.subplots()
+    dependence_plot(explanation, 0, color_by=1, ax=ax2)
+    offsets = ax2.collections[0].get_offsets()
+    np.testing.assert_allclose(offsets[:, 0], X_NUM[:60, 0])
+    np.testing.assert_allclose(offsets[:, 1], explanation.values[:, 0])
+    plt.close(fig)
+    plt.close(fig2)
+    with pytest.raises(ValueError, match="output="):
+        summary_plot(tree_shap(MODELS["gb-multiclass"][0]().fit(X_NUM, Y_3), X_NUM[:5]))
