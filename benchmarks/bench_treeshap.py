@@ -16,6 +16,11 @@ Every explainer explains all ``n_rows`` rows (path-dependent values, as
 ``shap``'s default for these models). The best of ``--repeat`` runs is
 reported, with the load average: the machine may be shared. Goal (issue 17):
 mltrees <= 1x shap on the 100-tree depth-6 model and 10k rows.
+
+A second table (``--deep-rows``, default 200) compares fully grown forests,
+10 trees on 5000 rows x 10 features (scikit-learn's and mltrees' forests
+grow different but similar trees, about 3000 leaves and depth 40 each):
+there the paths are long and TreeSHAP's ``O(L D^2)`` work per row dominates.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ def main() -> None:
     parser.add_argument("--n-rows", type=int, default=10_000)
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--deep-rows", type=int, default=200)
     args = parser.parse_args()
 
     import shap
@@ -81,6 +87,22 @@ def main() -> None:
     ]:
         ratio = times["mltrees"] / times[name]
         print(f"{label:28s} {times[name]:8.2f} {ratio:13.2f}")
+
+    if args.deep_rows:
+        from sklearn.ensemble import RandomForestRegressor as SkForest
+
+        from mltrees import RandomForestRegressor
+
+        Xd, yd = make_regression(5000, n_features=10, noise=10.0, random_state=1)
+        theirs = SkForest(n_estimators=10, random_state=0).fit(Xd, yd)
+        ours = RandomForestRegressor(n_estimators=10, random_state=0).fit(Xd, yd)
+        rows = Xd[: args.deep_rows]
+        t_shap = best_of(lambda: shap.TreeExplainer(theirs).shap_values(rows), 1)
+        t_ours = best_of(lambda: tree_shap(ours, rows), 1)
+        leaves = np.mean([m.tree_.n_leaves for m in ours.estimators_])
+        print(f"\nfully grown forests, 10 trees (~{leaves:.0f} leaves), {args.deep_rows} rows")
+        print(f"{'shap on sklearn forest (C++)':28s} {t_shap:8.2f} {t_ours / t_shap:13.2f}")
+        print(f"{'mltrees tree_shap (numpy)':28s} {t_ours:8.2f} {1.0:13.2f}")
 
 
 if __name__ == "__main__":
