@@ -104,9 +104,8 @@ def tree_partial_dependence(model, X, feature, grid) -> np.ndarray:
 
     The path-dependent value :eq:`eq-shap-path-value` of the coalition
     ``{j}`` with ``x_j`` on the grid (the other columns of ``X`` are not
-    read). Equal to :func:`partial_dependence` only when the covers below
-    each node are those of the data averaged over, and ``j`` does not
-    interact with the features it is averaged against (chapter 17).
+    read). On the training rows it equals :func:`partial_dependence` when
+    ``x_j`` is independent of the features tested along with it (chapter 17).
 
     Returns
     -------

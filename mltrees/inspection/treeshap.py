@@ -142,7 +142,7 @@ def path_weights(z: np.ndarray, o: np.ndarray) -> np.ndarray:
 
 
 def _interventional_coefficients(L: int) -> np.ndarray:
-    """Shapley values of the game ``1[A subset S, B disjoint S]`` for every pattern pair.
+    """Shapley values of the game ``1[P_x subset S, S disjoint from P_b]`` for every pattern pair.
 
     Implements :eq:`eq-shap-interventional-leaf`: a hybrid row (the row's
     values on ``S``, the background row's elsewhere) reaches the leaf iff
