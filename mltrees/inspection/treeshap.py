@@ -146,8 +146,8 @@ def _interventional_coefficients(L: int) -> np.ndarray:
 
     Implements :eq:`eq-shap-interventional-leaf`: a hybrid row (the row's
     values on ``S``, the background row's elsewhere) reaches the leaf iff
-    ``S`` holds every feature only the row follows (``A``) and none that
-    only the background row follows (``B``). Returns ``C[mz, mx, i]``.
+    ``S`` holds every feature only the row follows (``P_x``) and none that
+    only the background row follows (``P_b``). Returns ``C[mz, mx, i]``.
     """
     masks = np.arange(1 << L)
     bits = (masks[:, None] >> np.arange(L)) & 1  # (2^L, L)
