@@ -496,3 +496,47 @@ def test_summary_and_dependence_plots_draw_every_row_in_the_order_of_mean_abs_sh
     plt.close(fig2)
     with pytest.raises(ValueError, match="output="):
         summary_plot(tree_shap(MODELS["gb-multiclass"][0]().fit(X_NUM, Y_3), X_NUM[:5]))
+
+
+@pytest.mark.parametrize("budget", [0, None], ids=["no-tables", "tables"])
+def test_long_paths_interventional_and_without_tables(monkeypatch, budget):
+    import mltrees.inspection.treeshap as treeshap_module
+
+    if budget is not None:
+        monkeypatch.setattr(treeshap_module, "TABLE_BUDGET", budget)
+    # Paths longer than this take the closed form over (row, background row) pairs.
+    monkeypatch.setattr(treeshap_module, "MAX_INTERVENTIONAL_TABLE", 4)
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(250, 10))
+    y = X.sum(axis=1) + X[:, 0] * X[:, 1]
+    model = mltrees.CARTRegressor().fit(X, y)
+    lengths = [
+        len({model.tree_.feature[p] for p in _ancestors(model.tree_, leaf)})
+        for leaf in np.flatnonzero(model.tree_.is_leaf)
+    ]
+    assert max(lengths) > 6  # longer than the smallest pattern tables
+    rows, background = X[:3], X[100:106]
+    np.testing.assert_allclose(
+        tree_shap(model, rows).values, brute_force_shap(model, rows), atol=1e-10
+    )
+    np.testing.assert_allclose(
+        tree_shap(model, rows, background=background).values,
+        brute_force_shap(model, rows, background=background),
+        atol=1e-10,
+    )
+
+
+def _ancestors(tree, node):
+    out = []
+    while tree.parent[node] >= 0:
+        node = tree.parent[node]
+        out.append(node)
+    return out
+
+
+def test_trees_that_never_split():
+    model = mltrees.XGBoostRegressor(n_estimators=3, max_depth=3, gamma=1e9).fit(X_NUM, Y_REG)
+    assert all(t.node_count == 1 for stage in model.trees_ for t in stage)
+    ours = tree_shap(model, X_NUM[:5])
+    np.testing.assert_array_equal(ours.values, 0.0)
+    np.testing.assert_allclose(ours.prediction, model.predict(X_NUM[:5]))
