@@ -364,8 +364,9 @@ class _Explainer:
             limit = MAX_INTERVENTIONAL_TABLE
             self.background_t = np.ascontiguousarray(background.T)
         else:
-            # A table of 2^L patterns pays when it has fewer entries than rows.
-            limit = int(np.clip(np.floor(np.log2(max(n_rows, 2))), 6, MAX_TABLE_LENGTH))
+            # A table of 2^L patterns pays when it is much smaller than the
+            # rows; otherwise the rows' distinct patterns are fewer (and cheaper).
+            limit = int(np.clip(np.floor(np.log2(max(n_rows, 2))) - 3, 1, MAX_TABLE_LENGTH))
         self.limit = limit
         self._build()
 
@@ -444,7 +445,7 @@ class _Explainer:
         m = self.view.n_outputs
         phi = np.zeros((n, p, m))
         width = max((path.n_ext for path in self.paths), default=1)
-        block = int(np.clip(BLOCK_ELEMENTS // (8 * width), 64, 4096))
+        block = int(np.clip(4 * BLOCK_ELEMENTS // width, 64, 1024))
         for s in range(0, n, block):
             part = values[s : s + block]
             values_t = np.ascontiguousarray(part.T)
@@ -476,9 +477,9 @@ class _Explainer:
             self._direct(path, slot[:, split], nonzero, extra, split)
             slot = slot.copy()
             slot[:, split] = -3  # follows nothing: these rows' table terms are removed below
+        fail = path.fail_bits(slot) if plan.tab.size or plan.direct.size else None
         if plan.tab.size:
-            fail = path.fail_bits(slot)[plan.tab]
-            rows = plan.row_offset + (plan.full & ~fail)
+            rows = plan.row_offset + (plan.full & ~fail[plan.tab])
             for has, feats, starts, columns in plan.elements:
                 at = rows[has]
                 for k, out in enumerate(path.columns):
@@ -489,7 +490,34 @@ class _Explainer:
                     phi_t[feats, out] += summed
         if plan.direct.size:
             keep = np.flatnonzero(~split_rows)
-            self._direct(path, slot[:, keep], plan.direct, extra, keep)
+            if self.interventional:
+                self._direct(path, slot[:, keep], plan.direct, extra, keep)
+            else:
+                self._direct_patterns(path, fail[:, keep], plan.direct, extra, keep)
+
+    def _direct_patterns(self, path: _Paths, fail, leaves, extra, rows):
+        """Long paths, rows with 0/1 fractions: the polynomial once per distinct pattern.
+
+        Deep in a tree most rows follow few of a path's features, so a
+        leaf sees far fewer distinct patterns than rows.
+        """
+        fail = fail.astype(np.int64)
+        n_rows = fail.shape[1]
+        for L in np.unique(path.length[leaves]):
+            L = int(L)
+            same = leaves[path.length[leaves] == L]
+            step = max(1, min(DIRECT_ELEMENTS // max(1, n_rows * L), 1 << max(0, 62 - L)))
+            for start in range(0, same.size, step):
+                group = same[start : start + step]
+                masks = path.full_mask[group][:, None] & ~fail[group]
+                keys = (np.arange(group.size, dtype=np.int64)[:, None] << L) | masks
+                distinct, inverse = np.unique(keys.ravel(), return_inverse=True)
+                which = distinct >> L
+                bits = ((distinct[:, None] >> np.arange(L)) & 1).astype(np.float64)
+                z = path.leaf_z[group[which], :L]
+                per_pattern = (bits - z) * path_weights(z, bits)  # (n_distinct, L)
+                contrib = per_pattern[inverse].reshape(group.size, n_rows, L).transpose(1, 0, 2)
+                self._add(path, contrib, path.leaf_features[group, :L], group, extra, rows)
 
     def _direct(self, path: _Paths, slot, leaves, extra, rows):
         """The polynomial on the rows' own one fractions (long paths, fractional rows)."""
