@@ -42,6 +42,7 @@ __all__ = [
     "Explanation",
     "expected_value",
     "path_weights",
+    "path_weights_integral",
     "tree_shap",
 ]
 
@@ -139,6 +140,31 @@ def path_weights(z: np.ndarray, o: np.ndarray) -> np.ndarray:
         q[..., k - 1] = (C[..., k] - b * q[..., k]) / a
     W = np.where(neither, 0.0, q @ shapley)
     return W
+
+
+def path_weights_integral(z: np.ndarray, o: np.ndarray) -> np.ndarray:
+    """:func:`path_weights` as an integral, :eq:`eq-shap-path-integral` (chapter 17).
+
+    ``k! (L-1-k)! / L!`` is the Beta integral of ``t^k (1-t)^(L-1-k)`` over
+    [0, 1], so ``W_i`` is the integral of ``prod_{j != i} (z_j (1-t) + o_j t)``,
+    a polynomial of degree ``L - 1``: Gauss-Legendre quadrature with
+    ``L // 2 + 1`` nodes is exact. No recursion runs over the path, so all
+    elements, leaves and rows are one array operation.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    o = np.asarray(o, dtype=np.float64)
+    z, o = np.broadcast_arrays(z, o)
+    L = z.shape[-1]
+    nodes, weights = np.polynomial.legendre.leggauss(L // 2 + 1)
+    t = (nodes + 1.0) / 2.0
+    g = z[..., None, :] * (1.0 - t[:, None]) + o[..., None, :] * t[:, None]  # (..., Q, L)
+    product = np.prod(g, axis=-1, keepdims=True)
+    # prod over j != i is the product divided by factor i; a factor 0 makes
+    # the element's own term (o_i - z_i) zero, so its weight is set to 0.
+    zero = g == 0
+    others = product / np.where(zero, 1.0, g)
+    others = np.where(zero, 0.0, others)
+    return np.einsum("...qi,q->...i", others, weights / 2.0)
 
 
 def _interventional_coefficients(L: int) -> np.ndarray:
@@ -413,7 +439,7 @@ class _Explainer:
             else:
                 z = np.stack([self.paths[t].leaf_z[j, :L] for t, j in group])
                 o = ((np.arange(n_pat)[:, None] >> np.arange(L)) & 1).astype(np.float64)
-                w = (o[None] - z[:, None]) * path_weights(z[:, None, :], o[None])
+                w = (o[None] - z[:, None]) * path_weights_integral(z[:, None, :], o[None])
             for g, key in enumerate(group):
                 weights[key] = w[g]
         self.plans = []
@@ -515,7 +541,7 @@ class _Explainer:
                 which = distinct >> L
                 bits = ((distinct[:, None] >> np.arange(L)) & 1).astype(np.float64)
                 z = path.leaf_z[group[which], :L]
-                per_pattern = (bits - z) * path_weights(z, bits)  # (n_distinct, L)
+                per_pattern = (bits - z) * path_weights_integral(z, bits)  # (n_distinct, L)
                 contrib = per_pattern[inverse].reshape(group.size, n_rows, L).transpose(1, 0, 2)
                 self._add(path, contrib, path.leaf_features[group, :L], group, extra, rows)
 
@@ -532,7 +558,7 @@ class _Explainer:
                 group = same[start : start + step]
                 o = path.one_fractions(slot, group)[:, :, :L]
                 z = path.leaf_z[group, :L][None, :, :]
-                contrib = (o - z) * path_weights(z, o)  # (rows, leaves, L)
+                contrib = (o - z) * path_weights_integral(z, o)  # (rows, leaves, L)
                 self._add(path, contrib, path.leaf_features[group, :L], group, extra, rows)
 
     def _direct_interventional(self, path, slot, leaves, extra, rows):
