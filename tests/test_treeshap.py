@@ -29,6 +29,7 @@ from mltrees.inspection import (
     brute_force_shap,
     path_dependent_value,
     path_weights,
+    path_weights_integral,
     shapley_values,
     tree_shap,
     view_of,
@@ -83,6 +84,7 @@ def test_path_weights_equal_the_sum_over_subsets(seed, L):
     o = rng.choice([0.0, 1.0, 0.3], L)
     z[rng.random(L) < 0.2] = 0.0
     W = path_weights(z, o)
+    W_integral = path_weights_integral(z, o)
     for i in range(L):
         others = [j for j in range(L) if j != i]
         expected = 0.0
@@ -99,6 +101,8 @@ def test_path_weights_equal_the_sum_over_subsets(seed, L):
         if o[i] == 0 and z[i] == 0:
             expected = 0.0
         assert W[i] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+        if not (o[i] == 0 and z[i] == 0):
+            assert W_integral[i] == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
 # ----------------------------------------------------------------------------

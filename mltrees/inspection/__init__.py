@@ -34,7 +34,13 @@ from mltrees.inspection.shapley import (
     shapley_values,
     shapley_weight,
 )
-from mltrees.inspection.treeshap import Explanation, expected_value, path_weights, tree_shap
+from mltrees.inspection.treeshap import (
+    Explanation,
+    expected_value,
+    path_weights,
+    path_weights_integral,
+    tree_shap,
+)
 
 __all__ = [
     "Explanation",
@@ -49,6 +55,7 @@ __all__ = [
     "partial_dependence",
     "path_dependent_value",
     "path_weights",
+    "path_weights_integral",
     "permutation_importance",
     "plot_importance",
     "plot_partial_dependence",
