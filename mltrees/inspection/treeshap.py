@@ -14,13 +14,18 @@ path weights are the coefficients of ``prod_j (z_j + o_j t)``
 (:eq:`eq-shap-polynomial`): EXTEND multiplies by one factor, UNWIND divides
 one out (Lundberg, Erion & Lee 2018, Algorithm 2).
 
+The weights are evaluated as the integral :eq:`eq-shap-path-integral` by
+Gauss-Legendre quadrature (exact), one array operation for all elements;
+:func:`path_weights` is the EXTEND/UNWIND form they are checked against.
+
 Computation is vectorised over rows. When every ``o`` is 0 or 1 (no row is
 split over several branches), the contribution of a leaf depends on the
 row only through the pattern of followed features, a bit mask of at most
-``2^L`` values: the weights of every pattern are computed once per leaf
-(the "precomputed" variant of Yang 2021) and each row gathers its own.
-Long paths and fractional rows (C4.5's missing values) run the polynomial
-directly on the rows' fractions.
+``2^L`` values: for short paths the weights of every pattern are computed
+once per leaf (the "precomputed" variant of Yang 2021) and each row gathers
+its own; long paths are computed once per distinct (leaf, pattern) of a
+block of rows; fractional rows (C4.5's missing values) on their own
+fractions.
 """
 
 from __future__ import annotations
