@@ -5,7 +5,7 @@ function names the book equation it implements; the chapters import this
 package and never keep private copies of an algorithm.
 """
 
-from mltrees import losses
+from mltrees import inspection, losses
 from mltrees.criteria import gini, misclassification_error
 from mltrees.ensemble import (
     AdaBoostClassifier,
@@ -100,6 +100,7 @@ __all__ = [
     "gini",
     "import_lightgbm",
     "import_xgboost",
+    "inspection",
     "joint_entropy",
     "kl_divergence",
     "load_model",

@@ -1,0 +1,69 @@
+"""Explaining tree models: SHAP values, feature importances, partial dependence (chapter 17).
+
+* :func:`tree_shap`: exact SHAP values of every axis-aligned mltrees tree model
+  (path-dependent or interventional), :mod:`~mltrees.inspection.treeshap`;
+* :func:`brute_force_shap`, :func:`shapley_values`: the exponential definition,
+  :mod:`~mltrees.inspection.shapley`;
+* :func:`importance`, :func:`permutation_importance`: split counts, gain, cover,
+  permutation, :mod:`~mltrees.inspection.importance`;
+* :func:`partial_dependence`, :func:`ice_curves`, :func:`tree_partial_dependence`;
+* plots with matplotlib only: :func:`summary_plot`, :func:`dependence_plot`,
+  :func:`plot_partial_dependence`, :func:`plot_importance`.
+
+A new model type is explained by registering one adapter
+(:func:`register_adapter`) that writes it as a :class:`TreeModelView`.
+"""
+
+from mltrees.inspection._adapters import TreeModelView, register_adapter, view_of
+from mltrees.inspection.importance import importance, node_gains, permutation_importance
+from mltrees.inspection.partial_dependence import (
+    ice_curves,
+    partial_dependence,
+    tree_partial_dependence,
+)
+from mltrees.inspection.plots import (
+    dependence_plot,
+    plot_importance,
+    plot_partial_dependence,
+    summary_plot,
+)
+from mltrees.inspection.shapley import (
+    brute_force_shap,
+    interventional_value,
+    path_dependent_value,
+    shapley_values,
+    shapley_weight,
+)
+from mltrees.inspection.treeshap import (
+    Explanation,
+    expected_value,
+    path_weights,
+    path_weights_integral,
+    tree_shap,
+)
+
+__all__ = [
+    "Explanation",
+    "TreeModelView",
+    "brute_force_shap",
+    "dependence_plot",
+    "expected_value",
+    "ice_curves",
+    "importance",
+    "interventional_value",
+    "node_gains",
+    "partial_dependence",
+    "path_dependent_value",
+    "path_weights",
+    "path_weights_integral",
+    "permutation_importance",
+    "plot_importance",
+    "plot_partial_dependence",
+    "register_adapter",
+    "shapley_values",
+    "shapley_weight",
+    "summary_plot",
+    "tree_partial_dependence",
+    "tree_shap",
+    "view_of",
+]

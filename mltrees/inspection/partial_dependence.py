@@ -1,0 +1,127 @@
+"""Partial dependence and ICE curves (Friedman 2001; Goldstein et al. 2015), chapter 17.
+
+The partial dependence of ``f`` on feature ``j`` at value ``v`` averages the
+model over the data with column ``j`` set to ``v`` (:eq:`eq-partial-dependence`);
+the curves of the single rows before averaging are the ICE curves. For tree
+models Friedman's weighted traversal computes a different average, over the
+trees' covers: the path-dependent value of the coalition ``{j}``
+(:eq:`eq-shap-path-value`).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from mltrees.inspection._adapters import view_of
+from mltrees.inspection.shapley import path_dependent_value
+
+__all__ = ["ice_curves", "partial_dependence", "tree_partial_dependence"]
+
+
+def _column(X, feature):
+    if isinstance(X, pd.DataFrame) and isinstance(feature, str):
+        if feature not in X.columns:
+            raise ValueError(f"feature {feature!r} is not a column of X")
+        return X.columns.get_loc(feature)
+    if isinstance(feature, bool) or not isinstance(feature, numbers.Integral):
+        raise TypeError(f"feature must be a column index (or a column name), got {feature!r}")
+    if not 0 <= feature < X.shape[1]:
+        raise ValueError(f"feature must be in [0, {X.shape[1]}), got {feature}")
+    return int(feature)
+
+
+def _grid(values, grid, grid_resolution):
+    if grid is not None:
+        return np.asarray(grid, dtype=np.float64)
+    if (
+        isinstance(grid_resolution, bool)
+        or not isinstance(grid_resolution, numbers.Integral)
+        or grid_resolution < 2
+    ):
+        raise ValueError(f"grid_resolution must be an int >= 2, got {grid_resolution!r}")
+    values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    distinct = np.unique(values)
+    if distinct.size <= grid_resolution:
+        return distinct
+    # Percentiles 5-95, as scikit-learn: the tails hold too few rows to average over.
+    return np.unique(np.quantile(values, np.linspace(0.05, 0.95, grid_resolution)))
+
+
+def ice_curves(predict, X, feature, *, grid=None, grid_resolution: int = 20):
+    """Individual conditional expectation: ``f(x_i with x_j = v)`` for every row and grid value.
+
+    Parameters
+    ----------
+    predict : callable
+        ``predict(X) -> (n,)``, e.g. ``model.predict`` or
+        ``lambda X: model.predict_proba(X)[:, 1]``.
+    X : array_like or DataFrame (n, p)
+    feature : int or str
+        Numeric column.
+    grid : array_like, optional
+        Values of the feature; default: ``grid_resolution`` quantiles.
+
+    Returns
+    -------
+    grid : ndarray (G,)
+    curves : ndarray (n, G)
+    """
+    if not callable(predict):
+        raise TypeError(f"predict must be a callable, got {predict!r}")
+    frame = isinstance(X, pd.DataFrame)
+    if not frame:
+        X = np.asarray(X, dtype=np.float64)
+    j = _column(X, feature)
+    column = X.iloc[:, j].to_numpy() if frame else X[:, j]
+    grid = _grid(column, grid, grid_resolution)
+    n = X.shape[0]
+    # All grid values in one call: the rows repeated G times, column j replaced.
+    if frame:
+        stacked = pd.concat([X] * grid.size, ignore_index=True)
+        stacked.iloc[:, j] = np.repeat(grid, n)
+    else:
+        stacked = np.tile(X, (grid.size, 1))
+        stacked[:, j] = np.repeat(grid, n)
+    out = np.asarray(predict(stacked), dtype=np.float64).reshape(grid.size, n)
+    return grid, out.T
+
+
+def partial_dependence(predict, X, feature, *, grid=None, grid_resolution: int = 20):
+    """Partial dependence, :eq:`eq-partial-dependence`: the mean of the ICE curves.
+
+    Returns ``(grid, average)``; see :func:`ice_curves` for the parameters.
+    """
+    grid, curves = ice_curves(predict, X, feature, grid=grid, grid_resolution=grid_resolution)
+    return grid, curves.mean(axis=0)
+
+
+def tree_partial_dependence(model, X, feature, grid) -> np.ndarray:
+    """Friedman's weighted traversal: ``E[f | x_j = v]`` along the trees' covers.
+
+    The path-dependent value :eq:`eq-shap-path-value` of the coalition
+    ``{j}`` with ``x_j`` on the grid (the other columns of ``X`` are not
+    read). On the training rows it equals :func:`partial_dependence` when
+    ``x_j`` is independent of the features tested along with it (chapter 17).
+
+    Returns
+    -------
+    ndarray (G, n_outputs), or (G,) for one output.
+    """
+    view = view_of(model)
+    frame = isinstance(X, pd.DataFrame)
+    j = _column(X, feature)
+    grid = np.asarray(grid, dtype=np.float64)
+    rows = X.iloc[np.zeros(grid.size, dtype=np.intp)].copy() if frame else None
+    if frame:
+        rows.iloc[:, j] = grid
+    else:
+        rows = np.tile(np.asarray(X, dtype=np.float64)[:1], (grid.size, 1))
+        rows[:, j] = grid
+    coalition = np.zeros(view.n_features, dtype=bool)
+    coalition[j] = True
+    out = path_dependent_value(view, rows, coalition)
+    return out[:, 0] if view.squeeze else out

@@ -1,0 +1,137 @@
+"""Pictures of explanations with matplotlib only: beeswarm, dependence, PD/ICE (chapter 17)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "dependence_plot",
+    "plot_importance",
+    "plot_partial_dependence",
+    "summary_plot",
+]
+
+
+def _axes(ax):
+    import matplotlib.pyplot as plt
+
+    return plt.gca() if ax is None else ax
+
+
+def _values_2d(explanation, output):
+    values = np.asarray(explanation.values)
+    if values.ndim == 3:
+        if output is None:
+            raise ValueError(
+                "explanation has one column of values per output; choose one with output="
+            )
+        values = values[:, :, output]
+    return values
+
+
+def _swarm_offsets(values: np.ndarray, n_bins: int = 60, width: float = 0.4) -> np.ndarray:
+    """Vertical offsets that spread points of similar value: a row of a beeswarm.
+
+    Points are binned by value; the k-th point of a bin goes to
+    ``+-ceil(k/2)`` steps from the centre line, so the row's thickness shows
+    the density.
+    """
+    n = values.size
+    if n == 0:
+        return np.zeros(0)
+    span = np.ptp(values) or 1.0
+    bins = np.minimum(((values - values.min()) / span * n_bins).astype(np.intp), n_bins - 1)
+    order = np.argsort(bins, kind="stable")
+    sorted_bins = bins[order]
+    first = np.searchsorted(sorted_bins, sorted_bins, side="left")
+    rank = np.arange(n) - first
+    step = (rank + 1) // 2 * np.where(rank % 2 == 0, 1.0, -1.0)
+    height = np.bincount(bins, minlength=n_bins).max()
+    offsets = np.empty(n)
+    offsets[order] = step * (2 * width / max(height, 1))
+    return offsets
+
+
+def summary_plot(explanation, *, output=None, max_display: int = 12, ax=None, cmap="coolwarm"):
+    """Beeswarm of SHAP values: one row per feature, one point per row, colour = feature value.
+
+    Features are sorted by mean ``|phi|``; colours are the feature's value
+    as a percentile among the rows (blue low, red high), NaN in grey.
+    """
+    values = _values_2d(explanation, output)
+    data = np.asarray(explanation.data, dtype=np.float64)
+    names = list(explanation.feature_names)
+    ax = _axes(ax)
+    import matplotlib as mpl
+
+    order = np.argsort(np.abs(values).mean(axis=0))[::-1][:max_display]
+    colormap = mpl.colormaps[cmap]
+    for row, j in enumerate(order[::-1]):
+        x = data[:, j]
+        known = ~np.isnan(x)
+        rank = np.full(x.shape, np.nan)
+        if known.any():
+            low, high = np.nanpercentile(x, [5, 95])
+            rank[known] = np.clip((x[known] - low) / ((high - low) or 1.0), 0, 1)
+        y = row + _swarm_offsets(values[:, j])
+        colours = np.where(known[:, None], colormap(np.nan_to_num(rank)), (0.6, 0.6, 0.6, 1.0))
+        ax.scatter(values[:, j], y, c=colours, s=8, linewidths=0, rasterized=True)
+    ax.axvline(0.0, color="0.5", lw=0.8)
+    ax.set_yticks(range(len(order)))
+    ax.set_yticklabels([names[j] for j in order[::-1]])
+    ax.set_xlabel("SHAP value (impact on the explained output)")
+    mappable = mpl.cm.ScalarMappable(cmap=colormap)
+    bar = ax.figure.colorbar(mappable, ax=ax, ticks=[0, 1], aspect=40, pad=0.02)
+    bar.set_ticklabels(["low", "high"])
+    bar.set_label("feature value")
+    return ax
+
+
+def dependence_plot(explanation, feature, *, color_by=None, output=None, ax=None):
+    """SHAP value of one feature against its value; colour by a second feature if given.
+
+    The vertical spread at a given value is what the other features add
+    (interactions): with ``color_by`` it shows which feature does.
+    """
+    values = _values_2d(explanation, output)
+    names = list(explanation.feature_names)
+    j = names.index(feature) if isinstance(feature, str) else int(feature)
+    data = np.asarray(explanation.data, dtype=np.float64)
+    ax = _axes(ax)
+    if color_by is None:
+        ax.scatter(data[:, j], values[:, j], s=8, color="tab:blue", linewidths=0)
+    else:
+        k = names.index(color_by) if isinstance(color_by, str) else int(color_by)
+        points = ax.scatter(data[:, j], values[:, j], s=8, c=data[:, k], cmap="coolwarm")
+        ax.figure.colorbar(points, ax=ax, label=names[k])
+    ax.axhline(0.0, color="0.5", lw=0.8)
+    ax.set_xlabel(names[j])
+    ax.set_ylabel(f"SHAP value of {names[j]}")
+    return ax
+
+
+def plot_partial_dependence(grid, average=None, curves=None, *, ax=None, n_curves: int = 50):
+    """Partial dependence (thick) over ICE curves (thin), as from :func:`ice_curves`."""
+    ax = _axes(ax)
+    if curves is not None:
+        curves = np.asarray(curves)
+        step = max(1, curves.shape[0] // n_curves)
+        ax.plot(grid, curves[::step].T, color="tab:blue", alpha=0.2, lw=0.8)
+        if average is None:
+            average = curves.mean(axis=0)
+    if average is not None:
+        ax.plot(grid, average, color="black", lw=2.5, label="partial dependence")
+        ax.legend()
+    return ax
+
+
+def plot_importance(values, feature_names, *, ax=None, max_display: int = 12, xlabel=""):
+    """Horizontal bars of importances, largest on top."""
+    values = np.asarray(values, dtype=np.float64)
+    order = np.argsort(values)[::-1][:max_display][::-1]
+    ax = _axes(ax)
+    ax.barh(range(order.size), values[order], color="tab:blue")
+    ax.set_yticks(range(order.size))
+    ax.set_yticklabels([feature_names[j] for j in order])
+    ax.set_xlabel(xlabel)
+    return ax

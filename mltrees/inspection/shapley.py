@@ -1,0 +1,160 @@
+"""Shapley values by their definition: enumerate every coalition (chapter 17).
+
+The cost is ``2^p`` evaluations of the value function, each vectorised over
+rows, so this is for a handful of features: it is the reference that
+TreeSHAP (:mod:`mltrees.inspection.treeshap`) must reproduce.
+"""
+
+from __future__ import annotations
+
+from math import factorial
+
+import numpy as np
+import pandas as pd
+
+from mltrees.inspection._adapters import view_of
+from mltrees.tree._tree import CATEGORICAL_NODE, MISSING_ALL_BRANCHES, MISSING_NONE
+
+__all__ = [
+    "brute_force_shap",
+    "interventional_value",
+    "path_dependent_value",
+    "shapley_values",
+    "shapley_weight",
+]
+
+MAX_PLAYERS = 16
+
+
+def shapley_weight(size: int, n_players: int) -> float:
+    """``|S|! (p - |S| - 1)! / p!``: the weight of coalition S in :eq:`eq-shapley`."""
+    return factorial(size) * factorial(n_players - size - 1) / factorial(n_players)
+
+
+def shapley_values(value, n_players: int) -> np.ndarray:
+    """Shapley values of a game by enumeration of all coalitions, :eq:`eq-shapley` (chapter 17).
+
+    Parameters
+    ----------
+    value : callable
+        ``value(coalition)`` with ``coalition`` a boolean array of length
+        ``n_players``; returns a number or an array (e.g. one value per row).
+    n_players : int
+
+    Returns
+    -------
+    ndarray of shape ``(n_players,) + value's shape``; for row-wise values
+    of shape (n, ...) the players' axis is moved to position 1: (n, p, ...).
+    """
+    if not isinstance(n_players, (int, np.integer)) or not 1 <= n_players <= MAX_PLAYERS:
+        raise ValueError(f"n_players must be an int in [1, {MAX_PLAYERS}], got {n_players!r}")
+    p = int(n_players)
+    masks = np.arange(1 << p)
+    members = ((masks[:, None] >> np.arange(p)) & 1).astype(bool)
+    v = np.stack([np.asarray(value(members[s]), dtype=np.float64) for s in masks])
+    phi = np.zeros((p, *v.shape[1:]))
+    for i in range(p):
+        without = masks[~members[:, i]]
+        sizes = members[without].sum(axis=1)
+        weights = np.array([shapley_weight(int(k), p) for k in sizes])
+        gain = v[without | (1 << i)] - v[without]
+        phi[i] = np.tensordot(weights, gain, axes=1)
+    return np.moveaxis(phi, 0, 1) if phi.ndim > 1 else phi
+
+
+def _route(tree, node: int, x: np.ndarray) -> np.ndarray:
+    """The slot each row takes at ``node`` (-1: stops there, -2: split over all branches)."""
+    value = x[:, int(tree.feature[node])]
+    if tree.kind[node] == CATEGORICAL_NODE:
+        codes = np.where(np.isnan(value), -1, value).astype(np.intp)
+        known = (codes >= 0) & (codes < tree.n_categories[node])
+        slot = np.where(
+            known, tree.route_table[tree.route_offset[node] + np.where(known, codes, 0)], -1
+        )
+    else:
+        slot = (value > tree.threshold[node]).astype(np.intp)
+    if (tree.missing_slot != MISSING_NONE).any():
+        ms = int(tree.missing_slot[node])
+        fill = ms if ms >= 0 else (-2 if ms == MISSING_ALL_BRANCHES else -1)
+        slot = np.where(np.isnan(value), fill, slot)
+    return slot
+
+
+def _tree_value(tree, table, x: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """:eq:`eq-shap-path-value` for one tree: the recursion of Lundberg et al.'s Algorithm 1.
+
+    A node testing a feature of the coalition sends the row where its value
+    goes; any other node sends it down every branch with the branch's share
+    of the training cover. A node loop: this is the definition, for small trees.
+    """
+    n = x.shape[0]
+    fraction = tree.branch_fraction()
+    weight = np.zeros((n, tree.node_count))
+    weight[:, 0] = 1.0
+    out = np.zeros((n, table.shape[1]))
+    for node in np.argsort(tree.depth, kind="stable"):
+        w = weight[:, node]
+        if tree.feature[node] < 0:
+            out += w[:, None] * table[node]
+            continue
+        children = tree.first_child[node] + np.arange(tree.n_children[node])
+        if known[int(tree.feature[node])]:
+            slot = _route(tree, node, x)
+            out += (w * (slot == -1))[:, None] * table[node]
+            for k, c in enumerate(children):
+                weight[:, c] = w * ((slot == k) + (slot == -2) * fraction[c])
+        else:
+            for c in children:
+                weight[:, c] = w * fraction[c]
+    return out
+
+
+def path_dependent_value(model, X, coalition) -> np.ndarray:
+    """``E[f(x) | x_S]`` along the trees' covers, :eq:`eq-shap-path-value`, shape (n, n_outputs)."""
+    view = view_of(model)
+    x = view.encode(X)
+    known = np.asarray(coalition, dtype=bool)
+    out = np.tile(view.base, (x.shape[0], 1))
+    for tree, table, cols in zip(view.trees, view.tables, view.columns, strict=True):
+        out[:, cols] += _tree_value(tree, np.asarray(table, dtype=np.float64), x, known)
+    return out
+
+
+def _hybrid(X, background, coalition, n_rows: int, n_background: int):
+    """Every (row, background row) pair with the row's values on the coalition."""
+    rows = np.repeat(np.arange(n_rows), n_background)
+    bgs = np.tile(np.arange(n_background), n_rows)
+    if isinstance(X, pd.DataFrame):
+        out = background.iloc[bgs].reset_index(drop=True).copy()
+        for j in np.flatnonzero(coalition):
+            out.iloc[:, j] = X.iloc[rows, j].to_numpy()
+        return out
+    X = np.asarray(X)
+    background = np.asarray(background)
+    return np.where(coalition[None, :], X[rows], background[bgs])
+
+
+def interventional_value(model, X, background, coalition) -> np.ndarray:
+    """``mean_b f(x_S, b_{not S})``, :eq:`eq-shap-interventional`, by calling the model itself."""
+    view = view_of(model)
+    n = len(X)
+    nb = len(background)
+    hybrid = _hybrid(X, background, np.asarray(coalition, dtype=bool), n, nb)
+    out = view.output(hybrid)
+    return out.reshape(n, nb, -1).mean(axis=1)
+
+
+def brute_force_shap(model, X, *, background=None) -> np.ndarray:
+    """SHAP values by enumeration of the ``2^p`` coalitions, :eq:`eq-shapley` (chapter 17).
+
+    Path-dependent (:func:`path_dependent_value`) or, given ``background``,
+    interventional (:func:`interventional_value`). Same shapes as
+    :func:`~mltrees.inspection.tree_shap`'s ``values``.
+    """
+    view = view_of(model)
+    p = view.n_features
+    if background is None:
+        phi = shapley_values(lambda s: path_dependent_value(view, X, s), p)
+    else:
+        phi = shapley_values(lambda s: interventional_value(view, X, background, s), p)
+    return phi[:, :, 0] if view.squeeze else phi

@@ -1,0 +1,129 @@
+"""Feature importances and partial dependence (chapter 17).
+
+* Split counts, gains and covers equal XGBoost's ``get_score`` on identically
+  grown models, and scikit-learn's MDI on an identical CART tree.
+* The gain of a split is the drop of the squared error computed from the rows.
+* Permutation importance is exactly 0 for a feature the model never reads.
+* Partial dependence equals scikit-learn's (brute force), and the tree
+  traversal equals scikit-learn's ``method="recursion"``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes
+
+import mltrees
+from mltrees.inspection import (
+    ice_curves,
+    importance,
+    partial_dependence,
+    permutation_importance,
+    tree_partial_dependence,
+)
+
+xgb = pytest.importorskip("xgboost")
+sys.path.insert(0, str(Path(__file__).parent))
+from test_xgboost import _data, _xgb_margin  # noqa: E402
+
+XGB_KINDS = {"weight": "split", "gain": "gain", "cover": "cover"}
+XGB_KINDS.update({"total_gain": "total_gain", "total_cover": "total_cover"})
+
+
+@pytest.mark.parametrize("xgb_kind", sorted(XGB_KINDS))
+def test_importance_kinds_equal_xgboost_get_score(xgb_kind):
+    X, y = _data("diabetes")
+    params = {"learning_rate": 0.3, "max_depth": 4, "base_score": 150.0, "reg_lambda": 2.0}
+    booster, _ = _xgb_margin(X, y, "reg:squarederror", 25, params)
+    model = mltrees.XGBoostRegressor(n_estimators=25, **params).fit(X, y)
+    scores = booster.get_score(importance_type=xgb_kind)
+    expected = np.array([scores.get(f"f{j}", 0.0) for j in range(X.shape[1])])
+    ours = importance(model, XGB_KINDS[xgb_kind])
+    np.testing.assert_allclose(ours, expected, rtol=2e-5)
+
+
+def test_gain_of_one_split_is_the_drop_of_squared_error():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = 3 * (X[:, 1] > 0.2) + rng.normal(size=200)
+    model = mltrees.CARTRegressor(max_depth=1).fit(X, y)
+    left = X[:, 1] <= model.tree_.threshold[0]
+    sse = lambda v: ((v - v.mean()) ** 2).sum()  # noqa: E731
+    drop = sse(y) - sse(y[left]) - sse(y[~left])
+    np.testing.assert_allclose(importance(model, "total_gain"), [0.0, drop, 0.0], rtol=1e-10)
+    np.testing.assert_array_equal(importance(model, "split"), [0, 1, 0])
+    np.testing.assert_allclose(importance(model, "cover"), [0, 200, 0])
+
+
+def test_normalised_total_gain_is_sklearn_mdi_on_an_identical_tree():
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = load_diabetes(return_X_y=True)
+    X = X.astype(np.float32).astype(np.float64)
+    theirs = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    ours = mltrees.CARTRegressor(max_depth=3).fit(X, y)
+    np.testing.assert_allclose(
+        importance(ours, "total_gain", normalize=True), theirs.feature_importances_, atol=1e-12
+    )
+
+
+def test_importance_rejects_unknown_kinds():
+    model = mltrees.CARTRegressor(max_depth=1).fit([[0.0], [1.0]], [0.0, 1.0])
+    with pytest.raises(ValueError, match="kind must be one of"):
+        importance(model, "weight")
+    with pytest.raises(TypeError, match="normalize must be a bool"):
+        importance(model, "gain", normalize="yes")
+
+
+def test_permutation_importance_is_zero_for_an_unused_feature():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=300)
+    wide = mltrees.CARTRegressor(max_depth=3).fit(X, y)
+    unused = np.flatnonzero(importance(wide, "split") == 0)
+    assert unused.size  # the depth-3 tree never splits on some noise column
+    result = permutation_importance(wide, X, y, n_repeats=3, random_state=0)
+    np.testing.assert_array_equal(result["importances"][unused], 0.0)
+    assert result["importances_mean"][0] > 0.5
+    assert result["baseline"] == pytest.approx(wide.score(X, y))
+    with pytest.raises(ValueError, match="n_repeats"):
+        permutation_importance(wide, X, y, n_repeats=0)
+
+
+def test_partial_dependence_equals_sklearn_brute_force():
+    from sklearn.inspection import partial_dependence as sk_partial_dependence
+
+    X, y = load_diabetes(return_X_y=True)
+    model = mltrees.GradientBoostingRegressor(n_estimators=20, max_depth=3).fit(X, y)
+    theirs = sk_partial_dependence(model, X, [2], grid_resolution=15, method="brute", kind="both")
+    grid, average = partial_dependence(model.predict, X, 2, grid=theirs["grid_values"][0])
+    _, curves = ice_curves(model.predict, X, 2, grid=grid)
+    np.testing.assert_allclose(average, theirs["average"][0], rtol=1e-12)
+    np.testing.assert_allclose(curves, theirs["individual"][0], rtol=1e-12)
+
+
+def test_partial_dependence_of_an_additive_function_is_its_own_term():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(100, 2))
+    f = lambda Z: np.sin(Z[:, 0]) + Z[:, 1] ** 2  # noqa: E731
+    grid, average = partial_dependence(f, X, 0, grid=[-1.0, 0.0, 2.0])
+    np.testing.assert_allclose(average, np.sin(grid) + np.mean(X[:, 1] ** 2))
+
+
+def test_tree_traversal_equals_sklearn_recursion_on_an_identical_tree():
+    from sklearn.inspection import partial_dependence as sk_partial_dependence
+    from sklearn.tree import DecisionTreeRegressor
+
+    X, y = load_diabetes(return_X_y=True)
+    X = X.astype(np.float32).astype(np.float64)
+    theirs = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    ours = mltrees.CARTRegressor(max_depth=3).fit(X, y)
+    expected = sk_partial_dependence(theirs, X, [8], grid_resolution=12, method="recursion")
+    grid = expected["grid_values"][0]
+    np.testing.assert_allclose(
+        tree_partial_dependence(ours, X, 8, grid), expected["average"][0], rtol=1e-10
+    )
