@@ -214,10 +214,9 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         if first:
             declared = declare_classes(y, classes)
         codes = self._encode(X, first=first)
+        labels = encode_labels(y, declared if first else self.classes_, codes.shape[0])
         if first:
             self.classes_ = declared
-        labels = encode_labels(y, self.classes_, codes.shape[0])
-        if first:
             self._X = np.zeros((0, self.n_features_in_), dtype=np.intp)
             self._y = np.zeros(0, dtype=np.intp)
             self._n_values = 1
