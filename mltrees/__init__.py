@@ -18,6 +18,7 @@ from mltrees.ensemble import (
     XGBoostClassifier,
     XGBoostRegressor,
 )
+from mltrees.incremental import HoeffdingTreeClassifier, ID5RClassifier, hoeffding_bound
 from mltrees.information import (
     conditional_entropy,
     contingency_table,
@@ -55,7 +56,9 @@ __all__ = [
     "DecisionTreeRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
+    "HoeffdingTreeClassifier",
     "ID3Classifier",
+    "ID5RClassifier",
     "RandomForestClassifier",
     "RandomForestRegressor",
     "RuleSetClassifier",
@@ -69,6 +72,7 @@ __all__ = [
     "export_text",
     "extract_rules",
     "gini",
+    "hoeffding_bound",
     "joint_entropy",
     "kl_divergence",
     "losses",

@@ -51,8 +51,7 @@ def check_columns(estimator, table: pd.DataFrame, name: str = "X") -> None:
     declared = getattr(estimator, "feature_names_in_", None)
     if declared is not None and names is not None and list(names) != list(declared):
         raise ValueError(
-            f"{name} has feature names {list(names)}, but the first batch declared "
-            f"{list(declared)}"
+            f"{name} has feature names {list(names)}, but the first batch declared {list(declared)}"
         )
 
 

@@ -70,12 +70,6 @@ def _entropy_bits(weights: np.ndarray) -> np.ndarray:
     return terms.sum(axis=-1)
 
 
-def _ordered_sum(weights: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """Row sums added left to right in ``rank`` order (as Python's ``sum`` of a dict)."""
-    order = np.argsort(rank, axis=1, kind="stable")
-    return np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)[:, -1]
-
-
 def _gini(weights: np.ndarray) -> np.ndarray:
     total = weights.sum(axis=-1)
     p = weights / np.where(total > 0, total, 1.0)[..., None]
@@ -201,7 +195,9 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             check_columns(self, table)
         for j in range(table.shape[1]):
             column = table.iloc[:, j]
-            if not (pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)):
+            if not (
+                pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+            ):
                 raise ValueError(
                     f"column {table.columns[j]!r} of X is not numeric ({column.dtype}); "
                     "HoeffdingTreeClassifier takes numeric features only (one-hot encode "
@@ -225,15 +221,10 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         shape = (1, n_features, n_classes)
         self._class_w = np.zeros((1, n_classes))
         self._present = np.zeros((1, n_classes), dtype=bool)  # river's class keys of a leaf
-        # river counts the weight since a leaf's last attempt as the difference of
-        # two float sums of its class weights, in the order the classes first came
-        # (a Python dict); with fractional weights inherited at a split, that
-        # difference can fall a hair short of grace_period and delay the attempt
-        # by a row. The same arithmetic here keeps the decisions identical.
-        self._last = np.zeros(1)  # the leaf's weight at its last attempt (or creation)
-        self._rank = np.full((1, n_classes), np.inf)  # when each class key was added
-        self._seen_at = np.full((1, n_classes), np.inf)  # first row of each class while active
-        self._clock = 0
+        # The weight since a leaf's last attempt, counted directly. river takes the
+        # difference of two float sums of class weights, which a split's fractional
+        # weights can leave a hair below grace_period (an attempt one row late).
+        self._since = np.zeros(1)
         self._active = np.ones(1, dtype=bool)
         self._g_n = np.zeros(shape)
         self._g_mean = np.zeros(shape)
@@ -247,9 +238,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     _SLOT_ARRAYS = (
         "_class_w",
         "_present",
-        "_last",
-        "_rank",
-        "_seen_at",
+        "_since",
         "_active",
         "_g_n",
         "_g_mean",
@@ -266,25 +255,22 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             s = self._free_slots.pop()
         else:
             s = self._class_w.shape[0]
-            fill = {"_g_min": np.inf, "_g_max": -np.inf, "_active": True, "_rank": np.inf}
-            fill["_seen_at"] = np.inf
+            fill = {"_g_min": np.inf, "_g_max": -np.inf, "_active": True}
             for name in self._SLOT_ARRAYS:
                 arr = getattr(self, name)
-                extra = np.full((1,) + arr.shape[1:], fill.get(name, 0), dtype=arr.dtype)
+                extra = np.full((1, *arr.shape[1:]), fill.get(name, 0), dtype=arr.dtype)
                 setattr(self, name, np.concatenate([arr, extra]))
             return s
         self._class_w[s] = 0
         self._present[s] = False
-        self._last[s] = 0
-        self._rank[s] = np.inf
-        self._seen_at[s] = np.inf
+        self._since[s] = 0
         self._active[s] = True
         for name in ("_g_n", "_g_mean", "_g_m2", "_mc_right", "_nb_right"):
             getattr(self, name)[s] = 0
         self._g_min[s], self._g_max[s] = np.inf, -np.inf
         return s
 
-    def _new_leaf(self, depth, class_w, present, rank):
+    def _new_leaf(self, depth, class_w, present):
         node = self._feature.size
         values = {"_feature": -1, "_threshold": np.nan, "_left": -1, "_right": -1}
         values["_depth"], values["_slot"] = depth, self._new_slot()
@@ -293,8 +279,6 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             setattr(self, name, np.append(arr, np.asarray(values[name], dtype=arr.dtype)))
         s = self._slot[node]
         self._class_w[s], self._present[s] = class_w, present
-        self._rank[s] = np.where(present, rank, np.inf)
-        self._last[s] = _ordered_sum(class_w[None], self._rank[s][None])[0]
         return node
 
     # ------------------------------------------------------------ public API
@@ -375,7 +359,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, pending.size]))
             node = leaf[starts]
             slot = self._slot[node]
-            since = self._weight_after_each_row(pending, labels, w, starts, group, slot)
+            cum = np.cumsum(w)
+            since = cum - np.r_[0.0, cum[starts[1:] - 1]][group] + self._since[slot][group]
             # An attempt is due once seen - last >= grace_period; a leaf at
             # max_depth stops growing after its first row.
             at_limit = (self._depth[node] >= max_depth)[group]
@@ -392,23 +377,6 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             back = np.argsort(pending, kind="stable")
             pending, leaf = pending[back], leaf[back]
         self.n_samples_seen_ += float(weights.sum())
-        self._clock += values.shape[0]
-
-    def _weight_after_each_row(self, rows, labels, w, starts, group, slot):
-        """Weight of each row's leaf after the row minus the leaf's weight at its last attempt."""
-        n_classes = self.classes_.size
-        position = np.arange(rows.size) - starts[group]
-        # Each leaf's class weights after each of its rows, added one row at a
-        # time down the columns of a padded (row position, leaf, class) table:
-        # the float additions river makes, in its order.
-        table = np.zeros((position.max() + 2, starts.size, n_classes))
-        table[0] = self._class_w[slot]
-        table[position + 1, group, labels[rows]] = w
-        class_w = np.cumsum(table, axis=0)[position + 1, group]
-        arrival = np.full((starts.size, n_classes), np.inf)
-        np.minimum.at(arrival, (group, labels[rows]), self._clock + rows.astype(np.float64))
-        rank = np.minimum(self._rank[slot], arrival)[group]
-        return _ordered_sum(class_w, rank) - self._last[slot][group]
 
     def _learn_rows(self, values, labels, weights, rows, slot):
         """Add rows to their leaves' statistics: grouped sums, then Chan's merge of moments."""
@@ -427,10 +395,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             np.add.at(self._nb_right, slot[active], (w * nb_right)[active])
         np.add.at(self._class_w, (slot, y), w)
         self._present[slot, y] = True
-        time = self._clock + rows.astype(np.float64)
-        np.minimum.at(self._rank, (slot, y), time)
-        active = self._active[slot]
-        np.minimum.at(self._seen_at, (slot[active], y[active]), time[active])
+        np.add.at(self._since, slot, w)
         keep = self._active[slot] & (w > 0)
         if not keep.any():
             return
@@ -457,7 +422,11 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         self._g_max[s, :, k] = np.maximum(self._g_max[s, :, k], np.maximum.reduceat(x, starts))
 
     def _candidates(self, s):
-        """Merit of every (feature, threshold) candidate of leaf slot ``s`` (:eq:`eq-gaussian-split`)."""
+        """Merit of every (feature, threshold) candidate of leaf slot ``s``.
+
+        The class weights on each side of a threshold come from the Gaussian
+        estimates (:eq:`eq-gaussian-split`), as river's ``GaussianSplitter``.
+        """
         n = self._g_n[s]  # (F, K)
         seen = n > 0
         low = np.where(seen, self._g_min[s], np.inf).min(axis=1)
@@ -468,7 +437,9 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         valid = (low[:, None] < cut) & (cut < high[:, None])  # (F, S)
         var = np.where(n > 1, self._g_m2[s] / np.where(n > 1, n - 1, 1), 0.0)
         sigma = np.sqrt(np.maximum(var, 0.0))
-        z = (cut[:, :, None] - self._g_mean[s][:, None, :]) / np.where(sigma > 0, sigma, 1)[:, None, :]
+        z = (cut[:, :, None] - self._g_mean[s][:, None, :]) / np.where(sigma > 0, sigma, 1)[
+            :, None, :
+        ]
         cdf = np.where(sigma[:, None, :] > 0, 0.5 * (1.0 + erf(z / math.sqrt(2.0))), 0.0)
         below = cut[:, :, None] < self._g_min[s][:, None, :]
         above = cut[:, :, None] >= self._g_max[s][:, None, :]
@@ -477,9 +448,15 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         wl, wr = left.sum(axis=2), right.sum(axis=2)
         total = wl + wr
         safe = np.where(total > 0, total, 1.0)
-        big = ((wl / safe > self.min_branch_fraction).astype(int) + (wr / safe > self.min_branch_fraction)) >= 2
+        big = (
+            (wl / safe > self.min_branch_fraction).astype(int)
+            + (wr / safe > self.min_branch_fraction)
+        ) >= 2
         if self.split_criterion == "info_gain":
-            merit = _entropy_bits(self._class_w[s]) - (wl * _entropy_bits(left) + wr * _entropy_bits(right)) / safe
+            merit = (
+                _entropy_bits(self._class_w[s])
+                - (wl * _entropy_bits(left) + wr * _entropy_bits(right)) / safe
+            )
         else:
             merit = 1.0 - (wl * _gini(left) + wr * _gini(right)) / safe
         merit = np.where(valid & big & (total > 0), merit, -np.inf)
@@ -493,7 +470,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         s = self._slot[node]
         class_w = self._class_w[s]
         total = class_w.sum()
-        self._last[s] = _ordered_sum(class_w[None], self._rank[s][None])[0]
+        self._since[s] = 0.0
         if self._depth[node] >= max_depth:
             self._active[s] = False
             return
@@ -525,9 +502,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         j = best - 1
         c = best_cut[j]
         depth = self._depth[node] + 1
-        order = self._seen_at[s]  # river's children list classes in the splitter's order
-        left_node = self._new_leaf(depth, left[j, c], left_keys[j, c], order)
-        right_node = self._new_leaf(depth, right[j, c], right_keys[j, c], order)
+        left_node = self._new_leaf(depth, left[j, c], left_keys[j, c])
+        right_node = self._new_leaf(depth, right[j, c], right_keys[j, c])
         self._feature[node], self._threshold[node] = j, cut[j, c]
         self._left[node], self._right[node] = left_node, right_node
         self._slot[node] = -1
@@ -547,7 +523,11 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         var = np.where(n > 1, self._g_m2[slot] / np.where(n > 1, n - 1, 1), 0.0)
         usable = var > 0
         safe_var = np.where(usable, var, 1.0)
-        log_pdf = (x[:, :, None] - self._g_mean[slot]) ** 2 / (-2.0 * safe_var) - _HALF_LOG_2PI - 0.5 * np.log(safe_var)
+        log_pdf = (
+            (x[:, :, None] - self._g_mean[slot]) ** 2 / (-2.0 * safe_var)
+            - _HALF_LOG_2PI
+            - 0.5 * np.log(safe_var)
+        )
         log_like = np.where(usable, log_pdf, 0.0).sum(axis=1)
         positive = class_w > 0
         with np.errstate(divide="ignore"):
@@ -608,19 +588,23 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def n_nodes_(self):
+        """Number of nodes of the tree."""
         check_is_fitted(self, "classes_")
         return int(self._feature.size)
 
     @property
     def n_leaves_(self):
+        """Number of leaves of the tree."""
         return int((self._feature < 0).sum())
 
     @property
     def depth_(self):
+        """Depth of the deepest leaf."""
         return int(self._depth[self._feature < 0].max())
 
     @property
     def memory_bytes_(self):
+        """Bytes held by the tree's arrays (nodes and leaf statistics)."""
         check_is_fitted(self, "classes_")
         names = self._NODE_ARRAYS + self._SLOT_ARRAYS
         return int(sum(getattr(self, name).nbytes for name in names))

@@ -73,7 +73,7 @@ def id3_choice(table: np.ndarray) -> int:
 class _Node:
     """A node: counts of its examples, its test (-1 at a leaf), children by value code."""
 
-    __slots__ = ("counts", "test", "children", "rows", "dirty")
+    __slots__ = ("children", "counts", "dirty", "rows", "test")
 
     def __init__(self, counts, rows):
         self.counts = counts  # (n_features, n_values, n_classes), int64
