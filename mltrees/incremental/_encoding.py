@@ -20,14 +20,17 @@ def as_table(X, name: str = "X") -> pd.DataFrame:
             raise TypeError(f"{name} holds complex numbers; real numbers or categories expected")
         if arr.ndim != 2:
             raise ValueError(
-                f"{name} must be two-dimensional (n_samples, n_features), got shape {arr.shape}; "
-                "reshape a single feature with X.reshape(-1, 1)"
+                f"Expected 2D array for {name} (n_samples, n_features), got shape {arr.shape}. "
+                "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+                "feature or array.reshape(1, -1) if it contains a single sample."
             )
         table = pd.DataFrame(arr)
     if table.shape[0] == 0:
         raise ValueError(f"{name} has 0 samples; at least one sample is needed")
     if table.shape[1] == 0:
-        raise ValueError(f"{name} has 0 features; at least one feature is needed")
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={table.shape}) while a minimum of 1 is required."
+        )
     return table
 
 
@@ -44,8 +47,8 @@ def check_columns(estimator, table: pd.DataFrame, name: str = "X") -> None:
     """A later batch must have the features of the first one (number and names)."""
     if table.shape[1] != estimator.n_features_in_:
         raise ValueError(
-            f"{name} has {table.shape[1]} features, but {type(estimator).__name__} was "
-            f"declared with {estimator.n_features_in_} features on its first batch"
+            f"{name} has {table.shape[1]} features, but {type(estimator).__name__} is "
+            f"expecting {estimator.n_features_in_} features as input (those of its first batch)"
         )
     names = feature_names(table)
     declared = getattr(estimator, "feature_names_in_", None)
@@ -53,6 +56,20 @@ def check_columns(estimator, table: pd.DataFrame, name: str = "X") -> None:
         raise ValueError(
             f"{name} has feature names {list(names)}, but the first batch declared {list(declared)}"
         )
+
+
+def check_target(y):
+    """y for ``fit``: given, one-dimensional, discrete (scikit-learn's wording)."""
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import column_or_1d
+
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None")
+    y = column_or_1d(np.asarray(y, dtype=None), warn=True)
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or inf; labels must be finite")
+    check_classification_targets(y)
+    return y
 
 
 def declare_classes(y, classes):

@@ -33,6 +33,7 @@ from mltrees._validation import check_labels, check_sample_weight
 from mltrees.incremental._encoding import (
     as_table,
     check_columns,
+    check_target,
     declare_classes,
     encode_labels,
     feature_names,
@@ -294,10 +295,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         for attr in ("classes_", "n_features_in_", "feature_names_in_"):
             if hasattr(self, attr):
                 delattr(self, attr)
-        labels = np.asarray(y)
-        if labels.ndim == 2 and labels.shape[1] == 1:
-            raise ValueError("y must be one-dimensional, got a column vector; use y.ravel()")
-        classes = np.unique(check_labels(y, "y"))
+        labels = check_target(y)
+        classes = np.unique(check_labels(labels, "y"))
         table = as_table(X)
         if len(labels) != table.shape[0]:
             raise ValueError(f"y has {len(labels)} labels but X has {table.shape[0]} samples")
@@ -571,7 +570,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """The most probable class of each sample (ties: first class)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     # --------------------------------------------------------------- reports
     def structure(self, node=0):

@@ -21,6 +21,7 @@ from mltrees._validation import check_labels
 from mltrees.incremental._encoding import (
     as_table,
     check_columns,
+    check_target,
     declare_classes,
     encode_labels,
     feature_names,
@@ -68,6 +69,12 @@ def id3_choice(table: np.ndarray) -> int:
     if not np.isfinite(best) or best <= MIN_GAIN:
         return -1
     return int(np.argmax(gain >= best - TIE_TOLERANCE * parent))
+
+
+def _holds_inf(values: np.ndarray) -> bool:
+    """Whether an object column holds an infinite number (not a category)."""
+    numbers_only = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
+    return bool(np.isinf(numbers_only).any())
 
 
 class _Node:
@@ -134,9 +141,9 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         for j in range(table.shape[1]):
             column = table.iloc[:, j]
             values = np.asarray(column, dtype=object)
-            if pd.isna(values).any():
+            if pd.isna(values).any() or _holds_inf(values):
                 raise ValueError(
-                    f"X has missing values (NaN/None) in column {table.columns[j]!r}; "
+                    f"X has missing values (NaN/None) or inf in column {table.columns[j]!r}; "
                     "ID5R needs every attribute value"
                 )
             known = pd.Index(self.categories_[j], dtype=object)
@@ -189,9 +196,7 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         for attr in ("classes_", "n_features_in_", "feature_names_in_", "categories_"):
             if hasattr(self, attr):
                 delattr(self, attr)
-        labels = np.asarray(y)
-        if labels.ndim == 2 and labels.shape[1] == 1:
-            raise ValueError("y must be one-dimensional, got a column vector; use y.ravel()")
+        y = check_target(y)
         return self.partial_fit(X, y, classes=np.unique(check_labels(y, "y")))
 
     def partial_fit(self, X, y, classes=None):
@@ -228,6 +233,7 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         self._flat = None
         for i in range(self.n_examples_, self.n_examples_ + codes.shape[0]):
             self._add_example(i)
+        self._flatten()
         return self
 
     # ---------------------------------------------------------- the updates
@@ -349,6 +355,10 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         codes = np.empty(table.shape, dtype=np.intp)
         for j in range(table.shape[1]):
             values = np.asarray(table.iloc[:, j], dtype=object)
+            if pd.isna(values).any() or _holds_inf(values):
+                raise ValueError(
+                    f"X has missing values (NaN/None) or inf in column {table.columns[j]!r}"
+                )
             codes[:, j] = pd.Index(self.categories_[j], dtype=object).get_indexer(values)
         return codes
 
@@ -370,13 +380,15 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """Class fractions of the node each sample reaches."""
+        check_is_fitted(self, "classes_")
         _, _, counts = self._flatten()
         reached = counts[self.apply(X)]
         return reached / reached.sum(axis=1, keepdims=True)
 
     def predict(self, X):
         """The majority class of the node each sample reaches (ties: first class)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def structure(self):
         """The tree as nested tuples, for comparison with another learner's tree.
