@@ -183,7 +183,7 @@ def river_structure(node):
 def learn_river(X, y, **params):
     river_tree = pytest.importorskip("river.tree")
     model = river_tree.HoeffdingTreeClassifier(**params)
-    for row, label in zip(X, y):
+    for row, label in zip(X, y, strict=True):
         model.learn_one(dict(enumerate(row.tolist())), label)
     return model
 
@@ -293,7 +293,7 @@ def test_partial_fit_undeclared_class_or_feature(make):
     model = make().partial_fit(np.array([[0.0, 1.0], [1.0, 0.0]]), [0, 1], classes=[0, 1])
     with pytest.raises(ValueError, match=r"labels \[2\] that are not among the declared classes"):
         model.partial_fit(np.array([[0.0, 1.0]]), [2])
-    with pytest.raises(ValueError, match="X has 3 features, but .* is expecting 2 features"):
+    with pytest.raises(ValueError, match=r"X has 3 features, but .* is expecting 2 features"):
         model.partial_fit(np.zeros((1, 3)), [0])
     named = make().partial_fit(
         pd.DataFrame({"a": [0.0, 1.0], "b": [1.0, 0.0]}), [0, 1], classes=[0, 1]

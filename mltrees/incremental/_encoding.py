@@ -59,7 +59,7 @@ def check_columns(estimator, table: pd.DataFrame, name: str = "X") -> None:
 
 
 def check_target(y):
-    """y for ``fit``: given, one-dimensional, discrete (scikit-learn's wording)."""
+    """Check the target of ``fit``: given, one-dimensional, discrete (scikit-learn's wording)."""
     from sklearn.utils.multiclass import check_classification_targets
     from sklearn.utils.validation import column_or_1d
 
