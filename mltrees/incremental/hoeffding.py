@@ -186,6 +186,19 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- input
     def _numeric(self, X, *, first: bool) -> np.ndarray:
+        if (
+            not first
+            and isinstance(X, np.ndarray)
+            and X.ndim == 2
+            and X.dtype.kind in "fiu"
+            and X.shape[0] > 0
+            and X.shape[1] == self.n_features_in_
+            and not hasattr(self, "feature_names_in_")
+        ):  # a plain numeric array: no table needed (the common case of a stream)
+            values = X.astype(np.float64, copy=False)
+            if not np.isfinite(values).all():
+                raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
+            return values
         table = as_table(X)
         if first:
             self.n_features_in_ = table.shape[1]
@@ -518,16 +531,17 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         """
         class_w = self._class_w[slot]
         total = class_w.sum(axis=1, keepdims=True)
-        n = self._g_n[slot]  # (m, F, K)
-        var = np.where(n > 1, self._g_m2[slot] / np.where(n > 1, n - 1, 1), 0.0)
+        # Per leaf (not per row): -1 / (2 var) and the log normaliser, zero where
+        # a class estimate has no variance (river leaves such a feature out).
+        leaves, row_leaf = np.unique(slot, return_inverse=True)
+        n = self._g_n[leaves]  # (leaves, F, K)
+        var = np.where(n > 1, self._g_m2[leaves] / np.where(n > 1, n - 1, 1), 0.0)
         usable = var > 0
         safe_var = np.where(usable, var, 1.0)
-        log_pdf = (
-            (x[:, :, None] - self._g_mean[slot]) ** 2 / (-2.0 * safe_var)
-            - _HALF_LOG_2PI
-            - 0.5 * np.log(safe_var)
-        )
-        log_like = np.where(usable, log_pdf, 0.0).sum(axis=1)
+        scale = np.where(usable, -0.5 / safe_var, 0.0)
+        offset = np.where(usable, -_HALF_LOG_2PI - 0.5 * np.log(safe_var), 0.0)
+        centred = x[:, :, None] - self._g_mean[leaves][row_leaf]
+        log_like = (centred**2 * scale[row_leaf]).sum(axis=1) + offset.sum(axis=1)[row_leaf]
         positive = class_w > 0
         with np.errstate(divide="ignore"):
             prior = np.log(np.where(positive, class_w / np.where(total > 0, total, 1.0), 1.0))
