@@ -146,6 +146,33 @@ def test_id5r_new_values_in_later_batches():
     assert model.predict(pd.DataFrame({"a": ["z"], "b": ["p"]}))[0] == 1
 
 
+def test_id4_forgets_the_examples_below_a_changed_test():
+    from mltrees.incremental import ID4Classifier
+
+    X, y = load_car_evaluation(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))[:500]
+    X, y = X.iloc[order], np.asarray(y)[order]
+    id4 = ID4Classifier().fit(X, y)
+
+    def in_leaves(tree):
+        if tree[0] == "leaf":
+            return sum(tree[1].values())
+        return sum(in_leaves(child) for child in tree[1].values())
+
+    # each discard loses the counts of the examples below a node
+    assert id4.n_discarded_ > 0
+    assert in_leaves(id4.structure()) < len(y)
+    assert in_leaves(ID5RClassifier().fit(X, y).structure()) == len(y)
+    # One informative attribute: the root becomes a test of "a" at the second
+    # example (the first with two classes) and keeps it. The first example's
+    # counts stay at the root only, so ID4's leaves hold the other seven.
+    Xs = pd.DataFrame({"a": list("xyxyxyxy"), "b": list("ppppqqqq")})
+    ys = np.array([0, 1, 0, 1, 0, 1, 0, 1])
+    small = ID4Classifier().fit(Xs, ys)
+    assert small.n_discarded_ == 0
+    assert small.structure() == (0, {"x": ("leaf", {0: 3}), "y": ("leaf", {1: 4})})
+
+
 # ----------------------------------------------------------- Hoeffding bound
 def test_hoeffding_bound_by_hand():
     assert math.isclose(

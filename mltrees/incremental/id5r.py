@@ -421,3 +421,45 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = False
         return tags
+
+
+class ID4Classifier(ID5RClassifier):
+    """Schlimmer & Fisher's ID4: ID3's counts at every node, no stored examples.
+
+    Each example updates the counts along its path. When a node's best test
+    (:func:`id3_choice`, the rule of :eq:`eq-id5r-choice`) differs from the
+    one it holds, the subtree below is discarded and the node starts again
+    with the new test and no children; the children then grow from later
+    examples only. So the tree is in general *not* ID3's tree on the examples
+    seen (compare :class:`ID5RClassifier`, which transposes instead). The
+    chi-square test Schlimmer & Fisher use before expanding a leaf is left
+    out, so that the difference from ID5R is the restructuring alone.
+
+    Attributes
+    ----------
+    n_discarded_ : int
+        Subtrees thrown away because a node's best test changed.
+    """
+
+    def _add_example(self, i):
+        x, label = self._X[i], self._y[i]
+        every = np.arange(self.n_features_in_)
+        if self._root is None:
+            self._root = _Node(self._empty_counts(), None)
+            self.n_discarded_ = 0
+        node = self._root
+        while True:
+            node.counts[every, x, label] += 1
+            wanted = id3_choice(node.counts)
+            if wanted != node.test:
+                if node.children:
+                    self.n_discarded_ += 1
+                    self.n_test_changes_ += 1
+                node.test, node.children = wanted, {}
+            if node.test < 0:
+                break
+            value = int(x[node.test])
+            if value not in node.children:
+                node.children[value] = _Node(self._empty_counts(), None)
+            node = node.children[value]
+        self.n_examples_ = i + 1
