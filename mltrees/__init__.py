@@ -24,6 +24,7 @@ from mltrees.ensemble import (
     XGBoostClassifier,
     XGBoostRegressor,
 )
+from mltrees.incremental import HoeffdingTreeClassifier, ID5RClassifier, hoeffding_bound
 from mltrees.information import (
     conditional_entropy,
     contingency_table,
@@ -75,7 +76,9 @@ __all__ = [
     "DecisionTreeRegressor",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
+    "HoeffdingTreeClassifier",
     "ID3Classifier",
+    "ID5RClassifier",
     "ImportedTreeModel",
     "LightGBMClassifier",
     "LightGBMRegressor",
@@ -98,6 +101,7 @@ __all__ = [
     "extract_rules",
     "from_json",
     "gini",
+    "hoeffding_bound",
     "import_lightgbm",
     "import_xgboost",
     "inspection",

@@ -1,0 +1,624 @@
+"""The Hoeffding tree (VFDT) of Domingos & Hulten, processed in batches with numpy.
+
+A leaf keeps, per (feature, class), a Gaussian estimate of the feature's
+values (weight, mean, sum of squared deviations, min, max) and the class
+weights. Every ``grace_period`` of weight it tries to split: candidate
+thresholds are evenly spaced between the feature's extremes, each scored by
+the class weights the Gaussians put on either side, and the best feature wins
+when its merit beats the runner-up by the Hoeffding bound
+(:eq:`eq-hoeffding-bound`) or the bound has fallen below ``tau``
+(:eq:`eq-vfdt-rule`). The decisions follow river's
+``tree.HoeffdingTreeClassifier`` (itself after MOA), so that the same stream
+gives the same tree.
+
+A batch is cut, leaf by leaf, at the rows where a split attempt falls due: the
+rows before a cut update the statistics together (one grouped reduction),
+the leaves that are due attempt, and the rows after a cut of a leaf that split
+are routed again. This is what learning one row at a time does, in a few
+vectorized rounds per batch.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import pandas as pd
+from scipy.special import erf
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from mltrees._validation import check_labels, check_sample_weight
+from mltrees.incremental._encoding import (
+    as_table,
+    check_columns,
+    check_target,
+    declare_classes,
+    encode_labels,
+    feature_names,
+)
+
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def hoeffding_bound(value_range, delta, n):
+    """The Hoeffding bound :eq:`eq-hoeffding-bound`: sqrt(R^2 ln(1/delta) / (2 n)).
+
+    With probability at least ``1 - delta`` the mean of ``n`` independent
+    variables with range ``value_range`` is within this distance of its
+    expectation.
+
+    Parameters
+    ----------
+    value_range : float or ndarray
+        R, the range of the variables (``lg K`` bits for information gain
+        over K classes; 1 for Gini).
+    delta : float or ndarray
+        The probability of a larger deviation, in (0, 1).
+    n : float or ndarray
+        Number (or weight) of observations, > 0.
+    """
+    value_range, delta, n = (np.asarray(v, dtype=np.float64) for v in (value_range, delta, n))
+    return np.sqrt(value_range**2 * np.log(1.0 / delta) / (2.0 * n))
+
+
+def _entropy_bits(weights: np.ndarray) -> np.ndarray:
+    total = weights.sum(axis=-1)
+    p = weights / np.where(total > 0, total, 1.0)[..., None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, -p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
+    return terms.sum(axis=-1)
+
+
+def _gini(weights: np.ndarray) -> np.ndarray:
+    total = weights.sum(axis=-1)
+    p = weights / np.where(total > 0, total, 1.0)[..., None]
+    return 1.0 - (p**2).sum(axis=-1)
+
+
+class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
+    """Domingos & Hulten's Hoeffding tree (VFDT) for numeric streams.
+
+    Learns from a stream in batches (:meth:`partial_fit`) with the split
+    rule of river's ``HoeffdingTreeClassifier``: every ``grace_period`` of
+    weight a leaf compares its two best candidate splits and splits when the
+    difference of their merits exceeds the Hoeffding bound
+    :eq:`eq-hoeffding-bound`, or when the bound is below ``tau`` (a tie,
+    :eq:`eq-vfdt-rule`). Numeric features only; each (leaf, feature, class)
+    keeps a Gaussian estimator and ``n_split_points`` thresholds evenly spaced
+    between the feature's extremes are tried.
+
+    Parameters
+    ----------
+    grace_period : int, default 200
+        Weight a leaf accumulates between split attempts (n_min).
+    delta : float, default 1e-7
+        Probability that the Hoeffding bound fails at one attempt.
+    tau : float, default 0.05
+        Tie threshold: split anyway once the bound is below it.
+    leaf_prediction : {"mc", "nb", "nba"}, default "nba"
+        Majority class, naive Bayes (Gaussian class-conditional densities,
+        :eq:`eq-nb-leaf`), or naive Bayes adaptive (whichever of the two has
+        been right more often on the leaf's training rows).
+    split_criterion : {"info_gain", "gini"}, default "info_gain"
+        Merit of a split: information gain in bits (R = lg K) or one minus
+        the children's weighted Gini index (R = 1), as river.
+    max_depth : int or None, default None
+        A leaf at this depth stops growing.
+    n_split_points : int, default 10
+        Candidate thresholds per feature (river's ``GaussianSplitter(n_splits)``).
+    min_branch_fraction : float, default 0.01
+        A candidate is valid only if both sides hold more than this fraction.
+    max_share_to_split : float, default 0.99
+        A leaf whose majority class holds more than this share stops growing.
+    nb_threshold : float, default 0
+        Weight a leaf needs before naive Bayes predicts ("nb").
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_
+    n_samples_seen_ : float
+        Weight seen so far.
+    n_nodes_, n_leaves_, depth_ : int
+    memory_bytes_ : int
+        Bytes held by the tree's arrays: it grows with the number of leaves,
+        never with the length of the stream.
+    """
+
+    def __init__(
+        self,
+        *,
+        grace_period=200,
+        delta=1e-7,
+        tau=0.05,
+        leaf_prediction="nba",
+        split_criterion="info_gain",
+        max_depth=None,
+        n_split_points=10,
+        min_branch_fraction=0.01,
+        max_share_to_split=0.99,
+        nb_threshold=0,
+    ):
+        self.grace_period = grace_period
+        self.delta = delta
+        self.tau = tau
+        self.leaf_prediction = leaf_prediction
+        self.split_criterion = split_criterion
+        self.max_depth = max_depth
+        self.n_split_points = n_split_points
+        self.min_branch_fraction = min_branch_fraction
+        self.max_share_to_split = max_share_to_split
+        self.nb_threshold = nb_threshold
+
+    # ------------------------------------------------------------ parameters
+    def _check_params(self):
+        def number(name, low, high, integer=False, open_low=True, open_high=False):
+            value = getattr(self, name)
+            kind = numbers.Integral if integer else numbers.Real
+            if isinstance(value, bool) or not isinstance(value, kind):
+                what = "an integer" if integer else "a real number"
+                raise TypeError(f"{name} must be {what}, got {value!r}")
+            below = value <= low if open_low else value < low
+            above = value >= high if open_high else value > high
+            if below or above or not np.isfinite(value):
+                lo = "(" if open_low else "["
+                hi = ")" if open_high else "]"
+                raise ValueError(f"{name} must be in {lo}{low}, {high}{hi}, got {value!r}")
+
+        number("grace_period", 0, np.inf, integer=True)
+        number("delta", 0, 1, open_high=True)
+        number("tau", 0, np.inf, open_low=False)
+        number("n_split_points", 0, np.inf, integer=True)
+        number("min_branch_fraction", 0, 1, open_low=False, open_high=True)
+        number("max_share_to_split", 0, 1)
+        number("nb_threshold", 0, np.inf, open_low=False)
+        if self.max_depth is not None:
+            number("max_depth", 0, np.inf, integer=True, open_low=False)
+        if self.leaf_prediction not in ("mc", "nb", "nba"):
+            raise ValueError(
+                f"leaf_prediction must be 'mc', 'nb' or 'nba', got {self.leaf_prediction!r}"
+            )
+        if self.split_criterion not in ("info_gain", "gini"):
+            raise ValueError(
+                f"split_criterion must be 'info_gain' or 'gini', got {self.split_criterion!r}"
+            )
+
+    # ----------------------------------------------------------------- input
+    def _numeric(self, X, *, first: bool) -> np.ndarray:
+        if (
+            not first
+            and isinstance(X, np.ndarray)
+            and X.ndim == 2
+            and X.dtype.kind in "fiu"
+            and X.shape[0] > 0
+            and X.shape[1] == self.n_features_in_
+            and not hasattr(self, "feature_names_in_")
+        ):  # a plain numeric array: no table needed (the common case of a stream)
+            values = X.astype(np.float64, copy=False)
+            if not np.isfinite(values).all():
+                raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
+            return values
+        table = as_table(X)
+        if first:
+            self.n_features_in_ = table.shape[1]
+            names = feature_names(table)
+            if names is not None:
+                self.feature_names_in_ = names
+        else:
+            check_columns(self, table)
+        for j in range(table.shape[1]):
+            column = table.iloc[:, j]
+            if not (
+                pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+            ):
+                raise ValueError(
+                    f"column {table.columns[j]!r} of X is not numeric ({column.dtype}); "
+                    "HoeffdingTreeClassifier takes numeric features only (one-hot encode "
+                    "categories, or use ID5RClassifier for categorical attributes)"
+                )
+        values = table.to_numpy(dtype=np.float64)
+        if not np.isfinite(values).all():
+            raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
+        return values
+
+    # ----------------------------------------------------------------- state
+    def _init_state(self):
+        n_features, n_classes = self.n_features_in_, self.classes_.size
+        self._feature = np.full(1, -1, dtype=np.intp)
+        self._threshold = np.full(1, np.nan)
+        self._left = np.full(1, -1, dtype=np.intp)
+        self._right = np.full(1, -1, dtype=np.intp)
+        self._depth = np.zeros(1, dtype=np.intp)
+        self._slot = np.zeros(1, dtype=np.intp)  # a leaf's row in the statistics arrays
+        self._free_slots = []
+        shape = (1, n_features, n_classes)
+        self._class_w = np.zeros((1, n_classes))
+        self._present = np.zeros((1, n_classes), dtype=bool)  # river's class keys of a leaf
+        # The weight since a leaf's last attempt, counted directly. river takes the
+        # difference of two float sums of class weights, which a split's fractional
+        # weights can leave a hair below grace_period (an attempt one row late).
+        self._since = np.zeros(1)
+        self._active = np.ones(1, dtype=bool)
+        self._g_n = np.zeros(shape)
+        self._g_mean = np.zeros(shape)
+        self._g_m2 = np.zeros(shape)
+        self._g_min = np.full(shape, np.inf)
+        self._g_max = np.full(shape, -np.inf)
+        self._mc_right = np.zeros(1)
+        self._nb_right = np.zeros(1)
+        self.n_samples_seen_ = 0.0
+
+    _SLOT_ARRAYS = (
+        "_class_w",
+        "_present",
+        "_since",
+        "_active",
+        "_g_n",
+        "_g_mean",
+        "_g_m2",
+        "_g_min",
+        "_g_max",
+        "_mc_right",
+        "_nb_right",
+    )
+    _NODE_ARRAYS = ("_feature", "_threshold", "_left", "_right", "_depth", "_slot")
+
+    def _new_slot(self):
+        if self._free_slots:
+            s = self._free_slots.pop()
+        else:
+            s = self._class_w.shape[0]
+            fill = {"_g_min": np.inf, "_g_max": -np.inf, "_active": True}
+            for name in self._SLOT_ARRAYS:
+                arr = getattr(self, name)
+                extra = np.full((1, *arr.shape[1:]), fill.get(name, 0), dtype=arr.dtype)
+                setattr(self, name, np.concatenate([arr, extra]))
+            return s
+        self._class_w[s] = 0
+        self._present[s] = False
+        self._since[s] = 0
+        self._active[s] = True
+        for name in ("_g_n", "_g_mean", "_g_m2", "_mc_right", "_nb_right"):
+            getattr(self, name)[s] = 0
+        self._g_min[s], self._g_max[s] = np.inf, -np.inf
+        return s
+
+    def _new_leaf(self, depth, class_w, present):
+        node = self._feature.size
+        values = {"_feature": -1, "_threshold": np.nan, "_left": -1, "_right": -1}
+        values["_depth"], values["_slot"] = depth, self._new_slot()
+        for name in self._NODE_ARRAYS:
+            arr = getattr(self, name)
+            setattr(self, name, np.append(arr, np.asarray(values[name], dtype=arr.dtype)))
+        s = self._slot[node]
+        self._class_w[s], self._present[s] = class_w, present
+        return node
+
+    # ------------------------------------------------------------ public API
+    def fit(self, X, y, sample_weight=None):
+        """Learn the stream (X, y) from scratch, in batches of 1,000 rows.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features), numeric
+        y : array_like of shape (n_samples,)
+        sample_weight : array_like of shape (n_samples,), optional
+        """
+        for attr in ("classes_", "n_features_in_", "feature_names_in_"):
+            if hasattr(self, attr):
+                delattr(self, attr)
+        labels = check_target(y)
+        classes = np.unique(check_labels(labels, "y"))
+        table = as_table(X)
+        if len(labels) != table.shape[0]:
+            raise ValueError(f"y has {len(labels)} labels but X has {table.shape[0]} samples")
+        weights = check_sample_weight(sample_weight, table.shape[0])
+        for start in range(0, table.shape[0], 1000):
+            rows = slice(start, start + 1000)
+            self.partial_fit(
+                table.iloc[rows], labels[rows], classes=classes, sample_weight=weights[rows]
+            )
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Learn one batch of the stream; the same tree as learning its rows one by one.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features), numeric
+        y : array_like of shape (n_samples,)
+            Labels, each among ``classes``.
+        classes : array_like, optional
+            Every label of the stream; required on the first call.
+        sample_weight : array_like of shape (n_samples,), optional
+        """
+        self._check_params()
+        first = not hasattr(self, "classes_")
+        if first:
+            declared = declare_classes(y, classes)
+        values = self._numeric(X, first=first)
+        labels = encode_labels(y, declared if first else self.classes_, values.shape[0])
+        weights = check_sample_weight(sample_weight, values.shape[0])
+        if first:
+            self.classes_ = declared
+            self._init_state()
+        self._learn_batch(values, labels, weights)
+        return self
+
+    # --------------------------------------------------------------- learning
+    def _leaf_of(self, values, rows, start=None):
+        node = np.zeros(rows.size, dtype=np.intp) if start is None else start.copy()
+        while True:
+            feature = self._feature[node]
+            inner = np.flatnonzero(feature >= 0)
+            if inner.size == 0:
+                return node
+            at = node[inner]
+            go_left = values[rows[inner], feature[inner]] <= self._threshold[at]
+            node[inner] = np.where(go_left, self._left[at], self._right[at])
+
+    def _learn_batch(self, values, labels, weights):
+        max_depth = np.inf if self.max_depth is None else self.max_depth
+        pending = np.arange(values.shape[0])
+        leaf = np.zeros(pending.size, dtype=np.intp)
+        while pending.size:
+            leaf = self._leaf_of(values, pending, leaf)
+            order = np.argsort(leaf, kind="stable")  # rows grouped by leaf, in stream order
+            pending, leaf = pending[order], leaf[order]
+            w = weights[pending]
+            starts = np.flatnonzero(np.r_[True, leaf[1:] != leaf[:-1]])
+            group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, pending.size]))
+            node = leaf[starts]
+            slot = self._slot[node]
+            cum = np.cumsum(w)
+            since = cum - np.r_[0.0, cum[starts[1:] - 1]][group] + self._since[slot][group]
+            # An attempt is due once seen - last >= grace_period; a leaf at
+            # max_depth stops growing after its first row.
+            at_limit = (self._depth[node] >= max_depth)[group]
+            hit = ((since >= self.grace_period) | at_limit) & self._active[slot][group]
+            first_hit = np.full(starts.size, pending.size)
+            hit_rows = np.flatnonzero(hit)
+            np.minimum.at(first_hit, group[hit_rows], hit_rows)
+            learn = np.arange(pending.size) <= first_hit[group]
+            self._learn_rows(values, labels, weights, pending[learn], slot[group[learn]])
+            for g in np.flatnonzero(first_hit < pending.size):
+                self._attempt(int(node[g]), max_depth)
+            rest = ~learn
+            pending, leaf = pending[rest], leaf[rest]
+            back = np.argsort(pending, kind="stable")
+            pending, leaf = pending[back], leaf[back]
+        self.n_samples_seen_ += float(weights.sum())
+
+    def _learn_rows(self, values, labels, weights, rows, slot):
+        """Add rows to their leaves' statistics: grouped sums, then Chan's merge of moments."""
+        if rows.size == 0:
+            return
+        y, w = labels[rows], weights[rows]
+        n_classes = self.classes_.size
+        if self.leaf_prediction == "nba":  # right-counts with the statistics before the rows
+            active = self._active[slot]
+            mc = np.argmax(self._class_w[slot], axis=1)
+            no_keys = ~self._present[slot].any(axis=1)
+            np.add.at(self._mc_right, slot[active], (w * ((mc == y) | no_keys))[active])
+            nb_proba = self._naive_bayes(values[rows], slot)
+            has = self._class_w[slot].sum(axis=1) > 0
+            nb_right = has & (np.argmax(nb_proba, axis=1) == y)
+            np.add.at(self._nb_right, slot[active], (w * nb_right)[active])
+        np.add.at(self._class_w, (slot, y), w)
+        self._present[slot, y] = True
+        np.add.at(self._since, slot, w)
+        keep = self._active[slot] & (w > 0)
+        if not keep.any():
+            return
+        rows, slot, y, w = rows[keep], slot[keep], y[keep], w[keep]
+        key = slot * n_classes + y
+        order = np.argsort(key, kind="stable")
+        key, x, w = key[order], values[rows[order]], w[order]
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        cell = key[starts]
+        s, k = cell // n_classes, cell % n_classes
+        wb = np.add.reduceat(w, starts)
+        mean_b = np.add.reduceat(w[:, None] * x, starts, axis=0) / wb[:, None]
+        size = np.diff(np.r_[starts, key.size])
+        dev = x - np.repeat(mean_b, size, axis=0)
+        m2_b = np.add.reduceat(w[:, None] * dev**2, starts, axis=0)
+        n_a = self._g_n[s, :, k]
+        mean_a = self._g_mean[s, :, k]
+        n = n_a + wb[:, None]
+        diff = mean_b - mean_a
+        self._g_mean[s, :, k] = mean_a + diff * (wb[:, None] / n)
+        self._g_m2[s, :, k] = self._g_m2[s, :, k] + m2_b + diff**2 * n_a * wb[:, None] / n
+        self._g_n[s, :, k] = n
+        self._g_min[s, :, k] = np.minimum(self._g_min[s, :, k], np.minimum.reduceat(x, starts))
+        self._g_max[s, :, k] = np.maximum(self._g_max[s, :, k], np.maximum.reduceat(x, starts))
+
+    def _candidates(self, s):
+        """Merit of every (feature, threshold) candidate of leaf slot ``s``.
+
+        The class weights on each side of a threshold come from the Gaussian
+        estimates (:eq:`eq-gaussian-split`), as river's ``GaussianSplitter``.
+        """
+        n = self._g_n[s]  # (F, K)
+        seen = n > 0
+        low = np.where(seen, self._g_min[s], np.inf).min(axis=1)
+        high = np.where(seen, self._g_max[s], -np.inf).max(axis=1)
+        step = (high - low) / (self.n_split_points + 1.0)
+        with np.errstate(invalid="ignore"):
+            cut = low[:, None] + step[:, None] * np.arange(1, self.n_split_points + 1)
+        valid = (low[:, None] < cut) & (cut < high[:, None])  # (F, S)
+        var = np.where(n > 1, self._g_m2[s] / np.where(n > 1, n - 1, 1), 0.0)
+        sigma = np.sqrt(np.maximum(var, 0.0))
+        z = (cut[:, :, None] - self._g_mean[s][:, None, :]) / np.where(sigma > 0, sigma, 1)[
+            :, None, :
+        ]
+        cdf = np.where(sigma[:, None, :] > 0, 0.5 * (1.0 + erf(z / math.sqrt(2.0))), 0.0)
+        below = cut[:, :, None] < self._g_min[s][:, None, :]
+        above = cut[:, :, None] >= self._g_max[s][:, None, :]
+        left = np.where(below, 0.0, np.where(above, n[:, None, :], cdf * n[:, None, :]))
+        right = np.where(below, n[:, None, :], np.where(above, 0.0, n[:, None, :] - left))
+        wl, wr = left.sum(axis=2), right.sum(axis=2)
+        total = wl + wr
+        safe = np.where(total > 0, total, 1.0)
+        big = (
+            (wl / safe > self.min_branch_fraction).astype(int)
+            + (wr / safe > self.min_branch_fraction)
+        ) >= 2
+        if self.split_criterion == "info_gain":
+            merit = (
+                _entropy_bits(self._class_w[s])
+                - (wl * _entropy_bits(left) + wr * _entropy_bits(right)) / safe
+            )
+        else:
+            merit = 1.0 - (wl * _gini(left) + wr * _gini(right)) / safe
+        merit = np.where(valid & big & (total > 0), merit, -np.inf)
+        # children's class keys, as river's dictionaries hold them
+        left_keys = seen[:, None, :] & ~below
+        right_keys = seen[:, None, :] & ~above
+        return merit, cut, left, right, left_keys, right_keys
+
+    def _attempt(self, node, max_depth):
+        """One split attempt at a due leaf (:eq:`eq-vfdt-rule`)."""
+        s = self._slot[node]
+        class_w = self._class_w[s]
+        total = class_w.sum()
+        self._since[s] = 0.0
+        if self._depth[node] >= max_depth:
+            self._active[s] = False
+            return
+        if (class_w != 0).sum() < 2:
+            return  # pure: nothing to split
+        if class_w.max() > 0 and class_w.max() / total > self.max_share_to_split:
+            self._active[s] = False  # river: the null split wins and the leaf stops growing
+            return
+        merit, cut, left, right, left_keys, right_keys = self._candidates(s)
+        best_cut = np.argmax(merit, axis=1)  # first best threshold of each feature
+        features = np.arange(merit.shape[0])
+        feature_merit = merit[features, best_cut]
+        # river sorts [null split, feature 0, 1, ...] stably by merit and takes the last two
+        scores = np.r_[-np.inf, feature_merit]
+        ranked = np.argsort(scores, kind="stable")
+        best, second = ranked[-1], ranked[-2]
+        if self.split_criterion == "info_gain":
+            value_range = math.log2(max(int(self._present[s].sum()), 2))
+        else:
+            value_range = 1.0
+        bound = float(hoeffding_bound(value_range, self.delta, total))
+        with np.errstate(invalid="ignore"):
+            wins = scores[best] - scores[second] > bound
+        if not (wins or bound < self.tau):
+            return
+        if not np.isfinite(scores[best]):
+            self._active[s] = False  # the null split: stop growing here
+            return
+        j = best - 1
+        c = best_cut[j]
+        depth = self._depth[node] + 1
+        left_node = self._new_leaf(depth, left[j, c], left_keys[j, c])
+        right_node = self._new_leaf(depth, right[j, c], right_keys[j, c])
+        self._feature[node], self._threshold[node] = j, cut[j, c]
+        self._left[node], self._right[node] = left_node, right_node
+        self._slot[node] = -1
+        self._free_slots.append(s)
+
+    # ------------------------------------------------------------ prediction
+    def _naive_bayes(self, x, slot):
+        """Naive Bayes class probabilities at the leaves (:eq:`eq-nb-leaf`), river's conventions.
+
+        Classes with weight get log prior + sum of Gaussian log densities
+        (features whose class estimate has no variance are left out); a class
+        key with zero weight votes 0; classes absent from the leaf get 0.
+        """
+        class_w = self._class_w[slot]
+        total = class_w.sum(axis=1, keepdims=True)
+        # Per leaf (not per row): -1 / (2 var) and the log normaliser, zero where
+        # a class estimate has no variance (river leaves such a feature out).
+        leaves, row_leaf = np.unique(slot, return_inverse=True)
+        n = self._g_n[leaves]  # (leaves, F, K)
+        var = np.where(n > 1, self._g_m2[leaves] / np.where(n > 1, n - 1, 1), 0.0)
+        usable = var > 0
+        safe_var = np.where(usable, var, 1.0)
+        scale = np.where(usable, -0.5 / safe_var, 0.0)
+        offset = np.where(usable, -_HALF_LOG_2PI - 0.5 * np.log(safe_var), 0.0)
+        centred = x[:, :, None] - self._g_mean[leaves][row_leaf]
+        log_like = (centred**2 * scale[row_leaf]).sum(axis=1) + offset.sum(axis=1)[row_leaf]
+        positive = class_w > 0
+        with np.errstate(divide="ignore"):
+            prior = np.log(np.where(positive, class_w / np.where(total > 0, total, 1.0), 1.0))
+        votes = np.where(positive, prior + log_like, 0.0)
+        votes = np.where(self._present[slot], votes, -np.inf)
+        top = votes.max(axis=1, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0.0)
+        expo = np.exp(votes - top)
+        sums = expo.sum(axis=1, keepdims=True)
+        return expo / np.where(sums > 0, sums, 1.0)
+
+    def _majority(self, slot):
+        class_w = self._class_w[slot]
+        total = class_w.sum(axis=1, keepdims=True)
+        uniform = np.full_like(class_w, 1.0 / class_w.shape[1])
+        return np.where(total > 0, class_w / np.where(total > 0, total, 1.0), uniform)
+
+    def apply(self, X):
+        """The leaf (node id) each sample reaches."""
+        check_is_fitted(self, "classes_")
+        values = self._numeric(X, first=False)
+        return self._leaf_of(values, np.arange(values.shape[0]))
+
+    def predict_proba(self, X):
+        """Class probabilities of the leaf each sample reaches (``leaf_prediction``)."""
+        check_is_fitted(self, "classes_")
+        values = self._numeric(X, first=False)
+        slot = self._slot[self._leaf_of(values, np.arange(values.shape[0]))]
+        proba = self._majority(slot)
+        if self.leaf_prediction == "mc":
+            return proba
+        use_nb = self._active[slot] & (self._class_w[slot].sum(axis=1) > 0)
+        if self.leaf_prediction == "nb":
+            use_nb &= self._class_w[slot].sum(axis=1) >= self.nb_threshold
+        else:
+            use_nb &= self._nb_right[slot] >= self._mc_right[slot]
+        if use_nb.any():
+            proba[use_nb] = self._naive_bayes(values[use_nb], slot[use_nb])
+        return proba
+
+    def predict(self, X):
+        """The most probable class of each sample (ties: first class)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    # --------------------------------------------------------------- reports
+    def structure(self, node=0):
+        """The tree as nested tuples ``(feature, threshold, left, right)``; a leaf is ``"leaf"``."""
+        check_is_fitted(self, "classes_")
+        if self._feature[node] < 0:
+            return "leaf"
+        return (
+            int(self._feature[node]),
+            float(self._threshold[node]),
+            self.structure(int(self._left[node])),
+            self.structure(int(self._right[node])),
+        )
+
+    @property
+    def n_nodes_(self):
+        """Number of nodes of the tree."""
+        check_is_fitted(self, "classes_")
+        return int(self._feature.size)
+
+    @property
+    def n_leaves_(self):
+        """Number of leaves of the tree."""
+        return int((self._feature < 0).sum())
+
+    @property
+    def depth_(self):
+        """Depth of the deepest leaf."""
+        return int(self._depth[self._feature < 0].max())
+
+    @property
+    def memory_bytes_(self):
+        """Bytes held by the tree's arrays (nodes and leaf statistics)."""
+        check_is_fitted(self, "classes_")
+        names = self._NODE_ARRAYS + self._SLOT_ARRAYS
+        return int(sum(getattr(self, name).nbytes for name in names))

@@ -1,0 +1,379 @@
+"""Incremental trees (chapter on trees beyond axis-parallel batch learning).
+
+* ID5R: after every example its tree is the tree ID3Classifier grows on the
+  examples seen so far (Utgoff 1989), checked prefix by prefix.
+* The Hoeffding tree: the same split decisions as river's
+  HoeffdingTreeClassifier on the same stream (river learns one row at a time,
+  mltrees in batches), and the Hoeffding bound itself.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from _estimator_checks import run_check
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from mltrees import HoeffdingTreeClassifier, ID3Classifier, ID5RClassifier, hoeffding_bound
+from mltrees.datasets import (
+    load_car_evaluation,
+    load_covertype,
+    load_higgs,
+    load_lenses,
+    load_mushroom,
+    load_watermelon,
+    load_weather,
+)
+from mltrees.incremental import id3_choice
+
+
+# --------------------------------------------------------------------- ID5R
+def id3_structure(model, X):
+    """ID3Classifier's tree in ID5RClassifier.structure()'s form (empty branches left out)."""
+    tree = model.tree_
+
+    def walk(k):
+        if tree.feature[k] < 0:
+            counts = tree.value[k] * tree.weighted_n_node_samples[k]
+            return (
+                "leaf",
+                {model.classes_[i]: round(c) for i, c in enumerate(counts) if round(c) > 0},
+            )
+        categories = X.iloc[:, tree.feature[k]].cat.categories
+        children = {}
+        for code in range(tree.n_categories[k]):
+            slot = tree.route_table[tree.route_offset[k] + code]
+            child = tree.first_child[k] + slot
+            if slot >= 0 and tree.weighted_n_node_samples[child] > 0:
+                children[categories[code]] = walk(child)
+        return (int(tree.feature[k]), children)
+
+    return walk(0)
+
+
+def assert_id5r_equals_id3_on_every_prefix(X, y, step=1):
+    X = X.astype("category").reset_index(drop=True)
+    y = np.asarray(y)
+    model = ID5RClassifier()
+    classes = np.unique(y)
+    for end in range(step, len(y) + 1, step):
+        model.partial_fit(X.iloc[end - step : end], y[end - step : end], classes=classes)
+        reference = ID3Classifier().fit(X.iloc[:end], y[:end])
+        assert model.structure() == id3_structure(reference, X), f"after {end} examples"
+    return model
+
+
+def test_id5r_weather_in_quinlans_order():
+    X, y = load_weather(return_X_y=True)
+    model = assert_id5r_equals_id3_on_every_prefix(X, y)
+    # Quinlan (1986): outlook at the root, humidity under sunny, windy under rain.
+    tree = model.structure()
+    assert tree[0] == list(X.columns).index("outlook")
+    assert tree[1]["sunny"][0] == list(X.columns).index("humidity")
+    assert tree[1]["rainy"][0] == list(X.columns).index("windy")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_id5r_weather_in_shuffled_orders(seed):
+    X, y = load_weather(return_X_y=True)
+    order = np.random.default_rng(seed).permutation(len(y))
+    model = assert_id5r_equals_id3_on_every_prefix(X.iloc[order], np.asarray(y)[order])
+    assert model.n_transpositions_ >= 1
+
+
+@pytest.mark.parametrize("loader", [load_watermelon, load_lenses])
+def test_id5r_small_tables(loader):
+    X, y = loader(return_X_y=True)
+    assert_id5r_equals_id3_on_every_prefix(X, y)
+
+
+def test_id5r_car_evaluation_prefixes():
+    X, y = load_car_evaluation(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))[:240]
+    model = assert_id5r_equals_id3_on_every_prefix(X.iloc[order], np.asarray(y)[order])
+    assert model.n_test_changes_ > 10  # the best attribute moved many times
+
+
+def test_id5r_mushroom_prefixes_and_whole_table():
+    X, y = load_mushroom(return_X_y=True)
+    X = X.loc[:, X.notna().all()]  # ID3 has no missing-value rule
+    order = np.random.default_rng(1).permutation(len(y))
+    Xs, ys = X.iloc[order[:1500]].reset_index(drop=True), np.asarray(y)[order[:1500]]
+    assert_id5r_equals_id3_on_every_prefix(Xs.iloc[:300], ys[:300], step=5)
+    model = ID5RClassifier().fit(Xs, ys)
+    reference = ID3Classifier().fit(Xs.astype("category"), ys)
+    assert model.structure() == id3_structure(reference, Xs.astype("category"))
+
+
+def test_id5r_predicts_as_id3_also_on_unseen_branches():
+    X, y = load_car_evaluation(return_X_y=True)
+    order = np.random.default_rng(3).permutation(len(y))
+    train = order[:400]
+    model = ID5RClassifier().fit(X.iloc[train], np.asarray(y)[train])
+    reference = ID3Classifier().fit(X.iloc[train], np.asarray(y)[train])
+    # every table row, most of them unseen: empty branches and unseen values
+    np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X), atol=1e-12)
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+
+
+def test_id3_choice_weather_root_by_hand():
+    # Quinlan (1986): gain(outlook) = 0.246 bits is the largest; counts by hand.
+    X, y = load_weather(return_X_y=True)
+    codes = np.column_stack([X[c].cat.codes for c in X.columns])
+    labels = pd.Categorical(y).codes
+    table = np.zeros((4, 3, 2), dtype=np.int64)
+    for j in range(4):
+        np.add.at(table[j], (codes[:, j], labels), 1)
+    assert id3_choice(table) == list(X.columns).index("outlook")
+    # a tie is broken to the lowest index; no gain means a leaf
+    tied = np.stack([table[0], table[0]])
+    assert id3_choice(tied) == 0
+    useless = np.zeros((2, 2, 2), dtype=np.int64)
+    useless[:, 0] = [[2, 2], [2, 2]]
+    useless[:, 1] = [[1, 1], [1, 1]]
+    assert id3_choice(useless) == -1
+
+
+def test_id5r_new_values_in_later_batches():
+    X = pd.DataFrame({"a": ["x", "y", "x", "y"], "b": ["p", "p", "q", "q"]})
+    y = np.array([0, 1, 0, 1])
+    model = ID5RClassifier().partial_fit(X.iloc[:2], y[:2], classes=[0, 1])
+    model.partial_fit(pd.DataFrame({"a": ["z"], "b": ["r"]}), [1])
+    assert model.categories_[0] == ["x", "y", "z"]
+    assert model.predict(pd.DataFrame({"a": ["z"], "b": ["p"]}))[0] == 1
+
+
+def test_id4_forgets_the_examples_below_a_changed_test():
+    from mltrees.incremental import ID4Classifier
+
+    X, y = load_car_evaluation(return_X_y=True)
+    order = np.random.default_rng(0).permutation(len(y))[:500]
+    X, y = X.iloc[order], np.asarray(y)[order]
+    id4 = ID4Classifier().fit(X, y)
+
+    def in_leaves(tree):
+        if tree[0] == "leaf":
+            return sum(tree[1].values())
+        return sum(in_leaves(child) for child in tree[1].values())
+
+    # each discard loses the counts of the examples below a node
+    assert id4.n_discarded_ > 0
+    assert in_leaves(id4.structure()) < len(y)
+    assert in_leaves(ID5RClassifier().fit(X, y).structure()) == len(y)
+    # One informative attribute: the root becomes a test of "a" at the second
+    # example (the first with two classes) and keeps it. The first example's
+    # counts stay at the root only, so ID4's leaves hold the other seven.
+    Xs = pd.DataFrame({"a": list("xyxyxyxy"), "b": list("ppppqqqq")})
+    ys = np.array([0, 1, 0, 1, 0, 1, 0, 1])
+    small = ID4Classifier().fit(Xs, ys)
+    assert small.n_discarded_ == 0
+    assert small.structure() == (0, {"x": ("leaf", {0: 3}), "y": ("leaf", {1: 4})})
+
+
+# ----------------------------------------------------------- Hoeffding bound
+def test_hoeffding_bound_by_hand():
+    assert math.isclose(
+        float(hoeffding_bound(1.0, 1e-7, 200)), math.sqrt(math.log(1e7) / 400), rel_tol=1e-12
+    )
+    assert math.isclose(
+        float(hoeffding_bound(math.log2(4), 0.05, 50)), 2 * math.sqrt(math.log(20) / 100)
+    )
+
+
+def test_hoeffding_bound_holds_for_bernoulli_means():
+    rng = np.random.default_rng(0)
+    n, delta, p = 100, 0.05, 0.3
+    means = rng.binomial(n, p, size=200_000) / n
+    eps = float(hoeffding_bound(1.0, delta, n))
+    one_sided = np.mean(means - p > eps)
+    assert one_sided <= delta  # P(mean - mu > eps) <= exp(-2 n eps^2 / R^2) = delta
+    assert one_sided > 0 or eps > 0.1  # not vacuous
+
+
+# ---------------------------------------------------- Hoeffding tree vs river
+def river_structure(node):
+    from river.tree.nodes.branch import DTBranch
+
+    if not isinstance(node, DTBranch):
+        return "leaf"
+    return (
+        node.feature,
+        float(node.threshold),
+        river_structure(node.children[0]),
+        river_structure(node.children[1]),
+    )
+
+
+def learn_river(X, y, **params):
+    river_tree = pytest.importorskip("river.tree")
+    model = river_tree.HoeffdingTreeClassifier(**params)
+    for row, label in zip(X, y, strict=True):
+        model.learn_one(dict(enumerate(row.tolist())), label)
+    return model
+
+
+def learn_batches(X, y, batch, **params):
+    model = HoeffdingTreeClassifier(**params)
+    for start in range(0, len(y), batch):
+        end = start + batch
+        model.partial_fit(X[start:end], y[start:end], classes=np.unique(y))
+    return model
+
+
+def _covertype():
+    data = load_covertype()
+    return data.data.to_numpy(np.float64), np.asarray(data.target)
+
+
+STREAMS = [
+    ("covertype", 12_000, 1000, {"grace_period": 200, "leaf_prediction": "mc"}),
+    ("covertype", 6_000, 777, {"grace_period": 50, "delta": 1e-3, "split_criterion": "gini"}),
+    ("higgs", 7_000, 1000, {"grace_period": 50, "delta": 1e-3, "leaf_prediction": "mc"}),
+    ("higgs", 7_000, 333, {"grace_period": 30, "delta": 1e-2, "tau": 0.1, "max_depth": 4}),
+]
+
+
+@pytest.mark.parametrize(("name", "n_rows", "batch", "params"), STREAMS)
+def test_same_splits_as_river(name, n_rows, batch, params):
+    if name == "covertype":
+        X, y = _covertype()
+    else:
+        data = load_higgs()
+        X, y = data.data.to_numpy(np.float64), np.asarray(data.target).astype(int)
+    X, y = X[:n_rows], y[:n_rows]
+    reference = learn_river(X, y, **params)
+    model = learn_batches(X, y, batch, **params)
+    assert model.n_nodes_ > 3
+    assert model.structure() == river_structure(reference._root)
+    if params.get("leaf_prediction") == "mc":
+        expected = np.array(
+            [
+                [
+                    reference.predict_proba_one(dict(enumerate(r.tolist()))).get(c, 0.0)
+                    for c in model.classes_
+                ]
+                for r in X[:500]
+            ]
+        )
+        # river can attempt a split one row late (its grace-period count is a
+        # difference of float sums); the leaf then inherits slightly other weights.
+        np.testing.assert_allclose(model.predict_proba(X[:500]), expected, atol=5e-3)
+
+
+def test_batches_are_cut_at_every_attempt():
+    X, y = _covertype()
+    X, y = X[:8000], y[:8000]
+    params = {"grace_period": 100, "delta": 1e-4, "leaf_prediction": "mc"}
+    one_by_one = learn_batches(X, y, 1, **params)
+    for batch in (1000, 257, 8000):
+        model = learn_batches(X, y, batch, **params)
+        assert model.structure() == one_by_one.structure()
+        np.testing.assert_allclose(
+            model._class_w[model._slot[model._feature < 0]],
+            one_by_one._class_w[one_by_one._slot[one_by_one._feature < 0]],
+            rtol=1e-9,
+        )
+
+
+def test_naive_bayes_leaf_matches_river_on_one_leaf():
+    X, y = _covertype()
+    params = {"grace_period": 10**6, "leaf_prediction": "nb"}
+    reference = learn_river(X[:2000], y[:2000], **params)
+    model = learn_batches(X[:2000], y[:2000], 500, **params)
+    expected = np.array(
+        [
+            [
+                reference.predict_proba_one(dict(enumerate(r.tolist()))).get(c, 0.0)
+                for c in model.classes_
+            ]
+            for r in X[2000:2300]
+        ]
+    )
+    np.testing.assert_allclose(model.predict_proba(X[2000:2300]), expected, atol=1e-9)
+
+
+def test_memory_is_bounded_by_the_tree_not_the_stream():
+    X, y = _covertype()
+    model = HoeffdingTreeClassifier(grace_period=200, leaf_prediction="mc", max_depth=2)
+    model.partial_fit(X[:5000], y[:5000], classes=np.unique(y))
+    model.partial_fit(X[5000:10000], y[5000:10000])
+    grown = model.memory_bytes_
+    for start in range(10000, 20000, 2000):
+        model.partial_fit(X[start : start + 2000], y[start : start + 2000])
+    assert model.n_leaves_ <= 4
+    assert model.memory_bytes_ <= grown * 2  # at most the slots of the (bounded) tree
+
+
+# ---------------------------------------------------------------- bad input
+def test_partial_fit_needs_classes_first():
+    with pytest.raises(ValueError, match="classes must be given"):
+        HoeffdingTreeClassifier().partial_fit(np.zeros((3, 2)), [0, 1, 0])
+    with pytest.raises(ValueError, match="classes must be given"):
+        ID5RClassifier().partial_fit([["a"], ["b"]], [0, 1])
+
+
+@pytest.mark.parametrize("make", [HoeffdingTreeClassifier, ID5RClassifier])
+def test_partial_fit_undeclared_class_or_feature(make):
+    model = make().partial_fit(np.array([[0.0, 1.0], [1.0, 0.0]]), [0, 1], classes=[0, 1])
+    with pytest.raises(ValueError, match=r"labels \[2\] that are not among the declared classes"):
+        model.partial_fit(np.array([[0.0, 1.0]]), [2])
+    with pytest.raises(ValueError, match=r"X has 3 features, but .* is expecting 2 features"):
+        model.partial_fit(np.zeros((1, 3)), [0])
+    named = make().partial_fit(
+        pd.DataFrame({"a": [0.0, 1.0], "b": [1.0, 0.0]}), [0, 1], classes=[0, 1]
+    )
+    with pytest.raises(ValueError, match="feature names"):
+        named.partial_fit(pd.DataFrame({"a": [0.0], "c": [1.0]}), [0])
+
+
+def test_hoeffding_rejects_categories_and_nan():
+    X = pd.DataFrame({"a": [0.0, 1.0], "b": pd.Categorical(["u", "v"])})
+    with pytest.raises(ValueError, match="column 'b' of X is not numeric"):
+        HoeffdingTreeClassifier().fit(X, [0, 1])
+    with pytest.raises(ValueError, match="NaN or inf"):
+        HoeffdingTreeClassifier().fit(np.array([[0.0], [np.nan]]), [0, 1])
+    with pytest.raises(ValueError, match="missing values"):
+        ID5RClassifier().fit(pd.DataFrame({"a": ["x", None]}), [0, 1])
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "match"),
+    [
+        ({"grace_period": 0}, ValueError, "grace_period must be in"),
+        ({"grace_period": 2.5}, TypeError, "grace_period must be an integer"),
+        ({"delta": 1.0}, ValueError, "delta must be in"),
+        ({"tau": -1}, ValueError, "tau must be in"),
+        ({"leaf_prediction": "knn"}, ValueError, "leaf_prediction must be"),
+        ({"split_criterion": "hellinger"}, ValueError, "split_criterion must be"),
+        ({"max_depth": -1}, ValueError, "max_depth must be in"),
+    ],
+)
+def test_hoeffding_parameter_errors(params, error, match):
+    with pytest.raises(error, match=match):
+        HoeffdingTreeClassifier(**params).fit(np.zeros((4, 1)), [0, 1, 0, 1])
+
+
+# -------------------------------------------------------- estimator checks
+def _expected(estimator) -> dict[str, str]:
+    expected = {}
+    if isinstance(estimator, HoeffdingTreeClassifier):
+        expected["check_dtype_object"] = (
+            "object columns are not numeric: the Hoeffding tree refuses them with a ValueError "
+            "naming the column instead of coercing strings of digits"
+        )
+    return dict(expected, **EXPECTED.get(type(estimator).__name__, {}))
+
+
+EXPECTED: dict[str, dict[str, str]] = {}
+
+
+@parametrize_with_checks(
+    [ID5RClassifier(), HoeffdingTreeClassifier(grace_period=5)],
+    expected_failed_checks=_expected,
+    xfail_strict=True,
+)
+def test_sklearn_estimator_checks(estimator, check):
+    run_check(estimator, check, _expected(estimator))
