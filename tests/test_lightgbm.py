@@ -516,3 +516,33 @@ def test_bad_categorical_feature_is_refused():
         LightGBMClassifier(n_estimators=2, categorical_feature=[0]).fit(X, y)
     with pytest.raises(ValueError, match="column index"):
         LightGBMClassifier(n_estimators=2, categorical_feature=[99]).fit(X, y)
+
+
+def test_tree_shap_equals_lightgbm_pred_contrib_with_categories():
+    """TreeSHAP on mltrees' LightGBM (row counts as covers) equals LightGBM's own contributions."""
+    from mltrees.inspection import tree_shap
+
+    X, y = _adult(3000)
+    ours, theirs = _pair("clf", n_estimators=10, num_leaves=16, min_child_samples=5)
+    ours.fit(X, y)
+    theirs.fit(X, y)
+    explained = tree_shap(ours, X.iloc[:300])
+    contributions = theirs.predict(X.iloc[:300], pred_contrib=True)
+    assert np.abs(explained.values - contributions[:, :-1]).max() < 1e-9
+    assert np.abs(explained.expected_value - contributions[:, -1]).max() < 1e-9
+
+
+def test_importances_equal_lightgbm_split_counts_and_gains():
+    from mltrees.inspection import importance
+
+    X, y = _adult(3000)
+    ours, theirs = _pair("clf", n_estimators=10, num_leaves=16, min_child_samples=5)
+    ours.fit(X, y)
+    theirs.fit(X, y)
+    booster = theirs.booster_
+    assert np.array_equal(importance(ours, kind="split"), booster.feature_importance("split"))
+    # LightGBM stores split gains in float32.
+    gains = booster.feature_importance("gain")
+    assert np.allclose(importance(ours, kind="total_gain"), gains, rtol=1e-6, atol=0)
+    ours.set_params(importance_type="gain")
+    assert np.allclose(ours.feature_importances_, gains, rtol=1e-6, atol=0)

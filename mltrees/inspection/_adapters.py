@@ -368,11 +368,52 @@ def _register_xgboost():
         )
 
 
+# ------------------------------------------------------------------ LightGBM
+def _register_lightgbm():
+    from dataclasses import replace
+
+    from mltrees.ensemble.lightgbm import LightGBMClassifier, _BaseLightGBM
+
+    @register_adapter(_BaseLightGBM)
+    def _lightgbm(model):
+        _check_fitted(model, "_stack")
+        rounds = model._rounds(None)
+        K = model._objective.n_outputs
+        trees, tables, columns = [], [], []
+        for stage in model._trees[:rounds]:
+            for k, tree in enumerate(stage):
+                # LightGBM's own TreeSHAP weighs branches by row counts, not
+                # by hessian sums (XGBoost's cover): use the counts, and keep
+                # weight x impurity (the split gains) unchanged.
+                counts = tree.n_node_samples.astype(np.float64)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    scale = np.where(counts > 0, tree.weighted_n_node_samples / counts, 0.0)
+                trees.append(
+                    replace(tree, weighted_n_node_samples=counts, impurity=tree.impurity * scale)
+                )
+                tables.append(tree.value[:, :1])
+                columns.append(np.array([k]))
+        classifier = isinstance(model, LightGBMClassifier)
+        return TreeModelView(
+            trees=trees,
+            tables=tables,
+            columns=columns,
+            n_outputs=K,
+            base=np.asarray(model.init_score_, dtype=np.float64).reshape(K),
+            encode=model._values,  # category columns become the trees' bin codes
+            output=lambda X: model._raw(X),
+            feature_names=_names(model),
+            output_name="raw score (log-odds)" if classifier else "raw score",
+            squeeze=K == 1,
+        )
+
+
 _register_trees()
 _register_bagging()
 _register_adaboost()
 _register_gradient_boosting()
 _register_xgboost()
+_register_lightgbm()
 
 
 def single_tree_view(tree: Tree, table=None, *, n_features: int, feature_names=None):
