@@ -541,8 +541,8 @@ def test_importances_equal_lightgbm_split_counts_and_gains():
     theirs.fit(X, y)
     booster = theirs.booster_
     assert np.array_equal(importance(ours, kind="split"), booster.feature_importance("split"))
-    # LightGBM stores split gains in float32.
+    # LightGBM stores each split gain in float32 and sums them: ~1e-6 relative.
     gains = booster.feature_importance("gain")
-    assert np.allclose(importance(ours, kind="total_gain"), gains, rtol=1e-6, atol=0)
+    assert np.allclose(importance(ours, kind="total_gain"), gains, rtol=1e-5, atol=0)
     ours.set_params(importance_type="gain")
-    assert np.allclose(ours.feature_importances_, gains, rtol=1e-6, atol=0)
+    assert np.allclose(ours.feature_importances_, gains, rtol=1e-5, atol=0)
