@@ -388,9 +388,8 @@ def test_categorical_codes_with_missing_negative_and_unseen_values_equal_lightgb
     X = np.column_stack([city, colour, x])
     ours, theirs = _pair("clf", **SMALL)
     ours.set_params(categorical_feature=[0, 1])
-    theirs.set_params(categorical_feature=[0, 1])
     ours.fit(X, y)
-    theirs.fit(X, y)
+    theirs.fit(X, y, categorical_feature=[0, 1])
     test = X[:200].copy()
     test[:50, 0] = 45.0  # a category never seen in training goes right
     test[50:60, 1] = np.nan
