@@ -57,12 +57,12 @@ class ImportedTreeModel(BaseEstimator):
     objective_ : str
         The objective as the library names it.
     source_ : {"xgboost", "lightgbm"}
-    categorical_ : ndarray of bool, shape (n_features_in_,)
+    categorical_ : ndarray of bool, shape ``(n_features_in_,)``
         Features tested by category membership (LightGBM).
-    zero_as_missing_ : ndarray of bool, shape (n_features_in_,)
+    zero_as_missing_ : ndarray of bool, shape ``(n_features_in_,)``
         Features whose nodes treat 0 (``|x| <= 1e-35``) as missing (LightGBM's
         ``zero_as_missing``): such values are mapped to NaN before the walk.
-    n_codes_ : ndarray of int, shape (n_features_in_,)
+    n_codes_ : ndarray of int, shape ``(n_features_in_,)``
         For a categorical feature, the codes its routing tables cover; any
         other value (negative, too large) gets code ``n_codes_`` (routed right).
     feature_names_in_ : ndarray of str
@@ -383,6 +383,8 @@ def import_xgboost(model) -> ImportedTreeModel:
         The JSON of ``Booster.save_model("m.json")`` (or ``save_raw("json")``),
         already parsed, or the path of the file.
 
+    Notes
+    -----
     Numeric splits are translated with :func:`xgboost_threshold`, a missing
     value goes to the node's default child, and ``base_score`` becomes a
     margin through the objective's link (logit for ``binary:logistic``, log
@@ -588,6 +590,8 @@ def import_lightgbm(model) -> ImportedTreeModel:
     model : str or path-like
         The model text, or the path of a file written by ``Booster.save_model``.
 
+    Notes
+    -----
     Implements :eq:`eq-lgb-decision` (chapter 18). Each node keeps LightGBM's
     threshold (``x <= t`` in double). Its
     ``decision_type`` decides where a missing value goes: missing type NaN
