@@ -57,6 +57,8 @@ from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE, Tree
 
 __all__ = ["LeafwiseGrower", "route_binned"]
 
+NARROW_BINS = 16  # features with at most this many bins are scanned in their own block
+
 
 def route_binned(tree_arrays: dict, data: BinnedData, rows: np.ndarray) -> np.ndarray:
     """The node each of ``rows`` reaches, walking the bin codes (a loop over depth only)."""
@@ -411,8 +413,13 @@ class LeafwiseGrower:
             left_bins=np.zeros((n_leaves, data.stride), dtype=bool),
             child_l2=np.full(n_leaves, self.params.reg_lambda),
         )
-        columns = np.flatnonzero(usable & ~categorical)
-        if columns.size:
+        numeric = np.flatnonzero(usable & ~categorical)
+        # Features of few bins (one-hot columns, flags) are scanned apart from
+        # the wide ones, so that they do not pay for 255 cuts each.
+        narrow = data.n_bins[numeric] <= NARROW_BINS
+        for columns in (numeric[narrow], numeric[~narrow]):
+            if not columns.size:
+                continue
             n_bins = data.n_bins[columns]
             width = int(n_bins.max())
             sub = hist[:, columns]
@@ -428,9 +435,16 @@ class LeafwiseGrower:
                 mask[:, columns],
                 None if self.most_frequent_bin is None else self.most_frequent_bin[columns] == 0,
             )
-            best.gain, best.feature = found.gain, columns[found.feature]
-            best.split_bin, best.default_left = found.split_bin, found.default_left
-            best.left, best.right = found.left, found.right
+            feature = columns[found.feature]
+            take = np.isfinite(found.gain) & (
+                (found.gain > best.gain) | ((found.gain == best.gain) & (feature < best.feature))
+            )
+            best.gain = np.where(take, found.gain, best.gain)
+            best.feature = np.where(take, feature, best.feature)
+            best.split_bin = np.where(take, found.split_bin, best.split_bin)
+            best.default_left = np.where(take, found.default_left, best.default_left)
+            best.left = np.where(take[:, None], found.left, best.left)
+            best.right = np.where(take[:, None], found.right, best.right)
             best.splittable[:, columns] = found.splittable
         columns = np.flatnonzero(usable & categorical)
         if columns.size:
