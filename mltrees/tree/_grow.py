@@ -317,8 +317,7 @@ def grow_tree_best_first(
     The best split of every node is searched when the node is created; the
     leaf whose split has the largest weighted impurity decrease
 
-    .. math:: \\frac{N_t}{N}\\Big(i(t) - \\frac{N_{t_L}}{N_t} i(t_L)
-              - \\frac{N_{t_R}}{N_t} i(t_R)\\Big)
+    ``N_t / N * (i(t) - N_L / N_t * i(t_L) - N_R / N_t * i(t_R))``
 
     (:eq:`eq-ch11-best-first`) is split next, until the tree holds
     ``max_leaf_nodes`` leaves or no leaf has an admissible split. This is
@@ -415,9 +414,7 @@ def grow_tree_best_first(
         )
         # scikit-learn's improvement: the decrease weighted by the node's share.
         decrease = stats_model.weight(stats[candidates]) / total_weight * splits.gain
-        admissible = np.isfinite(splits.gain) & (
-            decrease + 1e-12 >= limits.min_impurity_decrease
-        )
+        admissible = np.isfinite(splits.gain) & (decrease + 1e-12 >= limits.min_impurity_decrease)
         if limits.require_positive_gain:
             admissible &= splits.gain > 1e-12
         for i in np.flatnonzero(admissible):
@@ -450,8 +447,15 @@ def grow_tree_best_first(
                 # As in grow_tree: surrogates are searched on the rows the
                 # split places, then route the rows it cannot place.
                 result = find_surrogates(
-                    codes, specs, rows_moving, node_moving, slot, one.feature, 1,
-                    stats_model.w, n_surrogates,
+                    codes,
+                    specs,
+                    rows_moving,
+                    node_moving,
+                    slot,
+                    one.feature,
+                    1,
+                    stats_model.w,
+                    n_surrogates,
                 )
                 found["surrogates"] = result
                 return result.route(codes, rows_moving, node_moving, slot)
