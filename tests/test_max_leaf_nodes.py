@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _estimator_checks import INPUT_BY_DESIGN, run_check
-from sklearn import datasets, tree
+from sklearn import datasets, ensemble, tree
 from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mltrees import AdaBoostClassifier
+from mltrees import AdaBoostClassifier, GradientBoostingClassifier, GradientBoostingRegressor
 from mltrees.datasets import load_higgs, load_titanic
 from mltrees.tree import CARTClassifier, CARTRegressor
 
@@ -296,10 +296,66 @@ def test_c45_missing_method_is_refused_with_a_budget():
         CARTClassifier(max_leaf_nodes=8, missing="c45").fit(X, y)
 
 
+@pytest.mark.parametrize("max_leaf_nodes", [2, 4, 8])
+@pytest.mark.parametrize("name", REGRESSION)
+def test_gradient_boosting_regressor_matches_sklearn(name, max_leaf_nodes):
+    """ESL's J-terminal-node trees: scikit-learn's GradientBoostingRegressor(max_leaf_nodes=J)."""
+    X_train, X_test, y_train, _ = _load(name, regression=True)
+    params = {"max_leaf_nodes": max_leaf_nodes, "max_depth": None, "n_estimators": 30}
+    predictions = [
+        ensemble.GradientBoostingRegressor(random_state=seed, **params)
+        .fit(X_train, y_train)
+        .predict(X_test)
+        for seed in range(4)
+    ]
+    scale = np.abs(y_train).max()
+    # Seeds that grow the same trees agree to rounding (sums in another order).
+    if not all(
+        np.allclose(predictions[0], other, rtol=0, atol=1e-12 * scale) for other in predictions[1:]
+    ):
+        pytest.skip("scikit-learn's trees depend on its random feature order here (ties)")
+    ours = GradientBoostingRegressor(**params).fit(X_train, y_train)
+    assert {tree.get_n_leaves() for tree in ours.estimators_[:, 0]} == {max_leaf_nodes}
+    np.testing.assert_allclose(ours.predict(X_test), predictions[0], rtol=0, atol=1e-12 * scale)
+
+
+@pytest.mark.parametrize("max_leaf_nodes", [4, 8])
+def test_gradient_boosting_classifier_matches_sklearn(max_leaf_nodes):
+    X_train, X_test, y_train, _ = _load("higgs")
+    params = {"max_leaf_nodes": max_leaf_nodes, "max_depth": None, "n_estimators": 30}
+    proba = [
+        ensemble.GradientBoostingClassifier(random_state=seed, **params)
+        .fit(X_train, y_train)
+        .predict_proba(X_test)
+        for seed in range(4)
+    ]
+    if not all(np.allclose(proba[0], other, rtol=0, atol=1e-12) for other in proba[1:]):
+        pytest.skip("scikit-learn's trees depend on its random feature order here (ties)")
+    ours = GradientBoostingClassifier(**params).fit(X_train, y_train)
+    np.testing.assert_allclose(ours.predict_proba(X_test), proba[0], rtol=0, atol=1e-12)
+
+
+def test_gradient_boosting_histogram_mode_grows_leaf_budgeted_trees():
+    X_train, X_test, y_train, y_test = _load("higgs")
+    model = GradientBoostingClassifier(max_leaf_nodes=6, max_depth=None, max_bins=64)
+    model.set_params(n_estimators=20).fit(X_train, y_train)
+    assert {tree.get_n_leaves() for tree in model.estimators_[:, 0]} == {6}
+    assert model.score(X_test, y_test) > 0.6
+
+
+@pytest.mark.parametrize("value", [1, 0, 2.5, "4"])
+def test_gradient_boosting_rejects_bad_budgets(value):
+    X, y = datasets.load_diabetes(return_X_y=True)
+    with pytest.raises(ValueError, match=r"max_leaf_nodes must be an int >= 2 or None, got"):
+        GradientBoostingRegressor(max_leaf_nodes=value).fit(X, y)
+
+
 ESTIMATORS = [
     CARTClassifier(max_leaf_nodes=8),
     CARTClassifier(max_leaf_nodes=8, max_bins=16),
     CARTRegressor(max_leaf_nodes=8),
+    GradientBoostingClassifier(n_estimators=10, max_leaf_nodes=5, max_depth=None),
+    GradientBoostingRegressor(n_estimators=10, max_leaf_nodes=5, max_bins=16),
 ]
 
 
