@@ -281,6 +281,26 @@ def test_ensembles_grow_best_first_members():
     assert boosted.score(X_test, y_test) > 0.9
 
 
+def test_feature_draws_are_seeded_and_the_budget_holds():
+    X_train, _, y_train, _ = _load("digits")
+    params = {"max_leaf_nodes": 12, "max_features": "sqrt", "random_state": 3}
+    first = CARTClassifier(**params).fit(X_train, y_train)
+    again = CARTClassifier(**params).fit(X_train, y_train)
+    other = CARTClassifier(**{**params, "random_state": 4}).fit(X_train, y_train)
+    assert first.get_n_leaves() == 12
+    np.testing.assert_array_equal(first.tree_.feature, again.tree_.feature)
+    assert not np.array_equal(first.tree_.feature, other.tree_.feature)
+
+
+def test_model_file_round_trip():
+    from mltrees.io import from_json, to_json
+
+    X_train, X_test, y_train, _ = _load("wine")
+    model = CARTClassifier(max_leaf_nodes=9).fit(X_train, y_train)
+    loaded = from_json(to_json(model))
+    np.testing.assert_array_equal(loaded.predict_proba(X_test), model.predict_proba(X_test))
+
+
 @pytest.mark.parametrize("value", [1, 0, -3, 2.5, True, "8"])
 def test_bad_values_are_rejected(value):
     X, y = datasets.load_iris(return_X_y=True)
