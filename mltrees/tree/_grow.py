@@ -6,7 +6,10 @@ way -- is carried out one *depth* at a time: every node of the current depth
 Python-level iterations is the depth of the tree times the number of
 features, never the number of nodes or samples. For trees without a leaf
 budget this builds exactly the tree a depth-first recursion builds, because
-each node's split depends only on its own samples.
+each node's split depends only on its own samples. With a leaf budget
+(``max_leaf_nodes``) the order of the splits matters, and
+:func:`grow_tree_best_first` splits one leaf at a time, the best first
+(chapter 11, :eq:`eq-ch11-best-first`).
 
 The three stopping cases of chapter 2 appear as:
 
