@@ -74,11 +74,13 @@ class _BaseGradientBoosting(BaseEstimator):
         if getattr(self, "alpha", 0.5) is not None:
             check_fraction(getattr(self, "alpha", 0.5), "alpha", high_closed=False)
         check_positive_int(self.verbose, "verbose", low=0)
+        check_positive_int(self.max_leaf_nodes, "max_leaf_nodes", low=2, allow_none=True)
 
     def _tree_template(self) -> CARTRegressor:
         """The regression tree every round grows (its parameters, not its data)."""
         return CARTRegressor(
             max_depth=self.max_depth,
+            max_leaf_nodes=self.max_leaf_nodes,
             min_samples_split=self.min_samples_split,
             min_samples_leaf=self.min_samples_leaf,
             min_weight_fraction_leaf=self.min_weight_fraction_leaf,
@@ -100,6 +102,10 @@ class _BaseGradientBoosting(BaseEstimator):
         as the tree engine, which keeps the exact mode and categorical features.
         """
         if self.max_bins is None or any(spec.kind != NUMERIC for spec in specs):
+            return None
+        if self.max_leaf_nodes is not None:
+            # Best-first trees (a leaf budget) are grown by the tree engine,
+            # on the same binned codes.
             return None
         rule = VarianceRule(
             min_samples_split=self.min_samples_split,
@@ -340,6 +346,12 @@ _GB_PARAMS = """
         As for :class:`mltrees.CARTRegressor`.
     max_depth : int or None, default 3
         Depth of each tree.
+    max_leaf_nodes : int >= 2 or None, default None
+        None: trees grow level by level up to ``max_depth``. An int ``J``:
+        each tree grows best first (:eq:`eq-ch11-best-first`) until it has
+        ``J`` leaves, the J-terminal-node trees of Hastie et al. (section
+        10.11); ``max_depth`` still applies, so set ``max_depth=None`` to
+        limit the trees by their leaves only (as scikit-learn).
     max_features : None, "sqrt", "log2", int or float, default None
         Features drawn for each node.
     random_state : int, numpy Generator or None
@@ -412,6 +424,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         min_samples_leaf=1,
         min_weight_fraction_leaf=0.0,
         max_depth=3,
+        max_leaf_nodes=None,
         min_impurity_decrease=0.0,
         max_features=None,
         random_state=None,
@@ -431,6 +444,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.random_state = random_state
@@ -515,6 +529,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         min_samples_leaf=1,
         min_weight_fraction_leaf=0.0,
         max_depth=3,
+        max_leaf_nodes=None,
         min_impurity_decrease=0.0,
         max_features=None,
         random_state=None,
@@ -533,6 +548,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.random_state = random_state

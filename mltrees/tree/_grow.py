@@ -6,7 +6,10 @@ way -- is carried out one *depth* at a time: every node of the current depth
 Python-level iterations is the depth of the tree times the number of
 features, never the number of nodes or samples. For trees without a leaf
 budget this builds exactly the tree a depth-first recursion builds, because
-each node's split depends only on its own samples.
+each node's split depends only on its own samples. With a leaf budget
+(``max_leaf_nodes``) the order of the splits matters, and
+:func:`grow_tree_best_first` splits one leaf at a time, the best first
+(chapter 11, :eq:`eq-ch11-best-first`).
 
 The three stopping cases of chapter 2 appear as:
 
@@ -28,12 +31,13 @@ Only the rows that met a missing value are listed that way
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 import numpy as np
 
 from mltrees.tree._data import CATEGORICAL
-from mltrees.tree._split import SMALL, SplitRules, find_splits
+from mltrees.tree._split import SMALL, FrontierSplits, SplitRules, find_splits
 from mltrees.tree._surrogate import find_surrogates
 from mltrees.tree._tree import (
     CATEGORICAL_NODE,
@@ -44,7 +48,7 @@ from mltrees.tree._tree import (
     Tree,
 )
 
-__all__ = ["GrowthLimits", "grow_tree"]
+__all__ = ["GrowthLimits", "grow_tree", "grow_tree_best_first"]
 
 PURE = 1e-14  # impurity at or below this counts as a pure node
 
@@ -58,6 +62,9 @@ class GrowthLimits:
     min_impurity_decrease: float = 0.0
     max_features: int | None = None
     require_positive_gain: bool = False
+    # A leaf budget: None grows level by level; an int grows best first
+    # (scikit-learn's max_leaf_nodes, :func:`grow_tree_best_first`).
+    max_leaf_nodes: int | None = None
 
 
 class _NodeStore:
@@ -136,6 +143,8 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
     -------
     Tree
     """
+    if limits.max_leaf_nodes is not None:
+        return grow_tree_best_first(codes, specs, stats_model, rules, limits, rng)
     n_samples, n_features = codes.shape
     all_rows = np.arange(n_samples)
     sample_node = np.zeros(n_samples, dtype=np.intp)
@@ -162,23 +171,10 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
         impurity = stats_model.impurity(frontier_stats)
         count = stats_model.count(frontier_stats)
         cases = count if entries is None else entries.cases(count, first_id)
-        splittable = (
-            (cases >= limits.min_samples_split)
-            & (cases >= 2 * rules.min_samples_leaf)
-            & (impurity > PURE)
-            & (depth < max_depth)
-            & ~frontier_empty
+        splittable = _splittable(
+            stats_model, frontier_stats, impurity, cases, depth < max_depth, rules, limits
         )
-        node_weight = stats_model.weight(frontier_stats)
-        if rules.release8:
-            # J48: a node lighter than 2 MINOBJS, or whose other classes weigh
-            # no more than SMALL, is a leaf (within J48's tolerance SMALL).
-            majority = frontier_stats[:, 1:].max(axis=1)
-            splittable &= (node_weight >= 2 * rules.min_cases - SMALL) & (
-                node_weight - majority > SMALL
-            )
-        elif rules.min_cases > 1:
-            splittable &= node_weight >= 2 * rules.min_cases
+        splittable &= ~frontier_empty
         feature = np.full(n_frontier, LEAF, dtype=np.intp)
         threshold = np.full(n_frontier, np.nan)
         first_child = np.full(n_frontier, -1, dtype=np.intp)
@@ -314,6 +310,227 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
         frontier_parent, frontier_empty = parents, empty
         depth += 1
     return store.build(n_categories_of_feature)
+
+
+def grow_tree_best_first(
+    codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits, rng
+) -> Tree:
+    """Grow one tree best first, until it has ``limits.max_leaf_nodes`` leaves.
+
+    The best split of every node is searched when the node is created; the
+    leaf whose split has the largest weighted impurity decrease
+
+    ``N_t / N * (i(t) - N_L / N_t * i(t_L) - N_R / N_t * i(t_R))``
+
+    (:eq:`eq-ch11-best-first`) is split next, until the tree holds
+    ``max_leaf_nodes`` leaves or no leaf has an admissible split. This is
+    scikit-learn's ``BestFirstTreeBuilder`` (``max_leaf_nodes``); equal
+    decreases go to the node created first. Nodes are numbered in the order
+    they are created, the children of a split next to each other.
+
+    Which leaf is split next depends on every split before it, so the loop
+    runs over the splits (at most ``max_leaf_nodes - 1``). Each split moves
+    only its own node's rows, and the two new children are searched together
+    in one :func:`~mltrees.tree._split.find_splits` call on those rows.
+
+    Parameters and return value as :func:`grow_tree`. Binary splits only
+    (CART); C4.5's fractional missing-value entries are not supported.
+    """
+    if rules.multiway_categorical:
+        raise ValueError("best-first growth (max_leaf_nodes) needs binary splits (CART)")
+    missing = getattr(rules, "missing", "error")
+    if missing == "c45":
+        raise ValueError(
+            "max_leaf_nodes is not available with missing='c45'; use 'default_direction' "
+            "or 'surrogate'"
+        )
+    n_samples, n_features = codes.shape
+    n_surrogates = rules.max_surrogates if missing == "surrogate" else 0
+    capacity = 2 * int(limits.max_leaf_nodes) - 1
+    max_depth = np.inf if limits.max_depth is None else limits.max_depth
+    all_rows = np.arange(n_samples)
+    sample_node = np.zeros(n_samples, dtype=np.intp)
+    root_stats = stats_model.aggregate(sample_node, 1, all_rows)
+    total_weight = float(stats_model.weight(root_stats)[0])
+    n_categories_of_feature = np.array(
+        [spec.n_codes if spec.kind == CATEGORICAL else 0 for spec in specs], dtype=np.intp
+    )
+    node = {
+        "feature": np.full(capacity, LEAF, dtype=np.intp),
+        "threshold": np.full(capacity, np.nan),
+        "first_child": np.full(capacity, -1, dtype=np.intp),
+        "n_children": np.zeros(capacity, dtype=np.intp),
+        "value": np.zeros((capacity, stats_model.value(root_stats).shape[1])),
+        "impurity": np.zeros(capacity),
+        "n_node_samples": np.zeros(capacity, dtype=np.intp),
+        "weighted_n_node_samples": np.zeros(capacity),
+        "depth": np.zeros(capacity, dtype=np.intp),
+        "parent": np.full(capacity, -1, dtype=np.intp),
+        "missing_slot": np.full(capacity, MISSING_NONE, dtype=np.int8),
+        "surrogate_feature": np.full((capacity, n_surrogates), LEAF, dtype=np.intp),
+        "surrogate_threshold": np.full((capacity, n_surrogates), np.nan),
+        "surrogate_low_slot": np.zeros((capacity, n_surrogates), dtype=np.int8),
+        "surrogate_agreement": np.full((capacity, n_surrogates), np.nan),
+    }
+    routes: dict[int, np.ndarray] = {}
+    rows_of: dict[int, np.ndarray] = {}  # the rows of each leaf, until it is split
+    pending: dict[int, tuple] = {}  # each open leaf's best split: (FrontierSplits, index)
+    heap: list[tuple[float, int]] = []  # (-decrease, node id): the best leaf pops first
+
+    def open_nodes(first, stats, rows, local, depth, parent):
+        """Record new nodes ``first, first + 1, ...`` and search their best splits."""
+        ids = first + np.arange(stats.shape[0])
+        impurity = stats_model.impurity(stats)
+        count = stats_model.count(stats)
+        value = stats_model.value(stats)
+        empty = count == 0
+        if parent >= 0:
+            value[empty] = node["value"][parent]  # empty branch: the parent's value
+        node["value"][ids] = value
+        node["impurity"][ids] = impurity
+        node["n_node_samples"][ids] = count.astype(np.intp)
+        node["weighted_n_node_samples"][ids] = stats_model.weight(stats)
+        node["depth"][ids] = depth
+        node["parent"][ids] = parent
+        splittable = _splittable(
+            stats_model, stats, impurity, count, depth < max_depth, rules, limits
+        )
+        splittable &= ~empty
+        candidates = np.flatnonzero(splittable)
+        if not candidates.size:
+            return
+        position = np.full(ids.size, -1, dtype=np.intp)
+        position[candidates] = np.arange(candidates.size)
+        node_local = position[local]
+        keep = node_local >= 0
+        mask = _feature_mask(candidates.size, n_features, limits.max_features, rng)
+        splits = find_splits(
+            codes,
+            specs,
+            rows[keep],
+            node_local[keep],
+            candidates.size,
+            stats_model,
+            stats[candidates],
+            rules,
+            mask,
+        )
+        # scikit-learn's improvement: the decrease weighted by the node's share.
+        decrease = stats_model.weight(stats[candidates]) / total_weight * splits.gain
+        admissible = np.isfinite(splits.gain) & (decrease + 1e-12 >= limits.min_impurity_decrease)
+        if limits.require_positive_gain:
+            admissible &= splits.gain > 1e-12
+        for i in np.flatnonzero(admissible):
+            node_id = int(ids[candidates[i]])
+            pending[node_id] = (splits, int(i))
+            heapq.heappush(heap, (-float(decrease[i]), node_id))
+        for c in candidates[admissible]:
+            rows_of[int(ids[c])] = rows[local == c]
+
+    open_nodes(0, root_stats, all_rows, np.zeros(n_samples, dtype=np.intp), 0, -1)
+    n_nodes, n_leaves = 1, 1
+    while heap and n_leaves < limits.max_leaf_nodes:
+        _, t = heapq.heappop(heap)
+        splits, i = pending.pop(t)
+        rows = rows_of.pop(t)
+        one = _one_split(splits, i)
+        k = int(one.n_children[0])
+        first = n_nodes
+        node["feature"][t] = one.feature[0]
+        node["threshold"][t] = one.threshold[0]
+        node["first_child"][t] = first
+        node["n_children"][t] = k
+        if 0 in one.routes:
+            routes[t] = one.routes[0]
+        found = {}
+        resolve = None
+        if missing == "surrogate":
+
+            def resolve(rows_moving, node_moving, slot, one=one, found=found):
+                # As in grow_tree: surrogates are searched on the rows the
+                # split places, then route the rows it cannot place.
+                result = find_surrogates(
+                    codes,
+                    specs,
+                    rows_moving,
+                    node_moving,
+                    slot,
+                    one.feature,
+                    1,
+                    stats_model.w,
+                    n_surrogates,
+                )
+                found["surrogates"] = result
+                return result.route(codes, rows_moving, node_moving, slot)
+
+        child_stats = _route_samples(
+            codes,
+            rows,
+            np.zeros(rows.size, dtype=np.intp),
+            np.ones(1, dtype=bool),
+            one,
+            np.array([first], dtype=np.intp),
+            routes,
+            t,
+            np.zeros(1, dtype=np.intp),
+            sample_node,
+            stats_model,
+            k,
+            first,
+            None,
+            resolve,
+        )
+        if missing == "surrogate":
+            result = found["surrogates"]
+            node["missing_slot"][t] = result.majority_slot[0]
+            for name in ("feature", "threshold", "low_slot", "agreement"):
+                node[f"surrogate_{name}"][t] = getattr(result, name)[0]
+        elif missing == "default_direction":
+            node["missing_slot"][t] = _default_slots(
+                one.missing_slot, np.zeros(1, dtype=np.intp), child_stats, stats_model
+            )[0]
+        n_nodes += k
+        n_leaves += k - 1
+        open_nodes(first, child_stats, rows, sample_node[rows] - first, node["depth"][t] + 1, t)
+    store = _NodeStore()
+    store.add_level(**{name: array[:n_nodes] for name, array in node.items()})
+    store.routes = routes
+    return store.build(n_categories_of_feature)
+
+
+def _one_split(splits: FrontierSplits, i: int) -> FrontierSplits:
+    """The split of node ``i`` of a search, as a search of one node."""
+    part = slice(i, i + 1)
+    return FrontierSplits(
+        gain=splits.gain[part],
+        feature=splits.feature[part],
+        threshold=splits.threshold[part],
+        split_code=splits.split_code[part],
+        n_children=splits.n_children[part],
+        routes={0: splits.routes[i]} if i in splits.routes else {},
+        missing_slot=None if splits.missing_slot is None else splits.missing_slot[part],
+    )
+
+
+def _splittable(stats_model, stats, impurity, cases, below_max_depth, rules, limits):
+    """Which nodes may be split: chapter 2's stopping cases and the pre-pruning limits."""
+    splittable = (
+        (cases >= limits.min_samples_split)
+        & (cases >= 2 * rules.min_samples_leaf)
+        & (impurity > PURE)
+        & below_max_depth
+    )
+    node_weight = stats_model.weight(stats)
+    if rules.release8:
+        # J48: a node lighter than 2 MINOBJS, or whose other classes weigh
+        # no more than SMALL, is a leaf (within J48's tolerance SMALL).
+        majority = stats[:, 1:].max(axis=1)
+        splittable &= (node_weight >= 2 * rules.min_cases - SMALL) & (
+            node_weight - majority > SMALL
+        )
+    elif rules.min_cases > 1:
+        splittable &= node_weight >= 2 * rules.min_cases
+    return splittable
 
 
 def _feature_mask(n_nodes, n_features, max_features, rng):

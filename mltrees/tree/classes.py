@@ -145,6 +145,14 @@ class _BaseTree(BaseEstimator):
                 f"min_impurity_decrease must be a float >= 0, got {self.min_impurity_decrease!r}"
             )
         _check_int(self.max_bins, "max_bins", 2, allow_none=True)
+        if getattr(self, "max_leaf_nodes", None) is not None:
+            _check_int(self.max_leaf_nodes, "max_leaf_nodes", 2, allow_none=True)
+            if self._missing == "c45":
+                raise ValueError(
+                    "max_leaf_nodes is not available with missing='c45' (fractional rows "
+                    "would have to stay in every open leaf); use missing='default_direction' "
+                    "or 'surrogate', or max_leaf_nodes=None"
+                )
         self._validate_pruning_params()
         fraction = self.min_weight_fraction_leaf
         if (
@@ -235,6 +243,7 @@ class _BaseTree(BaseEstimator):
             min_impurity_decrease=float(self.min_impurity_decrease),
             max_features=_resolve_max_features(self.max_features, len(specs)),
             require_positive_gain=self._require_positive_gain,
+            max_leaf_nodes=getattr(self, "max_leaf_nodes", None),
         )
         if rng is None:
             rng = np.random.default_rng(self.random_state)
@@ -621,6 +630,13 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
         Cost-complexity parameter alpha of :eq:`eq-ccp-cost` (chapter 5): the
         tree is pruned to the subtree of the weakest-link sequence whose
         effective alphas are at most ``ccp_alpha`` (0: no pruning).
+    max_leaf_nodes : int >= 2 or None, default None
+        None: the tree grows level by level until the other limits stop it.
+        An int: the tree grows best first (scikit-learn's ``max_leaf_nodes``):
+        the leaf whose best split has the largest weighted impurity decrease
+        ``N_t / N * gain`` (:eq:`eq-ch11-best-first`) is split next, until the
+        tree has ``max_leaf_nodes`` leaves or no leaf can be split. Not with
+        ``missing="c45"``.
     """
 
     _criteria = ("gini", "entropy", "log_loss")
@@ -643,6 +659,7 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
         ccp_alpha=0.0,
         missing="error",
         max_surrogates=5,
+        max_leaf_nodes=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -658,6 +675,7 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
         self.ccp_alpha = ccp_alpha
         self.missing = missing
         self.max_surrogates = max_surrogates
+        self.max_leaf_nodes = max_leaf_nodes
 
 
 @_shared_parameters
@@ -698,6 +716,13 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         Cost-complexity parameter alpha of :eq:`eq-ccp-cost` (chapter 5): the
         tree is pruned to the subtree of the weakest-link sequence whose
         effective alphas are at most ``ccp_alpha`` (0: no pruning).
+    max_leaf_nodes : int >= 2 or None, default None
+        None: the tree grows level by level until the other limits stop it.
+        An int: the tree grows best first (scikit-learn's ``max_leaf_nodes``):
+        the leaf whose best split has the largest weighted impurity decrease
+        ``N_t / N * gain`` (:eq:`eq-ch11-best-first`) is split next, until the
+        tree has ``max_leaf_nodes`` leaves or no leaf can be split. Not with
+        ``missing="c45"``.
     """
 
     _criteria = ("squared_error", "absolute_error")
@@ -719,6 +744,7 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         ccp_alpha=0.0,
         missing="error",
         max_surrogates=5,
+        max_leaf_nodes=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -733,6 +759,7 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         self.ccp_alpha = ccp_alpha
         self.missing = missing
         self.max_surrogates = max_surrogates
+        self.max_leaf_nodes = max_leaf_nodes
 
 
 @_shared_parameters
