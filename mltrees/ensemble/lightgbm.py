@@ -80,7 +80,7 @@ _LGB_PARAMS = """
     colsample_bytree : float in (0, 1], default 1.0
         Share of the features each tree may use (``feature_fraction``).
     data_sample_strategy : {"bagging", "goss"}, default "bagging"
-        ``"goss"``: gradient-based one-side sampling (:eq:`eq-goss-variance-gain-estimate`):
+        ``"goss"``: gradient-based one-side sampling (:eq:`eq-goss-estimate`):
         each tree sees the ``top_rate`` share of rows of largest ``|g h|`` and
         an ``other_rate`` share of the rest, drawn at random and weighted by
         ``(n - top) / other``; not during the first ``1 / learning_rate`` rounds.
