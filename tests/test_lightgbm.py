@@ -516,3 +516,37 @@ def test_bad_categorical_feature_is_refused():
         LightGBMClassifier(n_estimators=2, categorical_feature=[0]).fit(X, y)
     with pytest.raises(ValueError, match="column index"):
         LightGBMClassifier(n_estimators=2, categorical_feature=[99]).fit(X, y)
+
+
+def test_rows_follow_the_bundles_view_when_bundled_features_conflict():
+    """With conflicts allowed, every leaf's value is -G/𝓗 of the rows that end in it.
+
+    A conflicting row keeps one feature's value in its bundle, and the other
+    features see their default bin there; the rows must be partitioned by that
+    view, or histograms got by subtraction stop summing their own rows.
+    """
+    from mltrees.hist.leafwise import LeafwiseGrower
+    from mltrees.hist.lightgbm_binning import fit_lightgbm_bins
+
+    rng = np.random.default_rng(7)
+    n, p = 2000, 60
+    X = (rng.random((n, p)) < rng.uniform(0.01, 0.05, p)).astype(np.float64)
+    data, has_missing, most_frequent = fit_lightgbm_bins(X)
+    g, h = rng.normal(size=n) + 2 * X[:, 0] - X[:, 5], rng.uniform(0.5, 1.5, n)
+    params = LeafwiseParams(min_child_samples=5)
+    grower = LeafwiseGrower(
+        data,
+        has_missing,
+        params,
+        most_frequent_bin=most_frequent,
+        num_leaves=16,
+        bundle=True,
+        max_conflict_rate=0.05,
+    )
+    assert grower.n_columns < p
+    grown = grower.grow(g, h)
+    leaves = np.unique(grown.leaf_of_row)
+    assert leaves.size > 4
+    G = np.bincount(grown.leaf_of_row, g, minlength=grown.weight.size)[leaves]
+    H = np.bincount(grown.leaf_of_row, h, minlength=grown.weight.size)[leaves]
+    np.testing.assert_allclose(grown.weight[leaves], -G / H, rtol=1e-9)
