@@ -550,3 +550,27 @@ def test_rows_follow_the_bundles_view_when_bundled_features_conflict():
     G = np.bincount(grown.leaf_of_row, g, minlength=grown.weight.size)[leaves]
     H = np.bincount(grown.leaf_of_row, h, minlength=grown.weight.size)[leaves]
     np.testing.assert_allclose(grown.weight[leaves], -G / H, rtol=1e-9)
+
+
+def test_categorical_scan_without_smoothing_is_silent_and_finds_fishers_prefix():
+    """cat_smooth = 0 is allowed: an empty bin must not warn, and λ = 0 gives the best subset."""
+    import warnings
+
+    G = np.array([0.0, 3.0, -2.0, 1.0, -4.0, 0.5])
+    H = np.array([0.0, 2.0, 3.0, 1.0, 2.0, 4.0])  # bin 0 (missing) is empty
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = find_categorical_splits(
+            np.stack([G, H], -1)[None, None],
+            np.array([[G.sum(), H.sum()]]),
+            np.array([100]),
+            np.array([G.size]),
+            LeafwiseParams(min_child_samples=1, min_child_weight=0.0),
+            CategoricalParams(
+                cat_smooth=0.0, cat_l2=0.0, min_data_per_group=1, max_cat_to_onehot=1
+            ),
+            np.ones((1, 1), dtype=bool),
+        )
+    # by hand: categories 2 and 4 (G = -6, 𝓗 = 5) against the rest (G = 4.5, 𝓗 = 7)
+    assert np.flatnonzero(found.left[0, 0]).tolist() == [2, 4]
+    assert found.gain[0, 0] == pytest.approx(36 / 5 + 4.5**2 / 7, rel=1e-12)
