@@ -545,3 +545,59 @@ def test_importances_equal_lightgbm_split_counts_and_gains():
     assert np.allclose(importance(ours, kind="total_gain"), gains, rtol=1e-5, atol=0)
     ours.set_params(importance_type="gain")
     assert np.allclose(ours.feature_importances_, gains, rtol=1e-5, atol=0)
+def test_rows_follow_the_bundles_view_when_bundled_features_conflict():
+    """With conflicts allowed, every leaf's value is -G/𝓗 of the rows that end in it.
+
+    A conflicting row keeps one feature's value in its bundle, and the other
+    features see their default bin there; the rows must be partitioned by that
+    view, or histograms got by subtraction stop summing their own rows.
+    """
+    from mltrees.hist.leafwise import LeafwiseGrower
+    from mltrees.hist.lightgbm_binning import fit_lightgbm_bins
+
+    rng = np.random.default_rng(7)
+    n, p = 2000, 60
+    X = (rng.random((n, p)) < rng.uniform(0.01, 0.05, p)).astype(np.float64)
+    data, has_missing, most_frequent = fit_lightgbm_bins(X)
+    g, h = rng.normal(size=n) + 2 * X[:, 0] - X[:, 5], rng.uniform(0.5, 1.5, n)
+    params = LeafwiseParams(min_child_samples=5)
+    grower = LeafwiseGrower(
+        data,
+        has_missing,
+        params,
+        most_frequent_bin=most_frequent,
+        num_leaves=16,
+        bundle=True,
+        max_conflict_rate=0.05,
+    )
+    assert grower.n_columns < p
+    grown = grower.grow(g, h)
+    leaves = np.unique(grown.leaf_of_row)
+    assert leaves.size > 4
+    G = np.bincount(grown.leaf_of_row, g, minlength=grown.weight.size)[leaves]
+    H = np.bincount(grown.leaf_of_row, h, minlength=grown.weight.size)[leaves]
+    np.testing.assert_allclose(grown.weight[leaves], -G / H, rtol=1e-9)
+
+
+def test_categorical_scan_without_smoothing_is_silent_and_finds_fishers_prefix():
+    """cat_smooth = 0 is allowed: an empty bin must not warn, and λ = 0 gives the best subset."""
+    import warnings
+
+    G = np.array([0.0, 3.0, -2.0, 1.0, -4.0, 0.5])
+    H = np.array([0.0, 2.0, 3.0, 1.0, 2.0, 4.0])  # bin 0 (missing) is empty
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = find_categorical_splits(
+            np.stack([G, H], -1)[None, None],
+            np.array([[G.sum(), H.sum()]]),
+            np.array([100]),
+            np.array([G.size]),
+            LeafwiseParams(min_child_samples=1, min_child_weight=0.0),
+            CategoricalParams(
+                cat_smooth=0.0, cat_l2=0.0, min_data_per_group=1, max_cat_to_onehot=1
+            ),
+            np.ones((1, 1), dtype=bool),
+        )
+    # by hand: categories 2 and 4 (G = -6, 𝓗 = 5) against the rest (G = 4.5, 𝓗 = 7)
+    assert np.flatnonzero(found.left[0, 0]).tolist() == [2, 4]
+    assert found.gain[0, 0] == pytest.approx(36 / 5 + 4.5**2 / 7, rel=1e-12)

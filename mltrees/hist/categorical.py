@@ -176,7 +176,8 @@ def find_categorical_splits(
         )
         usable = real & (count >= cat.cat_smooth) & many[None, :, None] & allowed[:, :, None]
         used = usable.sum(axis=2)  # (n_leaves, n_features)
-        ratio = np.where(usable, G / (H + cat.cat_smooth), np.inf)
+        with np.errstate(divide="ignore", invalid="ignore"):  # empty bins, cat_smooth = 0
+            ratio = np.where(usable, G / (H + cat.cat_smooth), np.inf)
         order = np.argsort(ratio, axis=2, kind="stable")  # usable bins first, by ratio
         max_num_cat = np.minimum(cat.max_cat_threshold, (used + 1) // 2)
         steps = int(np.minimum(max_num_cat, used).max(initial=0))

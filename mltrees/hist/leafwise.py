@@ -163,7 +163,21 @@ class LeafwiseGrower:
         bundle_of, source, merged = unbundle_map(
             bundles, offsets, default, data.n_bins, data.stride
         )
+        seen = None
+        if self.max_conflict_rate > 0:
+            # In a conflicting row the bundle keeps one feature's value and the
+            # others read their default bin there. Rows must be partitioned by
+            # these codes, the ones the histograms saw (as LightGBM does), or a
+            # child's histogram, got by subtraction, no longer sums its own rows.
+            seen = data.codes.copy()
+            width = int(bundled_stride(offsets))
+            for f in np.flatnonzero(merged):  # over features, never rows
+                inverse = np.full(width, default[f], dtype=data.codes.dtype)
+                slots = source[f] >= 0
+                inverse[source[f][slots]] = np.flatnonzero(slots)
+                seen[f] = inverse[codes[bundle_of[f]]]
         self._bundles = {
+            "seen": seen,
             "codes": codes,
             "bundles": bundles,
             "default": default,
@@ -173,6 +187,13 @@ class LeafwiseGrower:
             "source": source,
             "merged": np.flatnonzero(merged),
         }
+
+    @property
+    def _partition_codes(self) -> np.ndarray:
+        """The codes rows are partitioned by: the bundles' view when they conflict."""
+        if self._bundles is None or self._bundles["seen"] is None:
+            return self.data.codes
+        return self._bundles["seen"]
 
     @property
     def n_columns(self) -> int:
@@ -306,7 +327,7 @@ class LeafwiseGrower:
             f, b, dl = split["feature"], split["bin"], split["default_left"]
             s, c = start[leaf], count[leaf]
             segment = order[s : s + c]
-            code = data.codes[f].take(segment)
+            code = self._partition_codes[f].take(segment)
             if b < 0:  # a categorical split: its set of bins goes left
                 go_left = split["left_bins"][code]
             else:
