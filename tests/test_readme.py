@@ -15,7 +15,8 @@ def _python_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
 
 
-def test_readme_example_runs_and_matches_its_comments():
+def test_readme_example_runs_and_matches_its_comments(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the example saves a model file in the working directory
     blocks = _python_blocks()
     assert blocks, "README.md has no python example"
     namespace: dict = {}
@@ -27,6 +28,11 @@ def test_readme_example_runs_and_matches_its_comments():
     assert round(mltrees.mutual_information([[2, 3], [4, 0], [3, 2]]), 3) == 0.247
     assert namespace["p"].shape == (100_000, 4)
     assert np.isinf(mltrees.kl_divergence([0.5, 0.5], [1.0, 0.0]))
+    # LightGBM: SHAP values add up to the raw score; the loaded model predicts the same.
+    gbm, shap, X = namespace["gbm"], namespace["shap"], namespace["X"]
+    raw = gbm.predict(X[:100], raw_score=True)
+    assert np.allclose(shap.values.sum(axis=1) + shap.expected_value, raw)
+    assert np.array_equal(namespace["same"].predict_proba(X), gbm.predict_proba(X))
 
 
 def test_readme_names_the_commands_ci_runs():
