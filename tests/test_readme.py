@@ -29,9 +29,9 @@ def test_readme_example_runs_and_matches_its_comments(tmp_path, monkeypatch):
     assert namespace["p"].shape == (100_000, 4)
     assert np.isinf(mltrees.kl_divergence([0.5, 0.5], [1.0, 0.0]))
     # LightGBM: SHAP values add up to the raw score; the loaded model predicts the same.
-    gbm, shap, X = namespace["gbm"], namespace["shap"], namespace["X"]
+    gbm, explained, X = namespace["gbm"], namespace["explained"], namespace["X"]
     raw = gbm.predict(X[:100], raw_score=True)
-    assert np.allclose(shap.values.sum(axis=1) + shap.expected_value, raw)
+    assert np.allclose(explained.values.sum(axis=1) + explained.expected_value, raw)
     assert np.array_equal(namespace["same"].predict_proba(X), gbm.predict_proba(X))
 
 
