@@ -545,6 +545,8 @@ def test_importances_equal_lightgbm_split_counts_and_gains():
     assert np.allclose(importance(ours, kind="total_gain"), gains, rtol=1e-5, atol=0)
     ours.set_params(importance_type="gain")
     assert np.allclose(ours.feature_importances_, gains, rtol=1e-5, atol=0)
+
+
 def test_rows_follow_the_bundles_view_when_bundled_features_conflict():
     """With conflicts allowed, every leaf's value is -G/𝓗 of the rows that end in it.
 
@@ -601,3 +603,15 @@ def test_categorical_scan_without_smoothing_is_silent_and_finds_fishers_prefix()
     # by hand: categories 2 and 4 (G = -6, 𝓗 = 5) against the rest (G = 4.5, 𝓗 = 7)
     assert np.flatnonzero(found.left[0, 0]).tolist() == [2, 4]
     assert found.gain[0, 0] == pytest.approx(36 / 5 + 4.5**2 / 7, rel=1e-12)
+
+
+def test_verbose_prints_the_watched_metric_every_verbose_rounds(capsys):
+    X, y = load_breast_cancer(return_X_y=True)
+    model = LightGBMClassifier(n_estimators=6, verbose=3)
+    model.fit(X[:400], y[:400], eval_set=[(X[400:], y[400:])])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert [line.split("]")[0] for line in lines] == ["[3", "[6"]
+    history = model.evals_result_["valid_0"]["binary_logloss"]
+    assert f"valid_0: {history[2]:.6g}" in lines[0]
+    LightGBMClassifier(n_estimators=3).fit(X, y)  # silent by default
+    assert capsys.readouterr().err == ""

@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -70,6 +72,27 @@ __all__ = [
     "take_rows",
     "threads_for_rows",
 ]
+
+
+def watch_round(m, history, state, *, verbose, patience, start, prefix) -> bool:
+    """Progress line and early stopping after round ``m`` of a boosting loop.
+
+    ``history`` holds one list of metric values per evaluation set (lower is
+    better); the last set is watched. ``state`` is ``[best_score,
+    best_round]``, updated in place. Prints every ``verbose`` rounds to
+    stderr; returns True when the watched metric has not improved for
+    ``patience`` rounds (None: never).
+    """
+    if verbose and (m + 1) % verbose == 0:
+        shown = "  ".join(f"{prefix}{i}: {h[-1]:.6g}" for i, h in enumerate(history))
+        print(f"[{m + 1}] {shown}  {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    if not history:
+        return False
+    current = history[-1][-1]
+    if current < state[0]:
+        state[0], state[1] = current, m
+        return False
+    return patience is not None and m - state[1] >= patience
 
 
 def check_positive_int(value, name: str, low: int = 1, allow_none: bool = False):

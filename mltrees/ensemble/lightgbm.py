@@ -17,7 +17,6 @@ those of LightGBM's scikit-learn API.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
@@ -30,6 +29,7 @@ from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
     class_codes,
+    watch_round,
 )
 from mltrees.hist.categorical import CategoricalParams, category_bins, encode_categories
 from mltrees.hist.goss import goss_active, goss_sample
@@ -214,6 +214,47 @@ def _softmax(score: np.ndarray) -> np.ndarray:
 class _BaseLightGBM(BaseEstimator):
     """The boosting loop shared by the regressor and the classifier."""
 
+    def __init__(
+        self,
+        *,
+        num_leaves=31,
+        max_depth=-1,
+        learning_rate=0.1,
+        n_estimators=100,
+        min_child_samples=20,
+        min_child_weight=1e-3,
+        min_split_gain=0.0,
+        reg_lambda=0.0,
+        reg_alpha=0.0,
+        max_delta_step=0.0,
+        max_bin=255,
+        min_data_in_bin=3,
+        subsample_for_bin=200_000,
+        subsample=1.0,
+        subsample_freq=0,
+        colsample_bytree=1.0,
+        categorical_feature="auto",
+        cat_smooth=10.0,
+        cat_l2=10.0,
+        max_cat_threshold=32,
+        max_cat_to_onehot=4,
+        min_data_per_group=100,
+        data_sample_strategy="bagging",
+        top_rate=0.2,
+        other_rate=0.1,
+        enable_bundle=True,
+        max_conflict_rate=0.0,
+        importance_type="split",
+        early_stopping_rounds=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        # One signature for both estimators (scikit-learn reads it for get_params).
+        for name, value in locals().items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
+
     def _validate_params(self):
         check_positive_int(self.num_leaves, "num_leaves", low=2)
         if isinstance(self.max_depth, bool) or not isinstance(self.max_depth, (int, np.integer)):
@@ -331,7 +372,8 @@ class _BaseLightGBM(BaseEstimator):
             timings=timings,
         )
         self.n_bundles_ = grower.n_columns
-        trees, gains, best_round, best_score = [], [], 0, np.inf
+        trees, gains = [], []
+        watched = [np.inf, 0]  # best score and round on the last eval set
         bag = None
         start = time.perf_counter()
         try:
@@ -365,19 +407,16 @@ class _BaseLightGBM(BaseEstimator):
                     for k, grown in enumerate(stage):
                         eval_scores[i][:, k] += grown.tree.value[grown.tree.apply(E), 0]
                     history[i].append(objective.evaluate(ey, eval_scores[i], ew))
-                if self.verbose and (m + 1) % self.verbose == 0:
-                    shown = "  ".join(f"valid_{i}: {h_[-1]:.6g}" for i, h_ in enumerate(history))
-                    elapsed = time.perf_counter() - start
-                    print(f"[{m + 1}] {shown}  {elapsed:.1f} s", file=sys.stderr)
-                if evals:
-                    current = history[-1][-1]
-                    if current < best_score:
-                        best_score, best_round = current, m
-                    elif (
-                        self.early_stopping_rounds is not None
-                        and m - best_round >= self.early_stopping_rounds
-                    ):
-                        break
+                if watch_round(
+                    m,
+                    history,
+                    watched,
+                    verbose=self.verbose,
+                    patience=self.early_stopping_rounds,
+                    start=start,
+                    prefix="valid_",
+                ):
+                    break
         finally:
             grower.close()
         self._timings = timings
@@ -388,8 +427,8 @@ class _BaseLightGBM(BaseEstimator):
         self.n_estimators_ = len(trees)
         self.evals_result_ = {f"valid_{i}": {objective.metric: h_} for i, h_ in enumerate(history)}
         if evals and self.early_stopping_rounds is not None:
-            self.best_iteration_ = best_round
-            self.best_score_ = history[-1][best_round]
+            self.best_iteration_ = watched[1]
+            self.best_score_ = history[-1][watched[1]]
         flat = [tree for stage in trees for tree in stage]
         outputs = np.tile(np.arange(K), len(trees))
         self._stack = StackedTrees(flat, [t.value for t in flat], outputs, K)
@@ -511,11 +550,6 @@ class _BaseLightGBM(BaseEstimator):
         return tags
 
 
-def _init_params(self, **params):
-    for name, value in params.items():
-        setattr(self, name, value)
-
-
 @_lgb_doc
 class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
     """LightGBM regression with squared error (Ke et al. 2017), chapter 14.
@@ -539,44 +573,6 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
     """
-
-    def __init__(
-        self,
-        *,
-        num_leaves=31,
-        max_depth=-1,
-        learning_rate=0.1,
-        n_estimators=100,
-        min_child_samples=20,
-        min_child_weight=1e-3,
-        min_split_gain=0.0,
-        reg_lambda=0.0,
-        reg_alpha=0.0,
-        max_delta_step=0.0,
-        max_bin=255,
-        min_data_in_bin=3,
-        subsample_for_bin=200_000,
-        subsample=1.0,
-        subsample_freq=0,
-        colsample_bytree=1.0,
-        categorical_feature="auto",
-        cat_smooth=10.0,
-        cat_l2=10.0,
-        max_cat_threshold=32,
-        max_cat_to_onehot=4,
-        min_data_per_group=100,
-        data_sample_strategy="bagging",
-        top_rate=0.2,
-        other_rate=0.1,
-        enable_bundle=True,
-        max_conflict_rate=0.0,
-        importance_type="split",
-        early_stopping_rounds=None,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-    ):
-        _init_params(**{k: v for k, v in locals().items() if k != "__class__"})
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
         """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
@@ -619,44 +615,6 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
     n_estimators_, best_iteration_, best_score_, evals_result_
         As for :class:`LightGBMRegressor`.
     """
-
-    def __init__(
-        self,
-        *,
-        num_leaves=31,
-        max_depth=-1,
-        learning_rate=0.1,
-        n_estimators=100,
-        min_child_samples=20,
-        min_child_weight=1e-3,
-        min_split_gain=0.0,
-        reg_lambda=0.0,
-        reg_alpha=0.0,
-        max_delta_step=0.0,
-        max_bin=255,
-        min_data_in_bin=3,
-        subsample_for_bin=200_000,
-        subsample=1.0,
-        subsample_freq=0,
-        colsample_bytree=1.0,
-        categorical_feature="auto",
-        cat_smooth=10.0,
-        cat_l2=10.0,
-        max_cat_threshold=32,
-        max_cat_to_onehot=4,
-        min_data_per_group=100,
-        data_sample_strategy="bagging",
-        top_rate=0.2,
-        other_rate=0.1,
-        enable_bundle=True,
-        max_conflict_rate=0.0,
-        importance_type="split",
-        early_stopping_rounds=None,
-        random_state=None,
-        n_jobs=None,
-        verbose=0,
-    ):
-        _init_params(**{k: v for k, v in locals().items() if k != "__class__"})
 
     def _encode_eval_target(self, y):
         y = np.asarray(y)

@@ -25,7 +25,6 @@ distinct values (checked in the tests).
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 
@@ -40,6 +39,7 @@ from mltrees.ensemble._common import (
     check_positive_int,
     class_codes,
     raw_importances,
+    watch_round,
 )
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.exact import ExactGrower, SortedColumns
@@ -222,7 +222,8 @@ class _BaseXGBoost(BaseEstimator):
             for E, ey, ew in eval_set
         ]
         history = [[] for _ in evals]
-        trees, best_round, best_score = [], 0, np.inf
+        trees = []
+        watched = [np.inf, 0]  # best score and round on the last eval set
         if self.tree_method == "exact":
             grower = ExactGrower(
                 SortedColumns.fit(X),
@@ -277,23 +278,20 @@ class _BaseXGBoost(BaseEstimator):
                     for k, grown in enumerate(stage):
                         em[:, k] += grown.tree.value[grown.tree.apply(E), 0]
                     history[i].append(objective.evaluate(ey, em[:, 0] if K == 1 else em, ew))
-                if self.verbose and (m + 1) % self.verbose == 0:
-                    shown = "  ".join(f"eval{i}: {h_[-1]:.6g}" for i, h_ in enumerate(history))
-                    elapsed = time.perf_counter() - start
-                    print(f"[{m + 1}] {shown}  {elapsed:.1f} s", file=sys.stderr)
-                if evals:
-                    score = history[-1][-1]
-                    if score < best_score:
-                        best_score, best_round = score, m
-                    elif (
-                        self.early_stopping_rounds is not None
-                        and m - best_round >= self.early_stopping_rounds
-                    ):
-                        break
+                if watch_round(
+                    m,
+                    history,
+                    watched,
+                    verbose=self.verbose,
+                    patience=self.early_stopping_rounds,
+                    start=start,
+                    prefix="eval",
+                ):
+                    break
         finally:
             grower.close()
         self._timings = timings
-        return trees, history, best_round
+        return trees, history, watched[1]
 
     def _gradients(self, objective: _Objective, y, margin, weight, rng):
         """Gradients and hessians of every row and output at the margins (:eq:`eq-xgb-taylor`).
