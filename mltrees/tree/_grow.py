@@ -232,23 +232,9 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
                 found = {}
                 resolve = None
                 if missing == "surrogate":
-
-                    def resolve(rows_moving, node_moving, slot, splits=splits, found=found):
-                        # Surrogates are searched on the rows the primary split
-                        # places, then route the rows it cannot place.
-                        result = find_surrogates(
-                            codes,
-                            specs,
-                            rows_moving,
-                            node_moving,
-                            slot,
-                            splits.feature,
-                            splits.feature.size,
-                            stats_model.w,
-                            n_surrogates,
-                        )
-                        found["surrogates"] = result
-                        return result.route(codes, rows_moving, node_moving, slot)
+                    resolve = _surrogate_resolver(
+                        codes, specs, splits.feature, stats_model.w, n_surrogates, found
+                    )
 
                 next_stats = _route_samples(
                     codes,
@@ -445,23 +431,9 @@ def grow_tree_best_first(
         found = {}
         resolve = None
         if missing == "surrogate":
-
-            def resolve(rows_moving, node_moving, slot, one=one, found=found):
-                # As in grow_tree: surrogates are searched on the rows the
-                # split places, then route the rows it cannot place.
-                result = find_surrogates(
-                    codes,
-                    specs,
-                    rows_moving,
-                    node_moving,
-                    slot,
-                    one.feature,
-                    1,
-                    stats_model.w,
-                    n_surrogates,
-                )
-                found["surrogates"] = result
-                return result.route(codes, rows_moving, node_moving, slot)
+            resolve = _surrogate_resolver(
+                codes, specs, one.feature, stats_model.w, n_surrogates, found
+            )
 
         child_stats = _route_samples(
             codes,
@@ -510,6 +482,32 @@ def _one_split(splits: FrontierSplits, i: int) -> FrontierSplits:
         routes={0: splits.routes[i]} if i in splits.routes else {},
         missing_slot=None if splits.missing_slot is None else splits.missing_slot[part],
     )
+
+
+def _surrogate_resolver(codes, specs, feature, weights, n_surrogates, found):
+    """Routing of the rows a split cannot place, for both growth orders (chapter 6).
+
+    Surrogates are searched on the rows the primary split places, then route
+    the rows it cannot place; the surrogates found are left in
+    ``found["surrogates"]`` for the tree's arrays.
+    """
+
+    def resolve(rows_moving, node_moving, slot):
+        result = find_surrogates(
+            codes,
+            specs,
+            rows_moving,
+            node_moving,
+            slot,
+            feature,
+            feature.size,
+            weights,
+            n_surrogates,
+        )
+        found["surrogates"] = result
+        return result.route(codes, rows_moving, node_moving, slot)
+
+    return resolve
 
 
 def _splittable(stats_model, stats, impurity, cases, below_max_depth, rules, limits):
