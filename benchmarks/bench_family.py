@@ -184,9 +184,10 @@ def models(task: str):
 def measure(factory, X_train, y_train, X_test, y_test, task):
     """Wall and CPU seconds of the fit, of the best of three predictions, and the score.
 
-    CPU time (all threads of this process) is far less sensitive than wall
-    time to other jobs on a shared machine; on an idle machine the wall time
-    of a multi-threaded library is smaller than its CPU time.
+    CPU time counts all threads of this process. On an idle machine the
+    wall time of a multi-threaded library is below its CPU time; under
+    contention both grow, the CPU time of OpenMP libraries too (their threads
+    spin while they wait), so neither is a clean measure on a busy machine.
     """
     model = factory()
     start, start_cpu = time.perf_counter(), time.process_time()
@@ -271,9 +272,11 @@ def main(argv=None) -> int:
                     "system": f"{platform.system()} {platform.release()}",
                     "load_before": load_before, "load_after": load_average()},
         "caveat": ("Shared machine: other jobs ran during the measurement (see the load "
-                   "averages, overall and per row), which inflates wall-clock times; CPU "
-                   "times are less affected. Single fits; predict is the best of three. "
-                   "Compare timings within a factor of two."),
+                   "averages, overall and per row). Contention inflates wall-clock times, "
+                   "most for multi-threaded libraries, whose OpenMP threads also spin and "
+                   "inflate their CPU time. Single fits; predict is the best of three. "
+                   "Compare timings within a factor of two, and only between rows of "
+                   "similar load."),
         "versions": versions(),
         "datasets": datasets,
         "results": results,
