@@ -340,7 +340,7 @@ class _BaseObliviousBoosting(BaseEstimator):
                 )
             leaf = leaf_index(codes, feature, border)
             n_leaves = 1 << int(self.depth)
-            value = lr * self._leaf_values(leaf, n_leaves, S, H if newton else w, lam)
+            value = lr * self._leaf_values(leaf, n_leaves, S, H if newton else w[:, None], lam)
             F += value[leaf]
             trees.append(
                 ObliviousTree(feature, border, value, np.bincount(leaf, w, minlength=n_leaves))
@@ -349,12 +349,9 @@ class _BaseObliviousBoosting(BaseEstimator):
                 entry_leaf = leaf_index(entry_codes, feature, border)
                 key = block * n_leaves + entry_leaf
                 n_keys = len(block_sizes) * n_leaves
-                H_body = H_e if newton else entry_w[:, None]
-                step = np.empty((n_keys, K))
-                for k in range(K):
-                    s = np.bincount(key[body], S_e[body, k], minlength=n_keys)
-                    h = np.bincount(key[body], H_body[body, min(k, H_body.shape[1] - 1)], minlength=n_keys)
-                    step[:, k] = s / (h + lam)
+                step = self._leaf_values(
+                    key, n_keys, S_e, H_e if newton else entry_w[:, None], lam, rows=body
+                )
                 approx += lr * step[key]
             if self.verbose:
                 history.append(self._loss(y, F, w, objective))
@@ -375,7 +372,13 @@ class _BaseObliviousBoosting(BaseEstimator):
 
     @staticmethod
     def _derivatives(y, F, w, objective):
-        """``S = w (y - F)`` or ``w (y - p)`` and the Newton weights ``H`` per row."""
+        """``S = w (y - F)`` or ``w (y - p)`` per row, and what the Newton step needs.
+
+        The second item is the per-row curvature ``w`` (RMSE) or
+        ``w p (1 - p)`` (Logloss), shape (n, 1); for MultiClass it is the
+        pair ``(w, p)`` from which the leaves' full Hessians
+        ``Σ w (diag p - p pᵀ)`` are summed.
+        """
         if objective == "RMSE":
             S = (w * (y - F[:, 0]))[:, None]
             return S, w[:, None]
@@ -385,19 +388,35 @@ class _BaseObliviousBoosting(BaseEstimator):
         p = _softmax(F)
         onehot = np.zeros_like(p)
         onehot[np.arange(len(y)), y.astype(np.intp)] = 1.0
-        return w[:, None] * (onehot - p), w[:, None] * p * (1.0 - p)
+        return w[:, None] * (onehot - p), (w, p)
 
     @staticmethod
-    def _leaf_values(leaf, n_leaves, S, H, lam):
-        """``S_j / (𝓗_j + λ)`` per leaf and output (:eq:`eq-catboost-leaf`)."""
-        H = H if H.ndim == 2 else H[:, None]
+    def _leaf_values(key, n_keys, S, curvature, lam, rows=None):
+        """Newton (or gradient) steps ``(𝓗_j + λ I)⁻¹ S_j`` per leaf (:eq:`eq-catboost-leaf`).
+
+        ``curvature`` is an (n, 1) array of per-row weights (``W`` for the
+        gradient step, ``w p (1 - p)`` for Logloss's Newton step) or, for
+        MultiClass Newton, ``(w, p)``: CatBoost then solves with the full
+        K×K Hessian of the softmax loss. ``rows`` restricts the sums.
+        """
+        if rows is not None:
+            key, S = key[rows], S[rows]
+            curvature = (
+                tuple(c[rows] for c in curvature) if isinstance(curvature, tuple) else curvature[rows]
+            )
         K = S.shape[1]
-        out = np.empty((n_leaves, K))
-        for k in range(K):
-            s = np.bincount(leaf, S[:, k], minlength=n_leaves)
-            h = np.bincount(leaf, H[:, min(k, H.shape[1] - 1)], minlength=n_leaves)
-            out[:, k] = s / (h + lam)
-        return out
+        sums = np.stack([np.bincount(key, S[:, k], minlength=n_keys) for k in range(K)], axis=1)
+        if not isinstance(curvature, tuple):
+            h = np.bincount(key, curvature[:, 0], minlength=n_keys)
+            return sums / (h + lam)[:, None]
+        w, p = curvature
+        hessian = np.empty((n_keys, K, K))
+        for a in range(K):
+            for b in range(a, K):
+                per_row = w * p[:, a] * ((a == b) - p[:, b])
+                hessian[:, a, b] = hessian[:, b, a] = np.bincount(key, per_row, minlength=n_keys)
+        hessian += lam * np.eye(K)
+        return np.linalg.solve(hessian, sums[:, :, None])[:, :, 0]
 
     @staticmethod
     def _loss(y, F, w, objective):
