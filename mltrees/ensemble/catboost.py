@@ -34,17 +34,19 @@ import time
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
     class_codes,
+    real_targets,
     watch_round,
 )
 from mltrees.hist.oblivious import ObliviousTree, doubling_blocks, grow_oblivious, leaf_index
 from mltrees.hist.oblivious_binning import encode_borders, fit_borders
 from mltrees.hist.oblivious_ctr import fit_categorical_statistics, target_class_border
+from mltrees.tree._data import as_table, validate_fit_input
 
 __all__ = ["ObliviousBoostingClassifier", "ObliviousBoostingRegressor"]
 
@@ -160,64 +162,43 @@ class _BaseObliviousBoosting(BaseEstimator):
         check_positive_int(self.verbose, "verbose", low=0)
 
     def _split_input(self, X, *, reset: bool):
-        """Float32 numeric matrix and the list of categorical columns."""
-        if isinstance(X, pd.DataFrame):
-            names = [str(c) for c in X.columns]
-            frame = X
-        else:
-            values = np.asarray(X) if not hasattr(X, "toarray") else None
-            if values is None:
-                raise TypeError("X must be dense (a numpy array or pandas DataFrame)")
-            if values.ndim != 2:
-                raise ValueError(f"X must be 2-D, got an array of shape {values.shape}")
-            names = [str(j) for j in range(values.shape[1])]
-            frame = pd.DataFrame(values, columns=names) if values.dtype == object else None
-        n_features = len(names)
+        """Float32 numeric matrix, the numeric column indices, the categorical columns."""
+        table = as_table(X)
+        validate_data(self, table, reset=reset, skip_check_array=True)
+        if table.shape[0] == 0:
+            raise ValueError(f"X is empty: 0 sample(s) (shape={table.shape}) while a minimum of 1 is required.")
+        names = [str(c) for c in table.columns] if isinstance(table, pd.DataFrame) else None
         if reset:
-            self.n_features_in_ = n_features
-            if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
-                self.feature_names_in_ = np.asarray(X.columns, dtype=object)
-            elif hasattr(self, "feature_names_in_"):
-                del self.feature_names_in_
-            self._cat = self._categorical_indices(X, names)
-        elif n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {n_features} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
-        cat = self._cat
-        numeric = [j for j in range(n_features) if j not in set(cat)]
-        if frame is None:
-            values = np.asarray(X)
-            try:
-                numbers = values[:, numeric].astype(np.float64)
-            except (TypeError, ValueError) as error:
-                raise TypeError(
-                    "X has non-numeric values in features not listed in cat_features"
-                ) from error
-            cat_columns = [values[:, j] for j in cat]
-        else:
-            bad = [names[j] for j in numeric if not pd.api.types.is_numeric_dtype(frame.iloc[:, j])]
+            self._cat = self._categorical_indices(table, names)
+        numeric = [j for j in range(table.shape[1]) if j not in set(self._cat)]
+        if isinstance(table, pd.DataFrame):
+            bad = [names[j] for j in numeric if not pd.api.types.is_numeric_dtype(table.iloc[:, j])]
             if bad:
                 raise TypeError(
                     f"X column {bad[0]!r} is not numeric; list it in cat_features or convert it"
                 )
-            numbers = frame.iloc[:, numeric].to_numpy(dtype=np.float64)
-            cat_columns = [frame.iloc[:, j].to_numpy() for j in cat]
-        if len(numbers) == 0:
-            raise ValueError("X has 0 samples; at least 1 is required")
+            numbers = table.iloc[:, numeric].to_numpy(dtype=np.float64)
+            cat_columns = [table.iloc[:, j].to_numpy() for j in self._cat]
+        else:
+            try:
+                numbers = table[:, numeric].astype(np.float64)
+            except (TypeError, ValueError) as error:
+                raise TypeError(
+                    f"X holds values that are not numbers ({error}); list categorical "
+                    "features in cat_features"
+                ) from error
+            cat_columns = [table[:, j] for j in self._cat]
         if np.isinf(numbers).any():
             raise ValueError("X contains inf; missing values must be NaN")
         cleaned = []
-        for j, column in zip(cat, cat_columns, strict=True):
+        for j, column in zip(self._cat, cat_columns, strict=True):
             column = np.asarray(column, dtype=object)
-            missing = pd.isna(column)
-            if missing.any():
+            if pd.isna(column).any():
                 raise ValueError(
-                    f"categorical feature {names[j]!r} contains missing values (NaN/None); "
-                    "CatBoost's statistics need a category: fill them with a value of their own"
+                    f"categorical feature {j} contains missing values (NaN/None); CatBoost's "
+                    "statistics need a category: fill them with a value of their own"
                 )
-            if isinstance(column[0], (float, np.floating)):
+            if len(column) and isinstance(column[0], (float, np.floating)):
                 as_float = column.astype(np.float64)
                 if np.array_equal(as_float, np.round(as_float)):
                     column = as_float.astype(np.int64).astype(object)
@@ -226,6 +207,8 @@ class _BaseObliviousBoosting(BaseEstimator):
 
     def _categorical_indices(self, X, names) -> list:
         spec = self.cat_features
+        n_columns = X.shape[1]
+        names = names or []
         if spec is None:
             if not isinstance(X, pd.DataFrame):
                 return []
@@ -244,31 +227,18 @@ class _BaseObliviousBoosting(BaseEstimator):
                 if c not in names:
                     raise ValueError(f"cat_features names an unknown column {c!r}")
                 out.append(names.index(c))
-            elif isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < len(names):
+            elif isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < n_columns:
                 out.append(int(c))
             else:
                 raise ValueError(
-                    f"cat_features holds {c!r}, not a column index in [0, {len(names)}) or a name"
+                    f"cat_features holds {c!r}, not a column index in [0, {n_columns}) or a name"
                 )
         return sorted(set(out))
 
     # ------------------------------------------------------------------- fit
-    def _fit(self, X, y, sample_weight, objective: str, n_outputs: int):
-        self._validate_params()
+    def _fit(self, X, y, w, objective: str, n_outputs: int):
         numbers, numeric, cat_columns = self._split_input(X, reset=True)
         n = numbers.shape[0]
-        if len(y) != n:
-            raise ValueError(f"y has {len(y)} rows but X has {n}")
-        if sample_weight is None:
-            w = np.ones(n)
-        else:
-            w = np.asarray(sample_weight, dtype=np.float64)
-            if w.shape != (n,):
-                raise ValueError(f"sample_weight must have shape ({n},), got {w.shape}")
-            if not np.isfinite(w).all() or (w < 0).any():
-                raise ValueError("sample_weight must be finite and non-negative")
-            if w.sum() <= 0:
-                raise ValueError("sample_weight must have a positive sum")
         rng = np.random.default_rng(self.random_state)
         order = np.arange(n) if self.has_time else rng.permutation(n)
         self._objective = objective
@@ -302,7 +272,8 @@ class _BaseObliviousBoosting(BaseEstimator):
         K = n_outputs
         F = np.tile(bias, (n, 1))
         newton = self.leaf_estimation_method == "Newton"
-        ordered = self.boosting_type == "Ordered"
+        # One row has no "earlier rows" to score it with: plain scores then.
+        ordered = self.boosting_type == "Ordered" and n > 1
         if ordered:
             ends = doubling_blocks(n)
             starts = np.r_[0, ends[:-1]]
@@ -443,6 +414,7 @@ class _BaseObliviousBoosting(BaseEstimator):
 
     def _codes_of(self, X) -> np.ndarray:
         """Codes of the columns the model can test, for new rows."""
+        check_is_fitted(self, "_trees")
         numbers, _, cat_columns = self._split_input(X, reset=False)
         codes = encode_borders(numbers, self._borders)
         if self._cat_stats is not None:
@@ -450,7 +422,6 @@ class _BaseObliviousBoosting(BaseEstimator):
         return codes
 
     def _raw(self, X, n_trees=None) -> np.ndarray:
-        check_is_fitted(self, "_trees")
         codes = self._codes_of(X)
         T = len(self._trees) if n_trees is None else n_trees
         n = codes.shape[1]
@@ -495,9 +466,10 @@ class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):
 
     def fit(self, X, y, sample_weight=None):
         """Boost ``n_estimators`` oblivious trees on ``(X, y)``."""
-        y = np.asarray(y, dtype=np.float64).ravel()
-        if not np.isfinite(y).all():
-            raise ValueError("y contains NaN or inf")
+        self._validate_params()
+        X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
+        y = real_targets(y)
+        # CatBoost keeps labels in float32.
         return self._fit(X, y.astype(np.float32).astype(np.float64), sample_weight, "RMSE", 1)
 
     def _bias(self, y, w, objective, K):
@@ -527,9 +499,8 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
 
     def fit(self, X, y, sample_weight=None):
         """Boost ``n_estimators`` oblivious trees on ``(X, y)``."""
-        y = np.asarray(y)
-        if y.ndim != 1:
-            y = y.ravel()
+        self._validate_params()
+        X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         self.classes_, codes = class_codes(y)
         K = len(self.classes_)
         if K < 2:
@@ -564,4 +535,5 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
 
     def predict(self, X) -> np.ndarray:
         """The most probable class."""
+        check_is_fitted(self, "_trees")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
