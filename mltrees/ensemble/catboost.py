@@ -43,7 +43,13 @@ from mltrees.ensemble._common import (
     real_targets,
     watch_round,
 )
-from mltrees.hist.oblivious import ObliviousTree, doubling_blocks, grow_oblivious, leaf_index
+from mltrees.hist.oblivious import (
+    ObliviousTree,
+    column_groups,
+    doubling_blocks,
+    grow_oblivious,
+    leaf_index,
+)
 from mltrees.hist.oblivious_binning import encode_borders, fit_borders
 from mltrees.hist.oblivious_ctr import fit_categorical_statistics, target_class_border
 from mltrees.tree._data import as_table, validate_fit_input
@@ -287,6 +293,8 @@ class _BaseObliviousBoosting(BaseEstimator):
             entry_y = y[entry_rows]
             approx = np.tile(bias, (len(entry_rows), 1))
             body = (part % 2) == 0
+        unit = bool((w == 1.0).all())
+        groups = column_groups(entry_codes if ordered else codes, self._n_borders)
         trees = []
         history = []
         watched = [np.inf, 0]
@@ -300,14 +308,22 @@ class _BaseObliviousBoosting(BaseEstimator):
                     self._n_borders,
                     int(self.depth),
                     S_e,
-                    entry_w,
+                    None if unit else entry_w,
                     lam,
                     self.score_function,
                     part=part,
+                    groups=groups,
                 )
             else:
                 feature, border = grow_oblivious(
-                    codes, self._n_borders, int(self.depth), S, w, lam, self.score_function
+                    codes,
+                    self._n_borders,
+                    int(self.depth),
+                    S,
+                    None if unit else w,
+                    lam,
+                    self.score_function,
+                    groups=groups,
                 )
             leaf = leaf_index(codes, feature, border)
             n_leaves = 1 << int(self.depth)
