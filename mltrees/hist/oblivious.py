@@ -54,16 +54,38 @@ class ObliviousTree:
         Leaf values, learning rate included.
     weight : ndarray of float64, shape (2**depth,)
         ``Σ w`` of the training rows in each leaf.
+    count : ndarray of int64, shape (2**depth,)
+        Training rows in each leaf.
+    gradient : ndarray of float64, shape (2**depth, n_outputs)
+        ``S = Σ w (y - F)`` of each leaf in the round the tree was grown
+        (the split gains of :func:`~mltrees.inspection.importance` come from it).
     """
 
     feature: np.ndarray
     border_index: np.ndarray
     value: np.ndarray
     weight: np.ndarray
+    count: np.ndarray
+    gradient: np.ndarray
 
     @property
     def depth(self) -> int:
+        """Number of levels (splits)."""
         return len(self.feature)
+
+    def bfs_leaf_order(self) -> np.ndarray:
+        """The leaf index of each leaf of the equivalent binary tree, left to right.
+
+        In the binary tree the first level's answer is the most significant
+        bit of the path; in the leaf index it is the least significant
+        (:eq:`eq-oblivious-leaf`), so the order is a bit reversal.
+        """
+        d = self.depth
+        path = np.arange(1 << d)
+        index = np.zeros_like(path)
+        for i in range(d):
+            index |= ((path >> (d - 1 - i)) & 1) << i
+        return index
 
 
 def leaf_index(codes: np.ndarray, feature, border_index, columns=None) -> np.ndarray:
