@@ -17,9 +17,9 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from mltrees import ObliviousBoostingClassifier, ObliviousBoostingRegressor
 from mltrees.datasets import load_adult, load_higgs, load_penguins
 from mltrees.hist.oblivious import doubling_blocks, leaf_index
-from mltrees.inspection import importance
 from mltrees.hist.oblivious_binning import MaxHeap, greedy_log_sum_borders, midpoint_borders
 from mltrees.hist.oblivious_ctr import ctr_codes, ordered_target_statistic
+from mltrees.inspection import importance
 
 catboost = pytest.importorskip("catboost")
 
