@@ -50,13 +50,13 @@ from mltrees.hist.oblivious import (
     grow_oblivious,
     leaf_index,
 )
-from mltrees.hist.oblivious_binning import encode_borders, fit_borders
+from mltrees.hist.oblivious_binning import fit_borders
 from mltrees.hist.oblivious_ctr import fit_categorical_statistics, target_class_border
 from mltrees.tree._data import as_table, validate_fit_input
 
 __all__ = ["ObliviousBoostingClassifier", "ObliviousBoostingRegressor"]
 
-PREDICT_CHUNK = 8192  # rows per block of predict: keeps the bit matrix in cache
+PREDICT_CHUNK = 4096  # rows per block of predict: keeps the answers in cache
 
 
 _PARAMS = """
@@ -438,7 +438,13 @@ class _BaseObliviousBoosting(BaseEstimator):
 
     # --------------------------------------------------------------- predict
     def _compile(self):
-        """The model as arrays: the distinct (column, border) tests and, per tree, which."""
+        """The model as arrays, for :meth:`_raw`.
+
+        ``_tests`` are the distinct (column, border) questions of all trees,
+        ``_test_of[t, i]`` the question of tree ``t`` at level ``i``; a float
+        question is kept as its float32 border value, so prediction compares
+        the raw values and never computes bin codes.
+        """
         depth = int(self.depth)
         tests = np.array(
             [(f, b) for t in self._trees for f, b in zip(t.feature, t.border_index, strict=True)],
@@ -449,30 +455,44 @@ class _BaseObliviousBoosting(BaseEstimator):
         self._test_of = inverse.reshape(len(self._trees), depth)
         self._values = np.stack([t.value for t in self._trees])  # (T, 2**d, K)
 
-    def _codes_of(self, X) -> np.ndarray:
-        """Codes of the columns the model can test, for new rows."""
+    def _raw(self, X, n_trees=None) -> np.ndarray:
+        """Raw scores ``b + Σ_t v_t[Σ_i [x_{f_ti} > b_ti] 2^i]`` (:eq:`eq-oblivious-leaf`).
+
+        Each distinct question is asked once per row; a tree's leaf is then
+        ``depth`` gathers of those answers and one gather of its values.
+        """
         check_is_fitted(self, "_trees")
         numbers, _, cat_columns = self._split_input(X, reset=False)
-        codes = encode_borders(numbers, self._borders)
-        if self._cat_stats is not None:
-            codes = np.concatenate((codes, self._cat_stats.encode(cat_columns)))
-        return codes
-
-    def _raw(self, X, n_trees=None) -> np.ndarray:
-        codes = self._codes_of(X)
+        cat_codes = self._cat_stats.encode(cat_columns) if self._cat_stats is not None else None
         T = len(self._trees) if n_trees is None else n_trees
-        n = codes.shape[1]
-        raw = np.empty((n, self._values.shape[2]))
-        powers = (1 << np.arange(int(self.depth))).astype(np.intp)
-        cols, thresholds = self._tests[:, 0], self._tests[:, 1]
-        flat_values = self._values[:T].reshape(-1, self._values.shape[2])
-        offsets = (np.arange(T) << int(self.depth))[None, :]
+        depth = int(self.depth)
+        n, K = numbers.shape[0], self._values.shape[2]
+        columns, borders = self._tests[:, 0], self._tests[:, 1]
+        n_float = len(self._borders)
+        is_float = columns < n_float
+        float_cols = columns[is_float]
+        float_cuts = np.array(
+            [self._borders[c][b] for c, b in zip(float_cols, borders[is_float], strict=True)],
+            dtype=np.float32,
+        )
+        cat_cols, cat_cuts = columns[~is_float] - n_float, borders[~is_float]
+        leaf_dtype = np.uint8 if depth <= 8 else np.uint16
+        offsets = (np.arange(T) << depth)[:, None]
+        flat_values = self._values[:T].reshape(-1, K)
+        raw = np.empty((n, K))
+        answers = np.empty((len(columns), 0), dtype=leaf_dtype)
         for start in range(0, n, PREDICT_CHUNK):
-            block = codes[:, start : start + PREDICT_CHUNK]
-            bits = (block[cols] > thresholds[:, None]).astype(np.intp)  # (tests, rows)
-            leaf = bits[self._test_of[:T]]  # (T, depth, rows)
-            index = np.tensordot(powers, leaf, axes=(0, 1)).T + offsets  # (rows, T)
-            raw[start : start + PREDICT_CHUNK] = flat_values[index].sum(axis=1)
+            stop = min(start + PREDICT_CHUNK, n)
+            block = np.ascontiguousarray(numbers[start:stop].T)  # one row per feature
+            answers = np.empty((len(columns), stop - start), dtype=leaf_dtype)
+            # NaN > border is False: missing values go left, below every border.
+            answers[is_float] = block[float_cols] > float_cuts[:, None]
+            if cat_codes is not None:
+                answers[~is_float] = cat_codes[cat_cols, start:stop] > cat_cuts[:, None]
+            leaf = answers[self._test_of[:T, 0]]
+            for i in range(1, depth):
+                leaf |= answers[self._test_of[:T, i]] << leaf_dtype(i)
+            raw[start:stop] = flat_values[leaf + offsets].sum(axis=0)
         return raw + self.init_score_
 
     # ------------------------------------------------- as ordinary binary trees
