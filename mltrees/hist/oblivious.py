@@ -170,24 +170,26 @@ def level_scores(
     return np.where(valid, score, -np.inf)
 
 
-def _histograms(codes, node, n_nodes, n_bins, S, W, columns=None):
+def _histograms(codes, node, n_nodes, n_bins, S, W, columns=None, known_W=None):
     """``S`` (n_outputs, F, n_nodes, n_bins) and ``W`` (F, n_nodes, n_bins) sums.
 
     ``node`` is each row's node (already combined with its block and part
-    in ordered boosting); ``columns`` restricts to some rows of ``codes``.
+    in ordered boosting); ``columns`` restricts to some rows of ``codes``;
+    ``known_W`` is a ``W`` histogram computed before (it is not recounted).
     """
     F = codes.shape[0]
     K = S.shape[1]
     size = n_nodes * n_bins
     hist_S = np.empty((K, F, size))
-    hist_W = np.empty((F, size))
+    hist_W = np.empty((F, size)) if known_W is None else known_W.reshape(F, size)
     # int32 keys: half the memory traffic of intp when building them.
     base = (node * n_bins).astype(np.int32)
     for f in range(F):
         row = codes[f] if columns is None else codes[f, columns]
         key = base + row
-        # Unit weights (W is None): counting is cheaper than summing ones.
-        hist_W[f] = np.bincount(key, weights=W, minlength=size)
+        if known_W is None:
+            # Unit weights (W is None): counting is cheaper than summing ones.
+            hist_W[f] = np.bincount(key, weights=W, minlength=size)
         for k in range(K):
             hist_S[k, f] = np.bincount(key, weights=S[:, k], minlength=size)
     return hist_S.reshape(K, F, n_nodes, n_bins), hist_W.reshape(F, n_nodes, n_bins)
@@ -230,7 +232,9 @@ def grow_oblivious(
     features : ndarray of bool, optional
         Columns that may be split on (all by default).
     groups : list, optional
-        :func:`column_groups` of ``codes``, computed once per model.
+        :func:`column_groups` of ``codes``, computed once per model. The root
+        level's ``W`` histograms are the same for every tree of a model, so
+        they are kept in the groups after the first tree.
 
     Returns
     -------
@@ -246,41 +250,50 @@ def grow_oblivious(
     node = np.zeros(len(W), dtype=np.intp)
     chosen_f, chosen_b = [], []
     parents = [None] * len(groups)  # each group's histograms of the previous level
-    widest = max(width for _, width, _ in groups) if groups else 2
+    widest = max(group[1] for group in groups) if groups else 2
     scores = np.full((len(n_borders), widest - 1), -np.inf)
     for level in range(depth):
         n_nodes = 1 << level
         half = n_nodes >> 1
         if level:
-            # Count only the rows that went right at the last split; the left
-            # children are the parents minus them (the subtraction trick).
-            right = np.flatnonzero(node >= half)
-            right_key = node[right] - half
+            # Count only the rows on the smaller side of the last split; the
+            # other children are the parents minus them (the subtraction trick).
+            went_right = node >= half
+            build_right = 2 * np.count_nonzero(went_right) <= len(node)
+            built = np.flatnonzero(went_right if build_right else ~went_right)
+            built_key = node[built] - half if build_right else node[built].copy()
             if part is not None:
-                right_key += part[right] * half
+                built_key += part[built] * half
         key = node if part is None else part * n_nodes + node
-        for g, (columns, width, group_codes) in enumerate(groups):
+        for g, (columns, width, group_codes, root_W) in enumerate(groups):
             if level == 0:
+                known = root_W if root_W.size else None
                 hist_S, hist_W = _histograms(
-                    group_codes, key, n_parts, width, S, None if unit else W
+                    group_codes, key, n_parts, width, S, None if unit else W, known_W=known
                 )
+                if known is None:
+                    groups[g] = (columns, width, group_codes, hist_W)
             else:
-                r_S, r_W = _histograms(
+                b_S, b_W = _histograms(
                     group_codes,
-                    right_key,
+                    built_key,
                     n_parts * half,
                     width,
-                    S[right],
-                    None if unit else W[right],
-                    right,
+                    S[built],
+                    None if unit else W[built],
+                    built,
                 )
                 p_S, p_W = parents[g]
-                K, F = r_S.shape[0], r_S.shape[1]
+                K, F = b_S.shape[0], b_S.shape[1]
                 shape_S, shape_W = (K, F, n_parts, half, width), (F, n_parts, half, width)
-                r_S, r_W = r_S.reshape(shape_S), r_W.reshape(shape_W)
+                b_S, b_W = b_S.reshape(shape_S), b_W.reshape(shape_W)
                 p_S, p_W = p_S.reshape(shape_S), p_W.reshape(shape_W)
-                hist_S = np.concatenate((p_S - r_S, r_S), axis=3)
-                hist_W = np.concatenate((p_W - r_W, r_W), axis=2)
+                if build_right:
+                    hist_S = np.concatenate((p_S - b_S, b_S), axis=3)
+                    hist_W = np.concatenate((p_W - b_W, b_W), axis=2)
+                else:
+                    hist_S = np.concatenate((b_S, p_S - b_S), axis=3)
+                    hist_W = np.concatenate((b_W, p_W - b_W), axis=2)
                 hist_S = hist_S.reshape(K, F, n_parts * n_nodes, width)
                 hist_W = hist_W.reshape(F, n_parts * n_nodes, width)
             parents[g] = (hist_S, hist_W)
@@ -319,12 +332,13 @@ def column_groups(codes: np.ndarray, n_borders: np.ndarray) -> list:
 
     A statistics column has 16 bins and a float feature up to 255: giving each
     group its own width keeps the histograms of narrow columns small. Returns
-    ``(columns, width, codes of those columns)`` per group.
+    ``(columns, width, codes of those columns, root W histogram)`` per group,
+    the last empty until the first tree fills it.
     """
     n_borders = np.asarray(n_borders)
     width = np.maximum(2, 1 << np.ceil(np.log2(np.maximum(n_borders, 1) + 1)).astype(int))
     groups = []
     for w in np.unique(width):
         columns = np.flatnonzero(width == w)
-        groups.append((columns, int(w), np.ascontiguousarray(codes[columns])))
+        groups.append((columns, int(w), np.ascontiguousarray(codes[columns]), np.empty(0)))
     return groups
