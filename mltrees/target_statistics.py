@@ -323,7 +323,14 @@ def _expected_inverse(m, frequency: float, a: float) -> np.ndarray:
     from scipy.stats import binom
 
     m = np.atleast_1d(np.asarray(m, dtype=np.int64))
-    j = np.arange(int(m.max()) + 1)
+    if a == 1.0:
+        # C(M, j) / (j + 1) = C(M + 1, j + 1) / (M + 1) sums the series in closed form.
+        return -np.expm1((m + 1) * np.log1p(-frequency)) / ((m + 1) * frequency)
+    top = int(m.max())
+    # Binomial mass beyond 12 standard deviations above the mean is below
+    # 1e-30: truncating there keeps the table small for large n.
+    j_max = min(top, int(np.ceil(top * frequency + 12 * np.sqrt(top * frequency) + 20)))
+    j = np.arange(j_max + 1)
     pmf = binom.pmf(j[None, :], m[:, None], frequency)
     with np.errstate(divide="ignore"):
         inverse = np.where(j + a > 0, 1.0 / np.maximum(j + a, np.finfo(float).tiny), 0.0)
@@ -341,7 +348,10 @@ def ordered_statistic_mean_gap(position, n, frequency, *, prior, target_mean, pr
     ``E[x_train | c] - E[x_test | c] = a (p - mu) (E[1/(m + a)] - E[1/(N + a)])``.
 
     Both statistics are unbiased for their own shrunk mean; the training
-    row is shrunk more towards the prior because it sees fewer rows.
+    row is shrunk more towards the prior because it sees fewer rows. For
+    ``a = 1``, ``E[1/(B + 1)] = (1 - (1 - q)^(M+1)) / ((M + 1) q)`` for
+    ``B ~ Bin(M, q)`` (:eq:`eq-ts-gap-closed`); other weights sum the
+    binomial series.
 
     Parameters
     ----------
@@ -530,7 +540,16 @@ class OrderedBoostingResult:
         return out
 
 
-def ordered_boosting(leaves, target, *, learning_rate=1.0, l2_leaf_reg=0.0, order=None, bias=0.0):
+def ordered_boosting(
+    leaves,
+    target,
+    *,
+    learning_rate=1.0,
+    l2_leaf_reg=0.0,
+    order=None,
+    bias=0.0,
+    boosting_type="Ordered",
+):
     """Idealised ordered boosting with one supporting model per prefix, for given trees.
 
     Implements Algorithm 1 of Prokhorenkova et al. (2018), :eq:`eq-ob-support`,
@@ -557,6 +576,10 @@ def ordered_boosting(leaves, target, *, learning_rate=1.0, l2_leaf_reg=0.0, orde
         The permutation sigma (``None``: data order).
     bias : float, default 0.0
         Starting value of every model.
+    boosting_type : {"Ordered", "Plain"}, default "Ordered"
+        ``"Plain"`` fits the same trees as ordinary gradient boosting: one
+        model on all rows, whose own predictions give the residuals
+        (``train_prediction`` is then ``F(x_i)``), for comparison.
 
     Returns
     -------
@@ -574,13 +597,19 @@ def ordered_boosting(leaves, target, *, learning_rate=1.0, l2_leaf_reg=0.0, orde
         raise ValueError(f"l2_leaf_reg must be >= 0, got {l2_leaf_reg!r}")
     if (leaves < 0).any():
         raise ValueError("leaves must be non-negative leaf ids")
+    if boosting_type not in ("Ordered", "Plain"):
+        raise ValueError(f"boosting_type must be 'Ordered' or 'Plain', got {boosting_type!r}")
     train = np.full(n, float(bias))
     leaf_values = []
     for leaf in leaves:
         residual = y - train
-        sums, counts = _prefix_sums_by_group(leaf.astype(np.intp), residual, perm)
-        train = train + learning_rate * _ratio(sums, counts, 0.0, float(l2_leaf_reg))
         full_sums = np.bincount(leaf, weights=residual)
         full_counts = np.bincount(leaf, minlength=full_sums.shape[0]).astype(np.float64)
-        leaf_values.append(learning_rate * _ratio(full_sums, full_counts, 0.0, float(l2_leaf_reg)))
+        values = learning_rate * _ratio(full_sums, full_counts, 0.0, float(l2_leaf_reg))
+        leaf_values.append(values)
+        if boosting_type == "Plain":
+            train = train + values[leaf]
+        else:
+            sums, counts = _prefix_sums_by_group(leaf.astype(np.intp), residual, perm)
+            train = train + learning_rate * _ratio(sums, counts, 0.0, float(l2_leaf_reg))
     return OrderedBoostingResult(train, leaf_values, float(bias))

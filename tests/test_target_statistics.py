@@ -259,6 +259,18 @@ def test_mean_gap_against_exact_binomial_sums_and_simulation():
     assert abs((train.mean() - test.mean()) - got[1]) < 4 * se
 
 
+def test_mean_gap_for_another_prior_weight():
+    q, n, p, mu, a = 0.2, 40, 0.1, 0.6, 2.5
+    k = np.array([1, 5, 40])
+    got = ordered_statistic_mean_gap(k, n, q, prior=p, target_mean=mu, prior_weight=a)
+
+    def e_inv(m):
+        return sum(math.comb(m, j) * q**j * (1 - q) ** (m - j) / (j + a) for j in range(m + 1))
+
+    expected = [a * (p - mu) * (e_inv(kk - 1) - e_inv(n)) for kk in k]
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+
+
 # ----------------------------------------------------------- Theorem 1 (shift)
 
 
@@ -337,6 +349,20 @@ def test_ordered_boosting_equals_explicit_supporting_models(lam):
     train, final = brute_ordered_boosting(leaves, y, 0.7, lam, order)
     np.testing.assert_allclose(result.train_prediction, train, atol=1e-12)
     np.testing.assert_allclose(result.predict(leaves), final, atol=1e-12)
+
+
+def test_plain_boosting_with_given_trees_by_hand():
+    # two rounds, learning rate 1, lambda 0: round 1 fits leaf means of y,
+    # round 2 leaf means of the residuals on the second partition
+    y = np.array([1.0, 3.0, 2.0, 6.0])
+    leaves = np.array([[0, 0, 1, 1], [0, 1, 0, 1]])
+    result = ordered_boosting(leaves, y, boosting_type="Plain")
+    f1 = np.array([2.0, 2.0, 4.0, 4.0])
+    r = y - f1  # [-1, 1, -2, 2]
+    f2 = f1 + np.array([-1.5, 1.5, -1.5, 1.5])
+    assert r.tolist() == [-1.0, 1.0, -2.0, 2.0]
+    np.testing.assert_allclose(result.train_prediction, f2)
+    np.testing.assert_allclose(result.predict(leaves), f2)
 
 
 # ----------------------------------------------------------------- bad input
