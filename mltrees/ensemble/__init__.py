@@ -11,6 +11,7 @@ from mltrees.ensemble.gradient_boosting import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
 )
+from mltrees.ensemble.catboost import ObliviousBoostingClassifier, ObliviousBoostingRegressor
 from mltrees.ensemble.lightgbm import LightGBMClassifier, LightGBMRegressor
 from mltrees.ensemble.stacking import (
     BlendingClassifier,
@@ -30,6 +31,8 @@ __all__: list[str] = [
     "GradientBoostingRegressor",
     "LightGBMClassifier",
     "LightGBMRegressor",
+    "ObliviousBoostingClassifier",
+    "ObliviousBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
     "StackingClassifier",

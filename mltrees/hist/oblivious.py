@@ -1,0 +1,265 @@
+"""Oblivious (symmetric) trees grown from gradient histograms (chapter 15).
+
+An oblivious tree of depth ``d`` asks the same question ``x_{f_i} > b_i``
+of every node of level ``i``, so it is a list of ``d`` splits and ``2^d``
+leaves, and the leaf of a row is the bit pattern
+``Σ_i [x_{f_i} > b_i] 2^i`` (:eq:`eq-oblivious-leaf`). Growing one picks,
+level by level, the split that scores best summed over *all* the level's
+nodes; CatBoost (Prokhorenkova et al. 2018) scores with the gradients alone:
+
+* ``S = Σ w (y - F)`` (the negative gradient times the weight) and
+  ``W = Σ w`` of every child of every node, ``avg = S / (W + λ)``;
+* ``"L2"``: ``Σ avg · S`` (:eq:`eq-catboost-l2-score`);
+* ``"Cosine"``: ``Σ avg · S / sqrt(Σ avg² W)`` (:eq:`eq-catboost-cosine-score`),
+  the cosine between the gradient vector and the tree's step.
+
+Ordered boosting (:eq:`eq-ordered-score`) scores a split with the leaf
+values of a *body* of earlier rows applied to the gradients of a *tail* of
+later rows, over doubling blocks of the permutation; plain boosting is the
+special case body = tail = all rows, so one scoring routine serves both.
+
+Rows are never moved: a level's histograms are ``np.bincount`` over the key
+``(part, node, code)`` per feature, and the split's children share the
+parent's histogram through the subtraction trick (the right children are
+counted, the left ones are the parents minus them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "ObliviousTree",
+    "doubling_blocks",
+    "grow_oblivious",
+    "leaf_index",
+    "level_scores",
+]
+
+
+@dataclass
+class ObliviousTree:
+    """One symmetric tree.
+
+    Attributes
+    ----------
+    feature : ndarray of intp, shape (depth,)
+        The split column of each level (float features first, then the
+        categorical statistics columns of the model).
+    border_index : ndarray of intp, shape (depth,)
+        A row goes right at level ``i`` when its code exceeds ``border_index[i]``.
+    value : ndarray of float64, shape (2**depth, n_outputs)
+        Leaf values, learning rate included.
+    weight : ndarray of float64, shape (2**depth,)
+        ``Σ w`` of the training rows in each leaf.
+    """
+
+    feature: np.ndarray
+    border_index: np.ndarray
+    value: np.ndarray
+    weight: np.ndarray
+
+    @property
+    def depth(self) -> int:
+        return len(self.feature)
+
+
+def leaf_index(codes: np.ndarray, feature, border_index, columns=None) -> np.ndarray:
+    """The leaf of every row, ``Σ_i [code_{f_i} > b_i] 2^i`` (:eq:`eq-oblivious-leaf`).
+
+    Parameters
+    ----------
+    codes : ndarray of uint8, shape (n_columns, n_rows)
+        Feature-major bin codes.
+    feature, border_index : sequences of int
+        The splits, root level first.
+    columns : ndarray of intp, optional
+        Only these rows (columns of ``codes``).
+    """
+    n = codes.shape[1] if columns is None else len(columns)
+    leaf = np.zeros(n, dtype=np.intp)
+    for i, (f, b) in enumerate(zip(feature, border_index, strict=True)):
+        row = codes[f] if columns is None else codes[f, columns]
+        leaf += (row > b).astype(np.intp) << i
+    return leaf
+
+
+def doubling_blocks(n: int) -> np.ndarray:
+    """Ordered boosting's block ends ``b_0 < b_1 < … = n`` (:eq:`eq-ordered-blocks`).
+
+    ``b_0 = 1`` for ``n <= 500``, else ``min(100, n // 50)``; then
+    ``b_{k+1} = min(ceil(2 b_k), n)``. Block ``k`` has the body ``[0, b_k)``
+    and the tail ``[b_k, b_{k+1})``; these are CatBoost 1.2's sizes.
+    """
+    b = 1 if n <= 500 else min(100, n // 50)
+    ends = [max(b, 1)]
+    while ends[-1] < n:
+        ends.append(min(2 * ends[-1], n))
+    return np.asarray(ends, dtype=np.intp)
+
+
+def level_scores(
+    body_S, body_W, tail_S, tail_W, n_borders, lam: float, score_function: str
+) -> np.ndarray:
+    """Scores of every candidate split ``(feature, border)`` of one level.
+
+    The histograms have shape ``(n_outputs, n_features, n_nodes, n_bins)``
+    for ``S`` and ``(n_features, n_nodes, n_bins)`` for ``W``; ``n_nodes``
+    runs over the level's nodes and, in ordered boosting, over the blocks.
+    A split at border ``k`` sends codes ``<= k`` left. With
+    ``avg = S_body / (W_body + λ)`` of each child, the score is
+    ``Σ avg · S_tail`` (``"L2"``, :eq:`eq-catboost-l2-score`) or that divided
+    by ``sqrt(Σ avg² W_tail)`` (``"Cosine"``, :eq:`eq-catboost-cosine-score`),
+    summed over outputs, nodes and both children. Returns an array of
+    shape ``(n_features, n_bins - 1)``, ``-inf`` past a feature's last border.
+    """
+    n_bins = body_W.shape[-1]
+    if n_bins < 2:
+        return np.full((body_W.shape[0], 0), -np.inf)
+
+    def sides(hist):
+        left = np.cumsum(hist, axis=-1)[..., :-1]
+        return left, hist.sum(axis=-1, keepdims=True) - left
+
+    numerator = 0.0
+    denominator = 0.0
+    bW_left, bW_right = sides(body_W)
+    tW_left, tW_right = sides(tail_W)
+    same = tail_S is body_S
+    for k in range(body_S.shape[0]):
+        bS_left, bS_right = sides(body_S[k])
+        tS_left, tS_right = (bS_left, bS_right) if same else sides(tail_S[k])
+        for bS, bW, tS, tW in (
+            (bS_left, bW_left, tS_left, tW_left),
+            (bS_right, bW_right, tS_right, tW_right),
+        ):
+            avg = bS / (bW + lam)
+            numerator = numerator + (avg * tS).sum(axis=1)
+            if score_function == "Cosine":
+                denominator = denominator + (avg * avg * tW).sum(axis=1)
+    if score_function == "Cosine":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            score = np.where(denominator > 0, numerator / np.sqrt(denominator), 0.0)
+    else:
+        score = numerator
+    valid = np.arange(n_bins - 1)[None, :] < np.asarray(n_borders)[:, None]
+    return np.where(valid, score, -np.inf)
+
+
+def _histograms(codes, node, n_nodes, n_bins, S, W, columns=None):
+    """``S`` (n_outputs, F, n_nodes, n_bins) and ``W`` (F, n_nodes, n_bins) sums.
+
+    ``node`` is each row's node (already combined with its block and part
+    in ordered boosting); ``columns`` restricts to some rows of ``codes``.
+    """
+    F = codes.shape[0]
+    K = S.shape[1]
+    size = n_nodes * n_bins
+    hist_S = np.empty((K, F, size))
+    hist_W = np.empty((F, size))
+    base = node * n_bins
+    for f in range(F):
+        row = codes[f] if columns is None else codes[f, columns]
+        key = base + row
+        hist_W[f] = np.bincount(key, weights=W, minlength=size)
+        for k in range(K):
+            hist_S[k, f] = np.bincount(key, weights=S[:, k], minlength=size)
+    return hist_S.reshape(K, F, n_nodes, n_bins), hist_W.reshape(F, n_nodes, n_bins)
+
+
+def grow_oblivious(
+    codes: np.ndarray,
+    n_borders: np.ndarray,
+    depth: int,
+    S: np.ndarray,
+    W: np.ndarray,
+    lam: float,
+    score_function: str,
+    *,
+    part=None,
+    features=None,
+):
+    """Choose the ``depth`` splits of one oblivious tree.
+
+    Parameters
+    ----------
+    codes : ndarray of uint8, shape (n_columns, n_rows)
+        Feature-major bin codes of the training rows.
+    n_borders : ndarray of int, shape (n_columns,)
+        Borders (candidate splits) of every column.
+    depth : int
+    S : ndarray, shape (n_rows, n_outputs)
+        ``w (y - F)``, the weighted negative gradients (plain boosting).
+    W : ndarray, shape (n_rows,)
+        The weights.
+    lam : float
+        λ of ``avg = S / (W + λ)``, already scaled by ``Σw / n``.
+    score_function : {"L2", "Cosine"}
+    part : ndarray of intp, shape (n_rows,), optional
+        Ordered boosting (:eq:`eq-ordered-score`): the "rows" are then
+        *entries*, one per (block, row of the block), ``part = 2·block +
+        [row in the block's tail]``, and ``S`` comes from each block's own
+        approximation; ``codes`` holds the entries' codes.
+    features : ndarray of bool, optional
+        Columns that may be split on (all by default).
+
+    Returns
+    -------
+    feature, border_index : ndarray of intp, shape (depth,)
+    """
+    n_columns = codes.shape[0]
+    n_bins = int(np.max(n_borders)) + 1 if n_columns else 1
+    usable = np.asarray(n_borders) if features is None else np.where(features, n_borders, 0)
+    n_parts = 1 if part is None else int(part.max()) + 1
+    n_parts += n_parts % 2 if part is not None else 0
+    node = np.zeros(len(W), dtype=np.intp)
+    chosen_f, chosen_b = [], []
+    parent = None  # histograms of the previous level, for the subtraction trick
+    for level in range(depth):
+        n_nodes = 1 << level
+        key = node if part is None else part * n_nodes + node
+        if parent is None:
+            hist_S, hist_W = _histograms(codes, key, n_parts * n_nodes, n_bins, S, W)
+        else:
+            # Count only the rows that went right at the last split; the left
+            # children are the parents minus them.
+            right = np.flatnonzero(node >= n_nodes >> 1)
+            half = n_nodes >> 1
+            right_key = node[right] - half
+            if part is not None:
+                right_key = right_key + part[right] * half
+            r_S, r_W = _histograms(
+                codes, right_key, n_parts * half, n_bins, S[right], W[right], right
+            )
+            p_S, p_W = parent
+            K = S.shape[1]
+            F = codes.shape[0]
+            r_S = r_S.reshape(K, F, n_parts, half, n_bins)
+            r_W = r_W.reshape(F, n_parts, half, n_bins)
+            p_S = p_S.reshape(K, F, n_parts, half, n_bins)
+            p_W = p_W.reshape(F, n_parts, half, n_bins)
+            hist_S = np.concatenate((p_S - r_S, r_S), axis=3).reshape(K, F, n_parts * n_nodes, n_bins)
+            hist_W = np.concatenate((p_W - r_W, r_W), axis=2).reshape(F, n_parts * n_nodes, n_bins)
+        parent = (hist_S, hist_W)
+        if part is None:
+            scores = level_scores(hist_S, hist_W, hist_S, hist_W, usable, lam, score_function)
+        else:
+            K, F = hist_S.shape[0], hist_S.shape[1]
+            by_part_S = hist_S.reshape(K, F, n_parts // 2, 2, n_nodes, n_bins)
+            by_part_W = hist_W.reshape(F, n_parts // 2, 2, n_nodes, n_bins)
+            body_S = by_part_S[:, :, :, 0].reshape(K, F, -1, n_bins)
+            tail_S = by_part_S[:, :, :, 1].reshape(K, F, -1, n_bins)
+            body_W = by_part_W[:, :, 0].reshape(F, -1, n_bins)
+            tail_W = by_part_W[:, :, 1].reshape(F, -1, n_bins)
+            scores = level_scores(body_S, body_W, tail_S, tail_W, usable, lam, score_function)
+        best = int(np.argmax(scores)) if scores.size else 0
+        if not scores.size or not np.isfinite(scores.flat[best]):
+            f, b = 0, 0  # nothing to split on: a split every row passes the same way
+        else:
+            f, b = divmod(best, scores.shape[1])
+        chosen_f.append(f)
+        chosen_b.append(b)
+        node = node + ((codes[f] > b).astype(np.intp) << level)
+    return np.asarray(chosen_f, dtype=np.intp), np.asarray(chosen_b, dtype=np.intp)
