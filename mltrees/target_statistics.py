@@ -281,7 +281,7 @@ def _prefix_sums_by_group(codes: np.ndarray, values: np.ndarray, order: np.ndarr
 def ordered_target_statistic(categories, target, *, prior, prior_weight=1.0, order=None):
     """Ordered target statistic: the category's mean over the earlier rows only.
 
-    Implements :eq:`eq-ts-ordered` (Prokhorenkova et al., 2018): with the
+    Implements :eq:`eq-ordered-ts` (Prokhorenkova et al., 2018): with the
     rows visited in the permutation ``order`` (``order[0]`` first),
     row ``i`` gets
     ``(sum_{j before i, c_j = c_i} y_j + a p) / (#{j before i, c_j = c_i} + a)``.
