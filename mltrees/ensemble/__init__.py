@@ -6,12 +6,12 @@ and bins the data once for all of them.
 
 from mltrees.ensemble.adaboost import AdaBoostClassifier
 from mltrees.ensemble.bagging import BaggingClassifier, BaggingRegressor
+from mltrees.ensemble.catboost import ObliviousBoostingClassifier, ObliviousBoostingRegressor
 from mltrees.ensemble.forest import RandomForestClassifier, RandomForestRegressor
 from mltrees.ensemble.gradient_boosting import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
 )
-from mltrees.ensemble.catboost import ObliviousBoostingClassifier, ObliviousBoostingRegressor
 from mltrees.ensemble.lightgbm import LightGBMClassifier, LightGBMRegressor
 from mltrees.ensemble.stacking import (
     BlendingClassifier,

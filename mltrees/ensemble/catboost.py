@@ -43,14 +43,20 @@ from mltrees.ensemble._common import (
     real_targets,
     watch_round,
 )
-from mltrees.hist.oblivious import ObliviousTree, doubling_blocks, grow_oblivious, leaf_index
-from mltrees.hist.oblivious_binning import encode_borders, fit_borders
+from mltrees.hist.oblivious import (
+    ObliviousTree,
+    column_groups,
+    doubling_blocks,
+    grow_oblivious,
+    leaf_index,
+)
+from mltrees.hist.oblivious_binning import fit_borders
 from mltrees.hist.oblivious_ctr import fit_categorical_statistics, target_class_border
 from mltrees.tree._data import as_table, validate_fit_input
 
 __all__ = ["ObliviousBoostingClassifier", "ObliviousBoostingRegressor"]
 
-PREDICT_CHUNK = 8192  # rows per block of predict: keeps the bit matrix in cache
+PREDICT_CHUNK = 4096  # rows per block of predict: keeps the answers in cache
 
 
 _PARAMS = """
@@ -166,7 +172,9 @@ class _BaseObliviousBoosting(BaseEstimator):
         table = as_table(X)
         validate_data(self, table, reset=reset, skip_check_array=True)
         if table.shape[0] == 0:
-            raise ValueError(f"X is empty: 0 sample(s) (shape={table.shape}) while a minimum of 1 is required.")
+            raise ValueError(
+                f"X is empty: 0 sample(s) (shape={table.shape}) while a minimum of 1 is required."
+            )
         names = [str(c) for c in table.columns] if isinstance(table, pd.DataFrame) else None
         if reset:
             self._cat = self._categorical_indices(table, names)
@@ -220,14 +228,18 @@ class _BaseObliviousBoosting(BaseEstimator):
                 or pd.api.types.is_string_dtype(X[c])
             ]
         if isinstance(spec, str) or not hasattr(spec, "__iter__"):
-            raise ValueError(f"cat_features must be a list of column indices or names, got {spec!r}")
+            raise ValueError(
+                f"cat_features must be a list of column indices or names, got {spec!r}"
+            )
         out = []
         for c in spec:
             if isinstance(c, str):
                 if c not in names:
                     raise ValueError(f"cat_features names an unknown column {c!r}")
                 out.append(names.index(c))
-            elif isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < n_columns:
+            elif (
+                isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < n_columns
+            ):
                 out.append(int(c))
             else:
                 raise ValueError(
@@ -287,6 +299,8 @@ class _BaseObliviousBoosting(BaseEstimator):
             entry_y = y[entry_rows]
             approx = np.tile(bias, (len(entry_rows), 1))
             body = (part % 2) == 0
+        unit = bool((w == 1.0).all())
+        groups = column_groups(entry_codes if ordered else codes, self._n_borders)
         trees = []
         history = []
         watched = [np.inf, 0]
@@ -300,21 +314,36 @@ class _BaseObliviousBoosting(BaseEstimator):
                     self._n_borders,
                     int(self.depth),
                     S_e,
-                    entry_w,
+                    None if unit else entry_w,
                     lam,
                     self.score_function,
                     part=part,
+                    groups=groups,
                 )
             else:
                 feature, border = grow_oblivious(
-                    codes, self._n_borders, int(self.depth), S, w, lam, self.score_function
+                    codes,
+                    self._n_borders,
+                    int(self.depth),
+                    S,
+                    None if unit else w,
+                    lam,
+                    self.score_function,
+                    groups=groups,
                 )
             leaf = leaf_index(codes, feature, border)
             n_leaves = 1 << int(self.depth)
             value = lr * self._leaf_values(leaf, n_leaves, S, H if newton else w[:, None], lam)
             F += value[leaf]
             trees.append(
-                ObliviousTree(feature, border, value, np.bincount(leaf, w, minlength=n_leaves))
+                ObliviousTree(
+                    feature,
+                    border,
+                    value,
+                    np.bincount(leaf, w, minlength=n_leaves),
+                    np.bincount(leaf, minlength=n_leaves),
+                    np.stack([np.bincount(leaf, S[:, k], minlength=n_leaves) for k in range(K)], 1),
+                )
             )
             if ordered:
                 entry_leaf = leaf_index(entry_codes, feature, border)
@@ -327,10 +356,16 @@ class _BaseObliviousBoosting(BaseEstimator):
             if self.verbose:
                 history.append(self._loss(y, F, w, objective))
                 watch_round(
-                    m, [history], watched, verbose=self.verbose, patience=None, start=start,
+                    m,
+                    [history],
+                    watched,
+                    verbose=self.verbose,
+                    patience=None,
+                    start=start,
                     prefix="learn_",
                 )
         self._trees = trees
+        self._lambda = lam
         self.init_score_ = bias
         self.n_estimators_ = len(trees)
         self._learning_rate32 = lr
@@ -373,7 +408,9 @@ class _BaseObliviousBoosting(BaseEstimator):
         if rows is not None:
             key, S = key[rows], S[rows]
             curvature = (
-                tuple(c[rows] for c in curvature) if isinstance(curvature, tuple) else curvature[rows]
+                tuple(c[rows] for c in curvature)
+                if isinstance(curvature, tuple)
+                else curvature[rows]
             )
         K = S.shape[1]
         sums = np.stack([np.bincount(key, S[:, k], minlength=n_keys) for k in range(K)], axis=1)
@@ -401,7 +438,13 @@ class _BaseObliviousBoosting(BaseEstimator):
 
     # --------------------------------------------------------------- predict
     def _compile(self):
-        """The model as arrays: the distinct (column, border) tests and, per tree, which."""
+        """The model as arrays, for :meth:`_raw`.
+
+        ``_tests`` are the distinct (column, border) questions of all trees,
+        ``_test_of[t, i]`` the question of tree ``t`` at level ``i``; a float
+        question is kept as its float32 border value, so prediction compares
+        the raw values and never computes bin codes.
+        """
         depth = int(self.depth)
         tests = np.array(
             [(f, b) for t in self._trees for f, b in zip(t.feature, t.border_index, strict=True)],
@@ -412,31 +455,185 @@ class _BaseObliviousBoosting(BaseEstimator):
         self._test_of = inverse.reshape(len(self._trees), depth)
         self._values = np.stack([t.value for t in self._trees])  # (T, 2**d, K)
 
-    def _codes_of(self, X) -> np.ndarray:
-        """Codes of the columns the model can test, for new rows."""
+    def _raw(self, X, n_trees=None) -> np.ndarray:
+        """Raw scores ``b + Σ_t v_t[Σ_i [x_{f_ti} > b_ti] 2^i]`` (:eq:`eq-oblivious-leaf`).
+
+        Each distinct question is asked once per row; a tree's leaf is then
+        ``depth`` gathers of those answers and one gather of its values.
+        """
         check_is_fitted(self, "_trees")
         numbers, _, cat_columns = self._split_input(X, reset=False)
-        codes = encode_borders(numbers, self._borders)
-        if self._cat_stats is not None:
-            codes = np.concatenate((codes, self._cat_stats.encode(cat_columns)))
-        return codes
-
-    def _raw(self, X, n_trees=None) -> np.ndarray:
-        codes = self._codes_of(X)
+        cat_codes = self._cat_stats.encode(cat_columns) if self._cat_stats is not None else None
         T = len(self._trees) if n_trees is None else n_trees
-        n = codes.shape[1]
-        raw = np.empty((n, self._values.shape[2]))
-        powers = (1 << np.arange(int(self.depth))).astype(np.intp)
-        cols, thresholds = self._tests[:, 0], self._tests[:, 1]
-        flat_values = self._values[:T].reshape(-1, self._values.shape[2])
-        offsets = (np.arange(T) << int(self.depth))[None, :]
+        depth = int(self.depth)
+        n, K = numbers.shape[0], self._values.shape[2]
+        columns, borders = self._tests[:, 0], self._tests[:, 1]
+        n_float = len(self._borders)
+        is_float = columns < n_float
+        float_cols = columns[is_float]
+        float_cuts = np.array(
+            [self._borders[c][b] for c, b in zip(float_cols, borders[is_float], strict=True)],
+            dtype=np.float32,
+        )
+        cat_cols, cat_cuts = columns[~is_float] - n_float, borders[~is_float]
+        leaf_dtype = np.uint8 if depth <= 8 else np.uint16
+        offsets = (np.arange(T) << depth)[:, None]
+        flat_values = self._values[:T].reshape(-1, K)
+        raw = np.empty((n, K))
+        answers = np.empty((len(columns), 0), dtype=leaf_dtype)
         for start in range(0, n, PREDICT_CHUNK):
-            block = codes[:, start : start + PREDICT_CHUNK]
-            bits = (block[cols] > thresholds[:, None]).astype(np.intp)  # (tests, rows)
-            leaf = bits[self._test_of[:T]]  # (T, depth, rows)
-            index = np.tensordot(powers, leaf, axes=(0, 1)).T + offsets  # (rows, T)
-            raw[start : start + PREDICT_CHUNK] = flat_values[index].sum(axis=1)
+            stop = min(start + PREDICT_CHUNK, n)
+            block = np.ascontiguousarray(numbers[start:stop].T)  # one row per feature
+            answers = np.empty((len(columns), stop - start), dtype=leaf_dtype)
+            # NaN > border is False: missing values go left, below every border.
+            answers[is_float] = block[float_cols] > float_cuts[:, None]
+            if cat_codes is not None:
+                answers[~is_float] = cat_codes[cat_cols, start:stop] > cat_cuts[:, None]
+            leaf = answers[self._test_of[:T, 0]]
+            for i in range(1, depth):
+                leaf |= answers[self._test_of[:T, i]] << leaf_dtype(i)
+            raw[start:stop] = flat_values[leaf + offsets].sum(axis=0)
         return raw + self.init_score_
+
+    # ------------------------------------------------- as ordinary binary trees
+    def _column_source(self):
+        """For every model column: (original feature, kind, detail).
+
+        kind is "float" (detail: its borders) or "category" (detail: the index of
+        the categorical feature and the row of :meth:`encode_feature` it is).
+        """
+        out = [(j, "float", self._borders[i]) for i, j in enumerate(self._numeric)]
+        stats = self._cat_stats
+        if stats is not None:
+            for c, j in enumerate(stats.features):
+                n_rows = len(stats.categories[c]) if stats.one_hot[c] else 4
+                out.extend((j, "category", (c, r)) for r in range(n_rows))
+        return out
+
+    def _tree_inputs(self, X) -> np.ndarray:
+        """Rows as the binary trees of :meth:`_binary_trees` read them.
+
+        Float features are rounded to float32 (the model compares in float32);
+        a categorical feature becomes the position of its category among the
+        training categories, ``len(categories)`` when unseen.
+        """
+        check_is_fitted(self, "_trees")
+        numbers, numeric, cat_columns = self._split_input(X, reset=False)
+        out = np.empty((numbers.shape[0], self.n_features_in_))
+        out[:, numeric] = numbers
+        for c, column in enumerate(cat_columns):
+            known = self._cat_stats.categories[c]
+            position = np.minimum(np.searchsorted(known, column), len(known) - 1)
+            out[:, self._cat_stats.features[c]] = np.where(
+                known[position] == column, position, len(known)
+            )
+        return out
+
+    def _binary_trees(self) -> list:
+        """Every oblivious tree as a full binary :class:`~mltrees.tree._tree.Tree`.
+
+        A test on a statistics or one-hot column is a function of the category
+        alone (at prediction time), so it becomes a categorical node of the
+        original feature, with a routing table over the training categories
+        plus one slot for unseen ones. TreeSHAP and the model views then see
+        the original features, as CatBoost's own SHAP values do.
+        """
+        from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE, Tree
+
+        sources = self._column_source()
+        routes = {}  # (column, border) -> slot of every category (+ unseen)
+        stats = self._cat_stats
+        out = []
+        for t in self._trees:
+            d = t.depth
+            n_internal, n_nodes = (1 << d) - 1, (1 << (d + 1)) - 1
+            feature = np.full(n_nodes, LEAF, dtype=np.intp)
+            kind = np.full(n_nodes, -1, dtype=np.intp)
+            threshold = np.full(n_nodes, np.nan)
+            route_offset = np.zeros(n_nodes, dtype=np.intp)
+            n_categories = np.zeros(n_nodes, dtype=np.intp)
+            tables = []
+            offset = 0
+            for level in range(d):
+                column, border = int(t.feature[level]), int(t.border_index[level])
+                j, what, detail = sources[column]
+                nodes = np.arange((1 << level) - 1, (1 << (level + 1)) - 1)
+                feature[nodes] = j
+                if what == "float":
+                    kind[nodes] = NUMERIC_NODE
+                    threshold[nodes] = float(detail[border])
+                    continue
+                key = (column, border)
+                if key not in routes:
+                    c, r = detail
+                    codes = stats.encode_feature(c, np.append(stats.categories[c], "\0unseen"))
+                    routes[key] = (codes[r] > border).astype(np.intp)
+                table = routes[key]
+                kind[nodes] = CATEGORICAL_NODE
+                n_categories[nodes] = len(table)
+                for node in nodes:
+                    route_offset[node] = offset
+                    tables.append(table)
+                    offset += len(table)
+            first_child = np.where(np.arange(n_nodes) < n_internal, 2 * np.arange(n_nodes) + 1, 0)
+            n_children = np.where(np.arange(n_nodes) < n_internal, 2, 0)
+            order = t.bfs_leaf_order()
+            K = t.value.shape[1]
+            value = np.zeros((n_nodes, K))
+            weight = np.zeros(n_nodes)
+            count = np.zeros(n_nodes, dtype=np.int64)
+            gradient = np.zeros((n_nodes, K))
+            value[n_internal:] = t.value[order]
+            weight[n_internal:] = t.weight[order]
+            count[n_internal:] = t.count[order]
+            gradient[n_internal:] = t.gradient[order]
+            for node in range(n_internal - 1, -1, -1):  # children before parents
+                a, b = 2 * node + 1, 2 * node + 2
+                weight[node] = weight[a] + weight[b]
+                count[node] = count[a] + count[b]
+                gradient[node] = gradient[a] + gradient[b]
+                if weight[node] > 0:
+                    value[node] = (weight[a] * value[a] + weight[b] * value[b]) / weight[node]
+            # W·impurity = -Σ S²/(W + λ), so a split's impurity decrease is
+            # the rise of the L2 score (:eq:`eq-catboost-l2-score`) it brings.
+            score = (gradient**2).sum(axis=1) / (weight + self._lambda)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                impurity = np.where(weight > 0, -score / weight, 0.0)
+            depth = np.floor(np.log2(np.arange(n_nodes) + 1)).astype(np.intp)
+            parent = np.where(np.arange(n_nodes) > 0, (np.arange(n_nodes) - 1) // 2, -1)
+            missing = np.where(np.arange(n_nodes) < n_internal, 0, -1).astype(np.int8)
+            out.append(
+                Tree(
+                    feature=feature,
+                    kind=kind,
+                    threshold=threshold,
+                    first_child=first_child.astype(np.intp),
+                    n_children=n_children.astype(np.intp),
+                    route_offset=route_offset,
+                    route_table=(np.concatenate(tables) if tables else np.zeros(0, dtype=np.intp)),
+                    n_categories=n_categories,
+                    value=value,
+                    impurity=impurity,
+                    n_node_samples=count,
+                    weighted_n_node_samples=weight,
+                    depth=depth,
+                    parent=parent.astype(np.intp),
+                    missing_slot=missing,  # NaN is below every border: left
+                )
+            )
+        return out
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total split gain per feature, normalised to sum 1 (:eq:`eq-importance-gain`).
+
+        A split's gain is the rise of the L2 score ``Σ S²/(W + λ)`` of its
+        round's gradients (:eq:`eq-catboost-l2-score`); statistics and one-hot
+        columns count for the categorical feature they come from.
+        """
+        from mltrees.inspection import importance
+
+        return importance(self, kind="total_gain", normalize=True)
 
     @property
     def trees_(self) -> list:

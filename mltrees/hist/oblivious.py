@@ -54,16 +54,38 @@ class ObliviousTree:
         Leaf values, learning rate included.
     weight : ndarray of float64, shape (2**depth,)
         ``Σ w`` of the training rows in each leaf.
+    count : ndarray of int64, shape (2**depth,)
+        Training rows in each leaf.
+    gradient : ndarray of float64, shape (2**depth, n_outputs)
+        ``S = Σ w (y - F)`` of each leaf in the round the tree was grown
+        (the split gains of :func:`~mltrees.inspection.importance` come from it).
     """
 
     feature: np.ndarray
     border_index: np.ndarray
     value: np.ndarray
     weight: np.ndarray
+    count: np.ndarray
+    gradient: np.ndarray
 
     @property
     def depth(self) -> int:
+        """Number of levels (splits)."""
         return len(self.feature)
+
+    def bfs_leaf_order(self) -> np.ndarray:
+        """The leaf index of each leaf of the equivalent binary tree, left to right.
+
+        In the binary tree the first level's answer is the most significant
+        bit of the path; in the leaf index it is the least significant
+        (:eq:`eq-oblivious-leaf`), so the order is a bit reversal.
+        """
+        d = self.depth
+        path = np.arange(1 << d)
+        index = np.zeros_like(path)
+        for i in range(d):
+            index |= ((path >> (d - 1 - i)) & 1) << i
+        return index
 
 
 def leaf_index(codes: np.ndarray, feature, border_index, columns=None) -> np.ndarray:
@@ -159,10 +181,12 @@ def _histograms(codes, node, n_nodes, n_bins, S, W, columns=None):
     size = n_nodes * n_bins
     hist_S = np.empty((K, F, size))
     hist_W = np.empty((F, size))
-    base = node * n_bins
+    # int32 keys: half the memory traffic of intp when building them.
+    base = (node * n_bins).astype(np.int32)
     for f in range(F):
         row = codes[f] if columns is None else codes[f, columns]
         key = base + row
+        # Unit weights (W is None): counting is cheaper than summing ones.
         hist_W[f] = np.bincount(key, weights=W, minlength=size)
         for k in range(K):
             hist_S[k, f] = np.bincount(key, weights=S[:, k], minlength=size)
@@ -180,6 +204,7 @@ def grow_oblivious(
     *,
     part=None,
     features=None,
+    groups=None,
 ):
     """Choose the ``depth`` splits of one oblivious tree.
 
@@ -192,8 +217,8 @@ def grow_oblivious(
     depth : int
     S : ndarray, shape (n_rows, n_outputs)
         ``w (y - F)``, the weighted negative gradients (plain boosting).
-    W : ndarray, shape (n_rows,)
-        The weights.
+    W : ndarray of shape (n_rows,), or None
+        The weights; None when they are all 1 (rows are then counted).
     lam : float
         λ of ``avg = S / (W + λ)``, already scaled by ``Σw / n``.
     score_function : {"L2", "Cosine"}
@@ -204,58 +229,82 @@ def grow_oblivious(
         approximation; ``codes`` holds the entries' codes.
     features : ndarray of bool, optional
         Columns that may be split on (all by default).
+    groups : list, optional
+        :func:`column_groups` of ``codes``, computed once per model.
 
     Returns
     -------
     feature, border_index : ndarray of intp, shape (depth,)
     """
-    n_columns = codes.shape[0]
-    n_bins = int(np.max(n_borders)) + 1 if n_columns else 1
-    usable = np.asarray(n_borders) if features is None else np.where(features, n_borders, 0)
-    n_parts = 1 if part is None else int(part.max()) + 1
-    n_parts += n_parts % 2 if part is not None else 0
+    n_borders = np.asarray(n_borders)
+    usable = n_borders if features is None else np.where(features, n_borders, 0)
+    groups = column_groups(codes, n_borders) if groups is None else groups
+    unit = W is None
+    if unit:
+        W = np.ones(len(S))
+    n_parts = 1 if part is None else 2 * ((int(part.max()) + 2) // 2)
     node = np.zeros(len(W), dtype=np.intp)
     chosen_f, chosen_b = [], []
-    parent = None  # histograms of the previous level, for the subtraction trick
+    parents = [None] * len(groups)  # each group's histograms of the previous level
+    widest = max(width for _, width, _ in groups) if groups else 2
+    scores = np.full((len(n_borders), widest - 1), -np.inf)
     for level in range(depth):
         n_nodes = 1 << level
-        key = node if part is None else part * n_nodes + node
-        if parent is None:
-            hist_S, hist_W = _histograms(codes, key, n_parts * n_nodes, n_bins, S, W)
-        else:
+        half = n_nodes >> 1
+        if level:
             # Count only the rows that went right at the last split; the left
-            # children are the parents minus them.
-            right = np.flatnonzero(node >= n_nodes >> 1)
-            half = n_nodes >> 1
+            # children are the parents minus them (the subtraction trick).
+            right = np.flatnonzero(node >= half)
             right_key = node[right] - half
             if part is not None:
-                right_key = right_key + part[right] * half
-            r_S, r_W = _histograms(
-                codes, right_key, n_parts * half, n_bins, S[right], W[right], right
-            )
-            p_S, p_W = parent
-            K = S.shape[1]
-            F = codes.shape[0]
-            r_S = r_S.reshape(K, F, n_parts, half, n_bins)
-            r_W = r_W.reshape(F, n_parts, half, n_bins)
-            p_S = p_S.reshape(K, F, n_parts, half, n_bins)
-            p_W = p_W.reshape(F, n_parts, half, n_bins)
-            hist_S = np.concatenate((p_S - r_S, r_S), axis=3).reshape(K, F, n_parts * n_nodes, n_bins)
-            hist_W = np.concatenate((p_W - r_W, r_W), axis=2).reshape(F, n_parts * n_nodes, n_bins)
-        parent = (hist_S, hist_W)
-        if part is None:
-            scores = level_scores(hist_S, hist_W, hist_S, hist_W, usable, lam, score_function)
-        else:
-            K, F = hist_S.shape[0], hist_S.shape[1]
-            by_part_S = hist_S.reshape(K, F, n_parts // 2, 2, n_nodes, n_bins)
-            by_part_W = hist_W.reshape(F, n_parts // 2, 2, n_nodes, n_bins)
-            body_S = by_part_S[:, :, :, 0].reshape(K, F, -1, n_bins)
-            tail_S = by_part_S[:, :, :, 1].reshape(K, F, -1, n_bins)
-            body_W = by_part_W[:, :, 0].reshape(F, -1, n_bins)
-            tail_W = by_part_W[:, :, 1].reshape(F, -1, n_bins)
-            scores = level_scores(body_S, body_W, tail_S, tail_W, usable, lam, score_function)
-        best = int(np.argmax(scores)) if scores.size else 0
-        if not scores.size or not np.isfinite(scores.flat[best]):
+                right_key += part[right] * half
+        key = node if part is None else part * n_nodes + node
+        for g, (columns, width, group_codes) in enumerate(groups):
+            if level == 0:
+                hist_S, hist_W = _histograms(
+                    group_codes, key, n_parts, width, S, None if unit else W
+                )
+            else:
+                r_S, r_W = _histograms(
+                    group_codes,
+                    right_key,
+                    n_parts * half,
+                    width,
+                    S[right],
+                    None if unit else W[right],
+                    right,
+                )
+                p_S, p_W = parents[g]
+                K, F = r_S.shape[0], r_S.shape[1]
+                shape_S, shape_W = (K, F, n_parts, half, width), (F, n_parts, half, width)
+                r_S, r_W = r_S.reshape(shape_S), r_W.reshape(shape_W)
+                p_S, p_W = p_S.reshape(shape_S), p_W.reshape(shape_W)
+                hist_S = np.concatenate((p_S - r_S, r_S), axis=3)
+                hist_W = np.concatenate((p_W - r_W, r_W), axis=2)
+                hist_S = hist_S.reshape(K, F, n_parts * n_nodes, width)
+                hist_W = hist_W.reshape(F, n_parts * n_nodes, width)
+            parents[g] = (hist_S, hist_W)
+            if part is None:
+                group_scores = level_scores(
+                    hist_S, hist_W, hist_S, hist_W, usable[columns], lam, score_function
+                )
+            else:
+                K, F = hist_S.shape[0], hist_S.shape[1]
+                by_S = hist_S.reshape(K, F, n_parts // 2, 2, n_nodes, width)
+                by_W = hist_W.reshape(F, n_parts // 2, 2, n_nodes, width)
+                group_scores = level_scores(
+                    by_S[:, :, :, 0].reshape(K, F, -1, width),
+                    by_W[:, :, 0].reshape(F, -1, width),
+                    by_S[:, :, :, 1].reshape(K, F, -1, width),
+                    by_W[:, :, 1].reshape(F, -1, width),
+                    usable[columns],
+                    lam,
+                    score_function,
+                )
+            scores[columns, : width - 1] = group_scores
+        # The first (column, border) of the best score wins, as in CatBoost.
+        best = int(np.argmax(scores))
+        if not np.isfinite(scores.flat[best]):
             f, b = 0, 0  # nothing to split on: a split every row passes the same way
         else:
             f, b = divmod(best, scores.shape[1])
@@ -263,3 +312,19 @@ def grow_oblivious(
         chosen_b.append(b)
         node = node + ((codes[f] > b).astype(np.intp) << level)
     return np.asarray(chosen_f, dtype=np.intp), np.asarray(chosen_b, dtype=np.intp)
+
+
+def column_groups(codes: np.ndarray, n_borders: np.ndarray) -> list:
+    """Columns grouped by histogram width (a power of two ≥ their bin count).
+
+    A statistics column has 16 bins and a float feature up to 255: giving each
+    group its own width keeps the histograms of narrow columns small. Returns
+    ``(columns, width, codes of those columns)`` per group.
+    """
+    n_borders = np.asarray(n_borders)
+    width = np.maximum(2, 1 << np.ceil(np.log2(np.maximum(n_borders, 1) + 1)).astype(int))
+    groups = []
+    for w in np.unique(width):
+        columns = np.flatnonzero(width == w)
+        groups.append((columns, int(w), np.ascontiguousarray(codes[columns])))
+    return groups

@@ -67,7 +67,7 @@ def greedy_log_sum_borders(sorted_values: np.ndarray, n_borders: int, *, heap=No
     values = sorted_values
 
     def score(start, stop, cut):
-        if cut == start or cut == stop:
+        if cut in (start, stop):
             return -np.inf
         return np.log(cut - start + 1e-8) + np.log(stop - cut + 1e-8) - np.log(stop - start + 1e-8)
 
@@ -86,8 +86,8 @@ def greedy_log_sum_borders(sorted_values: np.ndarray, n_borders: int, *, heap=No
 
     push(0, len(values))
     while len(queue) <= n_borders:
-        value, (start, stop, cut) = queue.top()
-        if cut == start or cut == stop:
+        _value, (start, stop, cut) = queue.top()
+        if cut in (start, stop):
             break
         queue.pop()
         push(start, cut)
@@ -116,12 +116,15 @@ class MaxHeap:
         return len(self._keys)
 
     def items(self):
+        """(key, item) pairs in heap order."""
         return zip(self._keys, self._items, strict=True)
 
     def top(self):
+        """The (key, item) of a largest key."""
         return self._keys[0], self._items[0]
 
     def push(self, key, item) -> None:
+        """Add ``item`` with priority ``key``."""
         keys, items = self._keys, self._items
         keys.append(key)
         items.append(item)
@@ -139,6 +142,7 @@ class MaxHeap:
         keys[hole], items[hole] = key, item
 
     def pop(self) -> None:
+        """Remove the top."""
         keys, items = self._keys, self._items
         n = len(keys)
         if n == 1:

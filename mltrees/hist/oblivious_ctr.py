@@ -102,25 +102,31 @@ class CategoricalStatistics:
 
     @property
     def n_columns(self) -> int:
+        """Number of columns built."""
         return len(self.names)
 
     def encode(self, columns: list) -> np.ndarray:
         """Codes of the built columns for new rows (all-training-rows statistics)."""
-        codes = []
-        for c, column in enumerate(columns):
-            known = self.categories[c]
-            position = np.searchsorted(known, column)
-            position = np.minimum(position, len(known) - 1)
-            seen = known[position] == column
-            if self.one_hot[c]:
-                codes.extend((seen & (position == v)).astype(np.uint8) for v in range(len(known)))
-                continue
-            n_c = np.where(seen, self.count[c][position], 0)
-            k_c = np.where(seen, self.class_count[c][position], 0)
-            for prior in BORDERS_PRIORS:
-                codes.append(ctr_codes((k_c + prior) / (n_c + 1.0)))
-            codes.append(ctr_codes(n_c / (self.count[c].max() + 1.0)))
-        return np.asarray(codes, dtype=np.uint8).reshape(len(codes), -1)
+        codes = [self.encode_feature(c, column) for c, column in enumerate(columns)]
+        n = len(columns[0]) if columns else 0
+        return np.concatenate(codes) if codes else np.zeros((0, n), dtype=np.uint8)
+
+    def encode_feature(self, c: int, column: np.ndarray) -> np.ndarray:
+        """Codes of the columns built from categorical feature ``c``, one row each.
+
+        An unseen category has ``N_c = 0``: its Borders statistics are their
+        priors and its Counter is 0; it matches no one-hot column.
+        """
+        known = self.categories[c]
+        position = np.minimum(np.searchsorted(known, column), len(known) - 1)
+        seen = known[position] == column
+        if self.one_hot[c]:
+            return np.asarray([(seen & (position == v)) for v in range(len(known))], dtype=np.uint8)
+        n_c = np.where(seen, self.count[c][position], 0)
+        k_c = np.where(seen, self.class_count[c][position], 0)
+        rows = [ctr_codes((k_c + prior) / (n_c + 1.0)) for prior in BORDERS_PRIORS]
+        rows.append(ctr_codes(n_c / (self.count[c].max() + 1.0)))
+        return np.asarray(rows, dtype=np.uint8)
 
 
 def fit_categorical_statistics(columns, features, target_class, order, one_hot_max_size):
