@@ -18,7 +18,7 @@ from mltrees import ObliviousBoostingClassifier, ObliviousBoostingRegressor
 from mltrees.datasets import load_adult, load_higgs, load_penguins
 from mltrees.hist.oblivious import doubling_blocks, leaf_index
 from mltrees.hist.oblivious_binning import MaxHeap, greedy_log_sum_borders, midpoint_borders
-from mltrees.hist.oblivious_ctr import ctr_codes, ordered_target_statistic
+from mltrees.hist.oblivious_ctr import ctr_codes
 from mltrees.inspection import importance
 
 catboost = pytest.importorskip("catboost")
@@ -348,23 +348,6 @@ def test_doubling_blocks_follow_catboost_sizes():
     assert ends[0] == 100
     assert ends[-1] == 100_000
     assert np.all(ends[1:-1] == 2 * ends[:-2])
-
-
-def test_ordered_statistic_uses_only_earlier_rows():
-    categories = np.array([0, 1, 0, 0, 1, 0])
-    target = np.array([1.0, 0.0, 0.0, 1.0, 1.0, 1.0])
-    got = ordered_target_statistic(categories, target, prior=0.5)
-    brute = [
-        (target[:i][categories[:i] == categories[i]].sum() + 0.5)
-        / ((categories[:i] == categories[i]).sum() + 1)
-        for i in range(len(target))
-    ]
-    np.testing.assert_allclose(got, brute)
-    order = np.array([5, 4, 3, 2, 1, 0])  # reversed: "earlier" means later in the data
-    reversed_ = ordered_target_statistic(categories, target, prior=0.5, order=order)
-    np.testing.assert_allclose(
-        reversed_[::-1], ordered_target_statistic(categories[::-1], target[::-1], prior=0.5)
-    )
 
 
 def test_ctr_codes_count_catboost_borders():

@@ -24,33 +24,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mltrees.target_statistics import ordered_prefix_sums
+
 __all__ = ["CTR_BORDERS", "CategoricalStatistics", "ctr_codes", "target_class_border"]
 
 CTR_BORDERS = 15
 BORDERS_PRIORS = (0.0, 0.5, 1.0)
 _CUTS = (np.arange(1, CTR_BORDERS + 1) - 1e-6).astype(np.float32)
-
-
-def ordered_target_statistic(categories, target, *, prior, prior_weight=1.0, order=None):
-    """``(Σ_{earlier j, c_j = c_i} target_j + prior·a) / (#{earlier j, c_j = c_i} + a)``.
-
-    "Earlier" means before row ``i`` in ``order`` (the data order if None).
-    One stable sort by (category, position) and cumulative sums per group.
-    """
-    n = len(categories)
-    order = np.arange(n) if order is None else np.asarray(order)
-    position = np.empty(n, dtype=np.intp)
-    position[order] = np.arange(n)
-    by = np.lexsort((position, categories))
-    cat_sorted = categories[by]
-    start = np.r_[True, cat_sorted[1:] != cat_sorted[:-1]]
-    group_start = np.maximum.accumulate(np.where(start, np.arange(n), 0))
-    cum = np.cumsum(target[by]) - target[by]
-    before_sum = cum - cum[group_start]
-    before_count = np.arange(n) - group_start
-    out = np.empty(n)
-    out[by] = (before_sum + prior * prior_weight) / (before_count + prior_weight)
-    return out
 
 
 def ctr_codes(values: np.ndarray) -> np.ndarray:
@@ -161,11 +141,10 @@ def fit_categorical_statistics(columns, features, target_class, order, one_hot_m
         class_count = np.bincount(inverse, weights=target_class, minlength=len(known))
         stats.class_count.append(class_count)
         stats.count.append(count)
+        # One sort for the three priors: (Σ earlier class + p) / (# earlier + 1).
+        sums, counts = ordered_prefix_sums(inverse, target_class, order=order)
         for prior in BORDERS_PRIORS:
-            ordered = ordered_target_statistic(
-                inverse, target_class, prior=prior, prior_weight=1.0, order=order
-            )
-            codes.append(ctr_codes(ordered))
+            codes.append(ctr_codes((sums + prior) / (counts + 1.0)))
             stats.names.append(f"Borders({j}, prior={prior:g})")
             stats.n_borders.append(CTR_BORDERS)
         codes.append(ctr_codes(count[inverse] / (count.max() + 1.0)))
