@@ -40,6 +40,8 @@ def penguins():
         "binary": (y == "Adelie").to_numpy(),
         "mass": filled["body_mass_g"].to_numpy(),
         "X_mass": X.drop(columns="body_mass_g"),
+        # CatBoost's statistics need a category for every row: NaN becomes one.
+        "X_known": X.assign(sex=X["sex"].astype(object).where(X["sex"].notna(), "unknown")),
     }
 
 
@@ -104,6 +106,19 @@ CASES = [
         "binary",
     ),
     (lambda: mltrees.LightGBMRegressor(n_estimators=5, num_leaves=8), "numeric_mass", "mass"),
+    (lambda: mltrees.ObliviousBoostingClassifier(n_estimators=4, depth=3), "numeric", "y"),
+    (
+        lambda: mltrees.ObliviousBoostingClassifier(
+            n_estimators=4, depth=2, boosting_type="Ordered", random_state=0
+        ),
+        "X_known",
+        "binary",
+    ),
+    (
+        lambda: mltrees.ObliviousBoostingRegressor(n_estimators=4, depth=3, one_hot_max_size=3),
+        "X_known",
+        "mass",
+    ),
     (lambda: mltrees.ObliqueTreeClassifier(max_depth=3, random_state=0), "filled", "y"),
     (lambda: mltrees.CARTClassifier(missing="surrogate", max_depth=4), "numeric", "y"),
     (

@@ -33,6 +33,13 @@ def test_readme_example_runs_and_matches_its_comments(tmp_path, monkeypatch):
     raw = gbm.predict(X[:100], raw_score=True)
     assert np.allclose(explained.values.sum(axis=1) + explained.expected_value, raw)
     assert np.array_equal(namespace["same"].predict_proba(X), gbm.predict_proba(X))
+    # Oblivious boosting: one value per original column, the text column included.
+    cb, cb_explained, table = namespace["cb"], namespace["cb_explained"], namespace["table"]
+    assert cb_explained.values.shape == (50, table.shape[1])
+    assert np.allclose(
+        cb_explained.values.sum(axis=1) + cb_explained.expected_value,
+        cb.decision_function(table[:50]),
+    )
 
 
 def test_readme_names_the_commands_ci_runs():

@@ -204,6 +204,25 @@ MODELS = {
         X_NUM,
         Y_3,
     ),
+    "oblivious-regressor-missing": (
+        lambda: mltrees.ObliviousBoostingRegressor(n_estimators=4, depth=3),
+        X_NAN,
+        Y_REG,
+    ),
+    "oblivious-multiclass": (
+        lambda: mltrees.ObliviousBoostingClassifier(n_estimators=3, depth=3),
+        X_NUM,
+        Y_3,
+    ),
+    # Statistics and one-hot columns are tests on the category: the trees'
+    # categorical nodes, so values are per original feature.
+    "oblivious-categories": (
+        lambda: mltrees.ObliviousBoostingClassifier(
+            n_estimators=4, depth=3, one_hot_max_size=2, random_state=0
+        ),
+        X_CAT,
+        Y_CAT,
+    ),
 }
 # Models whose vote is taken after mixing a split row's branches (not a sum
 # over leaves) or rows split by C4.5: no interventional values for them.

@@ -6,6 +6,7 @@ and bins the data once for all of them.
 
 from mltrees.ensemble.adaboost import AdaBoostClassifier
 from mltrees.ensemble.bagging import BaggingClassifier, BaggingRegressor
+from mltrees.ensemble.catboost import ObliviousBoostingClassifier, ObliviousBoostingRegressor
 from mltrees.ensemble.forest import RandomForestClassifier, RandomForestRegressor
 from mltrees.ensemble.gradient_boosting import (
     GradientBoostingClassifier,
@@ -30,6 +31,8 @@ __all__: list[str] = [
     "GradientBoostingRegressor",
     "LightGBMClassifier",
     "LightGBMRegressor",
+    "ObliviousBoostingClassifier",
+    "ObliviousBoostingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
     "StackingClassifier",

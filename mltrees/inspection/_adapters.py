@@ -408,12 +408,37 @@ def _register_lightgbm():
         )
 
 
+# ---------------------------------------------------------- oblivious boosting
+def _register_oblivious():
+    from mltrees.ensemble.catboost import ObliviousBoostingClassifier, _BaseObliviousBoosting
+
+    @register_adapter(_BaseObliviousBoosting)
+    def _oblivious(model):
+        _check_fitted(model, "_trees")
+        trees = model._binary_trees()
+        K = model._values.shape[2]
+        classifier = isinstance(model, ObliviousBoostingClassifier)
+        return TreeModelView(
+            trees=trees,
+            tables=[t.value for t in trees],
+            columns=[np.arange(K)] * len(trees),
+            n_outputs=K,
+            base=np.asarray(model.init_score_, dtype=np.float64).reshape(K),
+            encode=model._tree_inputs,
+            output=lambda X: model._raw(X),
+            feature_names=_names(model),
+            output_name="raw score (log-odds)" if classifier else "raw score",
+            squeeze=K == 1,
+        )
+
+
 _register_trees()
 _register_bagging()
 _register_adaboost()
 _register_gradient_boosting()
 _register_xgboost()
 _register_lightgbm()
+_register_oblivious()
 
 
 def single_tree_view(tree: Tree, table=None, *, n_features: int, feature_names=None):

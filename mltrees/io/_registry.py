@@ -135,11 +135,51 @@ def _check_oblique(tree, path):
         raise ModelFormatError(f"{path}.coef: finite floats, one row per node")
 
 
+def _check_oblivious_tree(tree, path):
+    """Splits as integer arrays of one length d, 2**d leaves of finite values."""
+    arrays = (tree.feature, tree.border_index, tree.value, tree.weight, tree.count, tree.gradient)
+    if not all(isinstance(a, np.ndarray) for a in arrays):
+        raise ModelFormatError(f"{path}: an ObliviousTree holds arrays")
+    d = tree.feature.shape[0] if tree.feature.ndim == 1 else -1
+    ok = (
+        0 < d <= 16
+        and tree.feature.dtype.kind == "i"
+        and tree.border_index.shape == (d,)
+        and tree.border_index.dtype.kind == "i"
+        and (tree.feature >= 0).all()
+        and (tree.border_index >= 0).all()
+        and tree.value.ndim == 2
+        and tree.value.shape[0] == 1 << d
+        and tree.value.dtype.kind == "f"
+        and np.isfinite(tree.value).all()
+        and tree.weight.shape == (1 << d,)
+        and tree.count.shape == (1 << d,)
+        and tree.gradient.shape == tree.value.shape
+    )
+    if not ok:
+        raise ModelFormatError(f"{path}: an ObliviousTree of depth d has d splits and 2**d leaves")
+
+
+def _rebuild_oblivious(estimator) -> None:
+    """Check every split against the model's columns, then rebuild the predictor."""
+    n_borders = np.asarray(estimator._n_borders)
+    trees = estimator._trees
+    if not trees or any(t.depth != estimator.depth for t in trees):
+        raise ModelFormatError("an oblivious model holds trees of its own depth")
+    for t in trees:
+        if (t.feature >= len(n_borders)).any() or (t.border_index >= n_borders[t.feature]).any():
+            raise ModelFormatError("an oblivious tree tests a column or border the model lacks")
+    if len(estimator._borders) != len(estimator._numeric):
+        raise ModelFormatError("one border list per numeric feature")
+    estimator._compile()
+
+
 def register_defaults() -> None:
     """Register every estimator and helper class of mltrees."""
     from mltrees import losses
     from mltrees.ensemble.adaboost import AdaBoostClassifier
     from mltrees.ensemble.bagging import BaggingClassifier, BaggingRegressor
+    from mltrees.ensemble.catboost import ObliviousBoostingClassifier, ObliviousBoostingRegressor
     from mltrees.ensemble.forest import RandomForestClassifier, RandomForestRegressor
     from mltrees.ensemble.gradient_boosting import (
         GradientBoostingClassifier,
@@ -149,6 +189,8 @@ def register_defaults() -> None:
     from mltrees.ensemble.lightgbm import _Objective as LightGBMObjective
     from mltrees.ensemble.logitboost import LogitBoostClassifier
     from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor, _Objective
+    from mltrees.hist.oblivious import ObliviousTree
+    from mltrees.hist.oblivious_ctr import CategoricalStatistics
     from mltrees.io.importers import ImportedTreeModel
     from mltrees.tree._data import FeatureSpec
     from mltrees.tree._tree import Tree
@@ -164,6 +206,8 @@ def register_defaults() -> None:
     # Two classes share the name _Objective: the LightGBM one is stored by its own name.
     register_object(LightGBMObjective, name="LightGBMObjective", validate=_plain_state)
     register_object(ObliqueTree, validate=_check_oblique)
+    register_object(ObliviousTree, validate=_check_oblivious_tree)
+    register_object(CategoricalStatistics)
     register_object(
         np.random.SeedSequence,
         attributes=("entropy", "spawn_key", "pool_size", "n_children_spawned"),
@@ -195,6 +239,8 @@ def register_defaults() -> None:
         register_estimator(cls, skip=("_stack", "_timings"), rebuild=_stacked)
     for cls in (LightGBMClassifier, LightGBMRegressor):
         register_estimator(cls, skip=("_stack", "_timings"), rebuild=_stacked)
+    for cls in (ObliviousBoostingClassifier, ObliviousBoostingRegressor):
+        register_estimator(cls, skip=("_tests", "_test_of", "_values"), rebuild=_rebuild_oblivious)
     register_estimator(ObliqueTreeClassifier)
     register_estimator(ObliqueTreeRegressor)
     register_estimator(ImportedTreeModel)

@@ -420,6 +420,8 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
         if classes is not None and ((tree.value < 0) | (tree.value > 1)).any():
             raise ModelFormatError(f"{path}.tree_: class fractions lie in [0, 1]")
     stages = fitted.get("_trees")
+    if isinstance(stages, list) and stages and all(_is_oblivious(t) for t in stages):
+        stages = None  # oblivious trees: checked against the model's columns on rebuild
     if stages is not None:
         if not isinstance(stages, list) or not all(
             isinstance(s, list) and all(isinstance(t, Tree) for t in s) for s in stages
@@ -432,6 +434,12 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
                     raise ModelFormatError(f"{path}._trees[{i}][{k}]: feature >= {width}")
                 if specs is not None:
                     _check_tree_specs(t, specs, f"{path}._trees[{i}][{k}]")
+
+
+def _is_oblivious(tree) -> bool:
+    from mltrees.hist.oblivious import ObliviousTree
+
+    return type(tree) is ObliviousTree
 
 
 def _check_tree_specs(tree, specs, path: str) -> None:

@@ -1,0 +1,736 @@
+"""CatBoost's algorithm: oblivious trees, ordered statistics, ordered boosting (chapter 15).
+
+Prokhorenkova, Gusev, Vorobev, Dorogush & Gulin (2018). Each round computes
+the weighted negative gradients ``S = w (y - F)`` (or ``w (y - p)``), grows
+one oblivious tree on them (:func:`~mltrees.hist.oblivious.grow_oblivious`)
+and adds ``learning_rate`` times its Newton (or gradient) leaf values.
+
+The estimators are named after the tree shape, not the library, so that
+they can sit beside ``catboost.CatBoostClassifier`` in the same program.
+Where a parameter means what CatBoost's means it has CatBoost's name. The
+rules that decide the model follow CatBoost 1.2: float32 features, labels
+and learning rate; borders (:mod:`~mltrees.hist.oblivious_binning`); the
+scaled ``λ = l2_leaf_reg · Σw / n``; the starting score; the statistics of
+categorical features (:mod:`~mltrees.hist.oblivious_ctr`); and ordered
+boosting's blocks. So with CatBoost's ``bootstrap_type="No"``,
+``random_strength=0`` and ``model_size_reg=0`` the raw scores equal the
+``catboost`` package's (checked in the tests; with ``has_time=False`` the
+permutations differ and only the accuracy can be compared).
+
+Defaults that differ from CatBoost's, and why: ``n_estimators=100`` and
+``learning_rate=0.1`` (CatBoost: 1000 rounds and a learning rate chosen
+from the data size); no sampling of rows (CatBoost: MVS with subsample
+0.8), no random noise on split scores (``random_strength=1``) and no
+penalty on statistics columns (``model_size_reg=0.5``): those three only
+add randomness or shrink a model the book wants to explain exactly.
+Missing float values are smaller than every number (``nan_mode="Min"``,
+as CatBoost's default).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mltrees.ensemble._common import (
+    check_fraction,
+    check_positive_int,
+    class_codes,
+    real_targets,
+    watch_round,
+)
+from mltrees.hist.oblivious import (
+    ObliviousTree,
+    column_groups,
+    doubling_blocks,
+    grow_oblivious,
+    leaf_index,
+)
+from mltrees.hist.oblivious_binning import fit_borders
+from mltrees.hist.oblivious_ctr import fit_categorical_statistics, target_class_border
+from mltrees.tree._data import as_table, validate_fit_input
+
+__all__ = ["ObliviousBoostingClassifier", "ObliviousBoostingRegressor"]
+
+PREDICT_CHUNK = 4096  # rows per block of predict: keeps the answers in cache
+
+
+_PARAMS = """
+    n_estimators : int, default 100
+        Boosting rounds (CatBoost's ``iterations``; its default is 1000).
+    learning_rate : float, default 0.1
+        Shrinkage η, used in float32 as CatBoost does (CatBoost's default
+        is chosen from the data size).
+    depth : int, default 6
+        Depth of every oblivious tree: ``2**depth`` leaves.
+    l2_leaf_reg : float, default 3.0
+        λ of the leaf values and split scores, scaled by ``Σw / n``.
+    boosting_type : {"Plain", "Ordered"}, default "Plain"
+        ``"Ordered"``: split scores from models that never saw the rows they
+        score (:eq:`eq-ordered-score`), over doubling blocks of a permutation.
+    has_time : bool, default False
+        Use the data order as the permutation (ordered statistics and
+        ordered boosting) instead of a random one.
+    random_state : int, Generator or None, default None
+        Seeds the permutation.
+    cat_features : list of int or str, or None, default None
+        Categorical features (any values: numbers, strings). ``None``: the
+        pandas ``category`` and ``object`` columns of ``X``.
+    one_hot_max_size : int, default 2
+        Categorical features with at most this many categories are one-hot
+        encoded; the others get the ordered Borders statistics (priors 0,
+        0.5, 1) and the Counter statistic (:eq:`eq-ordered-ts`).
+    border_count : int, default 254
+        At most this many borders per float feature (255 bins).
+    score_function : {"Cosine", "L2"}, default "Cosine"
+        The split score (:eq:`eq-catboost-cosine-score`, :eq:`eq-catboost-l2-score`).
+    leaf_estimation_method : {"Newton", "Gradient"}, default "Newton"
+        Leaf value ``S / (𝓗 + λ)`` or ``S / (W + λ)``.
+    boost_from_average : bool or None, default None
+        Start from the mean (regression) or the log-odds of the class share;
+        None: True for regression, False for classification, as CatBoost.
+    verbose : int, default 0
+        If > 0, print the training loss every ``verbose`` rounds.
+"""
+
+
+def _doc(cls):
+    cls.__doc__ = cls.__doc__.replace("    {params}\n", _PARAMS.lstrip("\n"))
+    return cls
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def _softmax(score):
+    z = np.exp(score - score.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+class _BaseObliviousBoosting(BaseEstimator):
+    """The boosting loop shared by the regressor and the classifier."""
+
+    def __init__(
+        self,
+        *,
+        n_estimators=100,
+        learning_rate=0.1,
+        depth=6,
+        l2_leaf_reg=3.0,
+        boosting_type="Plain",
+        has_time=False,
+        random_state=None,
+        cat_features=None,
+        one_hot_max_size=2,
+        border_count=254,
+        score_function="Cosine",
+        leaf_estimation_method="Newton",
+        boost_from_average=None,
+        verbose=0,
+    ):
+        for name, value in locals().items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
+
+    # ------------------------------------------------------------------ checks
+    def _validate_params(self):
+        check_positive_int(self.n_estimators, "n_estimators")
+        check_fraction(self.learning_rate, "learning_rate", high=np.inf)
+        check_positive_int(self.depth, "depth")
+        if self.depth > 16:
+            raise ValueError(f"depth must be at most 16, got {self.depth!r}")
+        check_fraction(self.l2_leaf_reg, "l2_leaf_reg", low_open=False, high=np.inf)
+        for name, allowed in (
+            ("boosting_type", ("Plain", "Ordered")),
+            ("score_function", ("Cosine", "L2")),
+            ("leaf_estimation_method", ("Newton", "Gradient")),
+        ):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        for name in ("has_time",):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be a bool, got {getattr(self, name)!r}")
+        if self.boost_from_average is not None and not isinstance(
+            self.boost_from_average, (bool, np.bool_)
+        ):
+            raise ValueError(
+                f"boost_from_average must be a bool or None, got {self.boost_from_average!r}"
+            )
+        check_positive_int(self.one_hot_max_size, "one_hot_max_size", low=0)
+        check_positive_int(self.border_count, "border_count")
+        if self.border_count > 254:
+            raise ValueError(f"border_count must be at most 254, got {self.border_count!r}")
+        check_positive_int(self.verbose, "verbose", low=0)
+
+    def _split_input(self, X, *, reset: bool):
+        """Float32 numeric matrix, the numeric column indices, the categorical columns."""
+        table = as_table(X)
+        validate_data(self, table, reset=reset, skip_check_array=True)
+        if table.shape[0] == 0:
+            raise ValueError(
+                f"X is empty: 0 sample(s) (shape={table.shape}) while a minimum of 1 is required."
+            )
+        names = [str(c) for c in table.columns] if isinstance(table, pd.DataFrame) else None
+        if reset:
+            self._cat = self._categorical_indices(table, names)
+        numeric = [j for j in range(table.shape[1]) if j not in set(self._cat)]
+        if isinstance(table, pd.DataFrame):
+            bad = [names[j] for j in numeric if not pd.api.types.is_numeric_dtype(table.iloc[:, j])]
+            if bad:
+                raise TypeError(
+                    f"X column {bad[0]!r} is not numeric; list it in cat_features or convert it"
+                )
+            numbers = table.iloc[:, numeric].to_numpy(dtype=np.float64)
+            cat_columns = [table.iloc[:, j].to_numpy() for j in self._cat]
+        else:
+            try:
+                numbers = table[:, numeric].astype(np.float64)
+            except (TypeError, ValueError) as error:
+                raise TypeError(
+                    f"X holds values that are not numbers ({error}); list categorical "
+                    "features in cat_features"
+                ) from error
+            cat_columns = [table[:, j] for j in self._cat]
+        if np.isinf(numbers).any():
+            raise ValueError("X contains inf; missing values must be NaN")
+        cleaned = []
+        for j, column in zip(self._cat, cat_columns, strict=True):
+            column = np.asarray(column, dtype=object)
+            if pd.isna(column).any():
+                raise ValueError(
+                    f"categorical feature {j} contains missing values (NaN/None); CatBoost's "
+                    "statistics need a category: fill them with a value of their own"
+                )
+            if len(column) and isinstance(column[0], (float, np.floating)):
+                as_float = column.astype(np.float64)
+                if np.array_equal(as_float, np.round(as_float)):
+                    column = as_float.astype(np.int64).astype(object)
+            cleaned.append(column.astype(str))
+        return numbers.astype(np.float32), numeric, cleaned
+
+    def _categorical_indices(self, X, names) -> list:
+        spec = self.cat_features
+        n_columns = X.shape[1]
+        names = names or []
+        if spec is None:
+            if not isinstance(X, pd.DataFrame):
+                return []
+            return [
+                j
+                for j, c in enumerate(X.columns)
+                if isinstance(X[c].dtype, pd.CategoricalDtype)
+                or pd.api.types.is_object_dtype(X[c])
+                or pd.api.types.is_string_dtype(X[c])
+            ]
+        if isinstance(spec, str) or not hasattr(spec, "__iter__"):
+            raise ValueError(
+                f"cat_features must be a list of column indices or names, got {spec!r}"
+            )
+        out = []
+        for c in spec:
+            if isinstance(c, str):
+                if c not in names:
+                    raise ValueError(f"cat_features names an unknown column {c!r}")
+                out.append(names.index(c))
+            elif (
+                isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < n_columns
+            ):
+                out.append(int(c))
+            else:
+                raise ValueError(
+                    f"cat_features holds {c!r}, not a column index in [0, {n_columns}) or a name"
+                )
+        return sorted(set(out))
+
+    # ------------------------------------------------------------------- fit
+    def _fit(self, X, y, w, objective: str, n_outputs: int):
+        numbers, numeric, cat_columns = self._split_input(X, reset=True)
+        n = numbers.shape[0]
+        rng = np.random.default_rng(self.random_state)
+        order = np.arange(n) if self.has_time else rng.permutation(n)
+        self._objective = objective
+        self._numeric = numeric
+        bins = fit_borders(numbers, int(self.border_count))
+        self._borders = bins.borders
+        codes = bins.codes
+        n_borders = [len(b) for b in bins.borders]
+        self._cat_stats = None
+        if cat_columns:
+            if objective == "MultiClass":
+                raise ValueError(
+                    "categorical features with more than two classes are not supported; "
+                    "one-hot encode them or use a binary target"
+                )
+            if objective == "RMSE":
+                target_class = (y > target_class_border(y)).astype(np.float64)
+            else:
+                target_class = y.astype(np.float64)
+            stats, cat_codes = fit_categorical_statistics(
+                cat_columns, self._cat, target_class, order, int(self.one_hot_max_size)
+            )
+            self._cat_stats = stats
+            codes = np.concatenate((codes, cat_codes))
+            n_borders += stats.n_borders
+        self._n_borders = np.asarray(n_borders, dtype=np.intp)
+
+        lam = float(self.l2_leaf_reg) * w.sum() / n
+        lr = float(np.float32(self.learning_rate))
+        bias = self._bias(y, w, objective, n_outputs)
+        K = n_outputs
+        F = np.tile(bias, (n, 1))
+        newton = self.leaf_estimation_method == "Newton"
+        # One row has no "earlier rows" to score it with: plain scores then.
+        ordered = self.boosting_type == "Ordered" and n > 1
+        if ordered:
+            ends = doubling_blocks(n)
+            starts = np.r_[0, ends[:-1]]
+            block_sizes = ends[1:]
+            position = np.concatenate([np.arange(e) for e in block_sizes])
+            block = np.repeat(np.arange(len(block_sizes)), block_sizes)
+            part = 2 * block + (position >= np.repeat(starts[1:], block_sizes))
+            entry_rows = order[position]
+            entry_codes = codes[:, entry_rows]
+            entry_w = w[entry_rows]
+            entry_y = y[entry_rows]
+            approx = np.tile(bias, (len(entry_rows), 1))
+            body = (part % 2) == 0
+        unit = bool((w == 1.0).all())
+        groups = column_groups(entry_codes if ordered else codes, self._n_borders)
+        trees = []
+        history = []
+        watched = [np.inf, 0]
+        start = time.perf_counter()
+        for m in range(self.n_estimators):
+            S, H = self._derivatives(y, F, w, objective)
+            if ordered:
+                S_e, H_e = self._derivatives(entry_y, approx, entry_w, objective)
+                feature, border = grow_oblivious(
+                    entry_codes,
+                    self._n_borders,
+                    int(self.depth),
+                    S_e,
+                    None if unit else entry_w,
+                    lam,
+                    self.score_function,
+                    part=part,
+                    groups=groups,
+                )
+            else:
+                feature, border = grow_oblivious(
+                    codes,
+                    self._n_borders,
+                    int(self.depth),
+                    S,
+                    None if unit else w,
+                    lam,
+                    self.score_function,
+                    groups=groups,
+                )
+            leaf = leaf_index(codes, feature, border)
+            n_leaves = 1 << int(self.depth)
+            value = lr * self._leaf_values(leaf, n_leaves, S, H if newton else w[:, None], lam)
+            F += value[leaf]
+            trees.append(
+                ObliviousTree(
+                    feature,
+                    border,
+                    value,
+                    np.bincount(leaf, w, minlength=n_leaves),
+                    np.bincount(leaf, minlength=n_leaves),
+                    np.stack([np.bincount(leaf, S[:, k], minlength=n_leaves) for k in range(K)], 1),
+                )
+            )
+            if ordered:
+                entry_leaf = leaf_index(entry_codes, feature, border)
+                key = block * n_leaves + entry_leaf
+                n_keys = len(block_sizes) * n_leaves
+                step = self._leaf_values(
+                    key, n_keys, S_e, H_e if newton else entry_w[:, None], lam, rows=body
+                )
+                approx += lr * step[key]
+            if self.verbose:
+                history.append(self._loss(y, F, w, objective))
+                watch_round(
+                    m,
+                    [history],
+                    watched,
+                    verbose=self.verbose,
+                    patience=None,
+                    start=start,
+                    prefix="learn_",
+                )
+        self._trees = trees
+        self._lambda = lam
+        self.init_score_ = bias
+        self.n_estimators_ = len(trees)
+        self._learning_rate32 = lr
+        self._compile()
+        return self
+
+    @staticmethod
+    def _bias(y, w, objective, K):
+        return np.zeros(K)
+
+    @staticmethod
+    def _derivatives(y, F, w, objective):
+        """``S = w (y - F)`` or ``w (y - p)`` per row, and what the Newton step needs.
+
+        The second item is the per-row curvature ``w`` (RMSE) or
+        ``w p (1 - p)`` (Logloss), shape (n, 1); for MultiClass it is the
+        pair ``(w, p)`` from which the leaves' full Hessians
+        ``Σ w (diag p - p pᵀ)`` are summed.
+        """
+        if objective == "RMSE":
+            S = (w * (y - F[:, 0]))[:, None]
+            return S, w[:, None]
+        if objective == "Logloss":
+            p = _sigmoid(F[:, 0])
+            return (w * (y - p))[:, None], (w * p * (1.0 - p))[:, None]
+        p = _softmax(F)
+        onehot = np.zeros_like(p)
+        onehot[np.arange(len(y)), y.astype(np.intp)] = 1.0
+        return w[:, None] * (onehot - p), (w, p)
+
+    @staticmethod
+    def _leaf_values(key, n_keys, S, curvature, lam, rows=None):
+        """Newton (or gradient) steps ``(𝓗_j + λ I)⁻¹ S_j`` per leaf (:eq:`eq-catboost-leaf`).
+
+        ``curvature`` is an (n, 1) array of per-row weights (``W`` for the
+        gradient step, ``w p (1 - p)`` for Logloss's Newton step) or, for
+        MultiClass Newton, ``(w, p)``: CatBoost then solves with the full
+        K×K Hessian of the softmax loss. ``rows`` restricts the sums.
+        """
+        if rows is not None:
+            key, S = key[rows], S[rows]
+            curvature = (
+                tuple(c[rows] for c in curvature)
+                if isinstance(curvature, tuple)
+                else curvature[rows]
+            )
+        K = S.shape[1]
+        sums = np.stack([np.bincount(key, S[:, k], minlength=n_keys) for k in range(K)], axis=1)
+        if not isinstance(curvature, tuple):
+            h = np.bincount(key, curvature[:, 0], minlength=n_keys)
+            return sums / (h + lam)[:, None]
+        w, p = curvature
+        hessian = np.empty((n_keys, K, K))
+        for a in range(K):
+            for b in range(a, K):
+                per_row = w * p[:, a] * ((a == b) - p[:, b])
+                hessian[:, a, b] = hessian[:, b, a] = np.bincount(key, per_row, minlength=n_keys)
+        hessian += lam * np.eye(K)
+        return np.linalg.solve(hessian, sums[:, :, None])[:, :, 0]
+
+    @staticmethod
+    def _loss(y, F, w, objective):
+        if objective == "RMSE":
+            return float(np.sqrt(np.average((y - F[:, 0]) ** 2, weights=w)))
+        if objective == "Logloss":
+            p = np.clip(_sigmoid(F[:, 0]), 1e-15, 1 - 1e-15)
+            return float(np.average(-(y * np.log(p) + (1 - y) * np.log(1 - p)), weights=w))
+        p = np.clip(_softmax(F), 1e-15, 1.0)
+        return float(np.average(-np.log(p[np.arange(len(y)), y.astype(np.intp)]), weights=w))
+
+    # --------------------------------------------------------------- predict
+    def _compile(self):
+        """The model as arrays, for :meth:`_raw`.
+
+        ``_tests`` are the distinct (column, border) questions of all trees,
+        ``_test_of[t, i]`` the question of tree ``t`` at level ``i``; a float
+        question is kept as its float32 border value, so prediction compares
+        the raw values and never computes bin codes.
+        """
+        depth = int(self.depth)
+        tests = np.array(
+            [(f, b) for t in self._trees for f, b in zip(t.feature, t.border_index, strict=True)],
+            dtype=np.intp,
+        ).reshape(-1, 2)
+        unique, inverse = np.unique(tests, axis=0, return_inverse=True)
+        self._tests = unique
+        self._test_of = inverse.reshape(len(self._trees), depth)
+        self._values = np.stack([t.value for t in self._trees])  # (T, 2**d, K)
+
+    def _raw(self, X, n_trees=None) -> np.ndarray:
+        """Raw scores ``b + Σ_t v_t[Σ_i [x_{f_ti} > b_ti] 2^i]`` (:eq:`eq-oblivious-leaf`).
+
+        Each distinct question is asked once per row; a tree's leaf is then
+        ``depth`` gathers of those answers and one gather of its values.
+        """
+        check_is_fitted(self, "_trees")
+        numbers, _, cat_columns = self._split_input(X, reset=False)
+        cat_codes = self._cat_stats.encode(cat_columns) if self._cat_stats is not None else None
+        T = len(self._trees) if n_trees is None else n_trees
+        depth = int(self.depth)
+        n, K = numbers.shape[0], self._values.shape[2]
+        columns, borders = self._tests[:, 0], self._tests[:, 1]
+        n_float = len(self._borders)
+        is_float = columns < n_float
+        float_cols = columns[is_float]
+        float_cuts = np.array(
+            [self._borders[c][b] for c, b in zip(float_cols, borders[is_float], strict=True)],
+            dtype=np.float32,
+        )
+        cat_cols, cat_cuts = columns[~is_float] - n_float, borders[~is_float]
+        leaf_dtype = np.uint8 if depth <= 8 else np.uint16
+        offsets = (np.arange(T) << depth)[:, None]
+        flat_values = self._values[:T].reshape(-1, K)
+        raw = np.empty((n, K))
+        answers = np.empty((len(columns), 0), dtype=leaf_dtype)
+        for start in range(0, n, PREDICT_CHUNK):
+            stop = min(start + PREDICT_CHUNK, n)
+            block = np.ascontiguousarray(numbers[start:stop].T)  # one row per feature
+            answers = np.empty((len(columns), stop - start), dtype=leaf_dtype)
+            # NaN > border is False: missing values go left, below every border.
+            answers[is_float] = block[float_cols] > float_cuts[:, None]
+            if cat_codes is not None:
+                answers[~is_float] = cat_codes[cat_cols, start:stop] > cat_cuts[:, None]
+            leaf = answers[self._test_of[:T, 0]]
+            for i in range(1, depth):
+                leaf |= answers[self._test_of[:T, i]] << leaf_dtype(i)
+            raw[start:stop] = flat_values[leaf + offsets].sum(axis=0)
+        return raw + self.init_score_
+
+    # ------------------------------------------------- as ordinary binary trees
+    def _column_source(self):
+        """For every model column: (original feature, kind, detail).
+
+        kind is "float" (detail: its borders) or "category" (detail: the index of
+        the categorical feature and the row of :meth:`encode_feature` it is).
+        """
+        out = [(j, "float", self._borders[i]) for i, j in enumerate(self._numeric)]
+        stats = self._cat_stats
+        if stats is not None:
+            for c, j in enumerate(stats.features):
+                n_rows = len(stats.categories[c]) if stats.one_hot[c] else 4
+                out.extend((j, "category", (c, r)) for r in range(n_rows))
+        return out
+
+    def _tree_inputs(self, X) -> np.ndarray:
+        """Rows as the binary trees of :meth:`_binary_trees` read them.
+
+        Float features are rounded to float32 (the model compares in float32);
+        a categorical feature becomes the position of its category among the
+        training categories, ``len(categories)`` when unseen.
+        """
+        check_is_fitted(self, "_trees")
+        numbers, numeric, cat_columns = self._split_input(X, reset=False)
+        out = np.empty((numbers.shape[0], self.n_features_in_))
+        out[:, numeric] = numbers
+        for c, column in enumerate(cat_columns):
+            known = self._cat_stats.categories[c]
+            position = np.minimum(np.searchsorted(known, column), len(known) - 1)
+            out[:, self._cat_stats.features[c]] = np.where(
+                known[position] == column, position, len(known)
+            )
+        return out
+
+    def _binary_trees(self) -> list:
+        """Every oblivious tree as a full binary :class:`~mltrees.tree._tree.Tree`.
+
+        A test on a statistics or one-hot column is a function of the category
+        alone (at prediction time), so it becomes a categorical node of the
+        original feature, with a routing table over the training categories
+        plus one slot for unseen ones. TreeSHAP and the model views then see
+        the original features, as CatBoost's own SHAP values do.
+        """
+        from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE, Tree
+
+        sources = self._column_source()
+        routes = {}  # (column, border) -> slot of every category (+ unseen)
+        stats = self._cat_stats
+        out = []
+        for t in self._trees:
+            d = t.depth
+            n_internal, n_nodes = (1 << d) - 1, (1 << (d + 1)) - 1
+            feature = np.full(n_nodes, LEAF, dtype=np.intp)
+            kind = np.full(n_nodes, -1, dtype=np.intp)
+            threshold = np.full(n_nodes, np.nan)
+            route_offset = np.zeros(n_nodes, dtype=np.intp)
+            n_categories = np.zeros(n_nodes, dtype=np.intp)
+            tables = []
+            offset = 0
+            for level in range(d):
+                column, border = int(t.feature[level]), int(t.border_index[level])
+                j, what, detail = sources[column]
+                nodes = np.arange((1 << level) - 1, (1 << (level + 1)) - 1)
+                feature[nodes] = j
+                if what == "float":
+                    kind[nodes] = NUMERIC_NODE
+                    threshold[nodes] = float(detail[border])
+                    continue
+                key = (column, border)
+                if key not in routes:
+                    c, r = detail
+                    codes = stats.encode_feature(c, np.append(stats.categories[c], "\0unseen"))
+                    routes[key] = (codes[r] > border).astype(np.intp)
+                table = routes[key]
+                kind[nodes] = CATEGORICAL_NODE
+                n_categories[nodes] = len(table)
+                for node in nodes:
+                    route_offset[node] = offset
+                    tables.append(table)
+                    offset += len(table)
+            first_child = np.where(np.arange(n_nodes) < n_internal, 2 * np.arange(n_nodes) + 1, 0)
+            n_children = np.where(np.arange(n_nodes) < n_internal, 2, 0)
+            order = t.bfs_leaf_order()
+            K = t.value.shape[1]
+            value = np.zeros((n_nodes, K))
+            weight = np.zeros(n_nodes)
+            count = np.zeros(n_nodes, dtype=np.int64)
+            gradient = np.zeros((n_nodes, K))
+            value[n_internal:] = t.value[order]
+            weight[n_internal:] = t.weight[order]
+            count[n_internal:] = t.count[order]
+            gradient[n_internal:] = t.gradient[order]
+            for node in range(n_internal - 1, -1, -1):  # children before parents
+                a, b = 2 * node + 1, 2 * node + 2
+                weight[node] = weight[a] + weight[b]
+                count[node] = count[a] + count[b]
+                gradient[node] = gradient[a] + gradient[b]
+                if weight[node] > 0:
+                    value[node] = (weight[a] * value[a] + weight[b] * value[b]) / weight[node]
+            # W·impurity = -Σ S²/(W + λ), so a split's impurity decrease is
+            # the rise of the L2 score (:eq:`eq-catboost-l2-score`) it brings.
+            score = (gradient**2).sum(axis=1) / (weight + self._lambda)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                impurity = np.where(weight > 0, -score / weight, 0.0)
+            depth = np.floor(np.log2(np.arange(n_nodes) + 1)).astype(np.intp)
+            parent = np.where(np.arange(n_nodes) > 0, (np.arange(n_nodes) - 1) // 2, -1)
+            missing = np.where(np.arange(n_nodes) < n_internal, 0, -1).astype(np.int8)
+            out.append(
+                Tree(
+                    feature=feature,
+                    kind=kind,
+                    threshold=threshold,
+                    first_child=first_child.astype(np.intp),
+                    n_children=n_children.astype(np.intp),
+                    route_offset=route_offset,
+                    route_table=(np.concatenate(tables) if tables else np.zeros(0, dtype=np.intp)),
+                    n_categories=n_categories,
+                    value=value,
+                    impurity=impurity,
+                    n_node_samples=count,
+                    weighted_n_node_samples=weight,
+                    depth=depth,
+                    parent=parent.astype(np.intp),
+                    missing_slot=missing,  # NaN is below every border: left
+                )
+            )
+        return out
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Total split gain per feature, normalised to sum 1 (:eq:`eq-importance-gain`).
+
+        A split's gain is the rise of the L2 score ``Σ S²/(W + λ)`` of its
+        round's gradients (:eq:`eq-catboost-l2-score`); statistics and one-hot
+        columns count for the categorical feature they come from.
+        """
+        from mltrees.inspection import importance
+
+        return importance(self, kind="total_gain", normalize=True)
+
+    @property
+    def trees_(self) -> list:
+        """The fitted :class:`~mltrees.hist.oblivious.ObliviousTree` of every round."""
+        check_is_fitted(self, "_trees")
+        return list(self._trees)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+@_doc
+class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):
+    """CatBoost's algorithm for regression with squared error (RMSE), chapter 15.
+
+    Parameters
+    ----------
+    {params}
+
+    Attributes
+    ----------
+    init_score_ : ndarray of shape (1,)
+    n_estimators_ : int
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost ``n_estimators`` oblivious trees on ``(X, y)``."""
+        self._validate_params()
+        X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
+        y = real_targets(y)
+        # CatBoost keeps labels in float32.
+        return self._fit(X, y.astype(np.float32).astype(np.float64), sample_weight, "RMSE", 1)
+
+    def _bias(self, y, w, objective, K):
+        if self.boost_from_average is False:
+            return np.zeros(1)
+        return np.array([float(np.float32(np.average(y, weights=w)))])
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted values (the raw score)."""
+        return self._raw(X)[:, 0]
+
+
+@_doc
+class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
+    """CatBoost's algorithm for classification (Logloss; MultiClass for K > 2), chapter 15.
+
+    Parameters
+    ----------
+    {params}
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    init_score_ : ndarray of shape (1,) or (K,)
+    n_estimators_ : int
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost ``n_estimators`` oblivious trees on ``(X, y)``."""
+        self._validate_params()
+        X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
+        self.classes_, codes = class_codes(y)
+        K = len(self.classes_)
+        if K < 2:
+            raise ValueError(
+                "y contains 1 class while a minimum of 2 classes are required for "
+                f"{type(self).__name__}"
+            )
+        objective = "Logloss" if K == 2 else "MultiClass"
+        return self._fit(X, codes.astype(np.float64), sample_weight, objective, 1 if K == 2 else K)
+
+    def _bias(self, y, w, objective, K):
+        if not self.boost_from_average:
+            return np.zeros(K)
+        if objective == "Logloss":
+            p = float(np.float32(np.average(y, weights=w)))
+            return np.array([np.log(p / (1.0 - p))])
+        shares = np.bincount(y.astype(np.intp), weights=w, minlength=K) / w.sum()
+        return np.log(np.maximum(shares, 1e-15))
+
+    def decision_function(self, X) -> np.ndarray:
+        """Raw scores: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
+        raw = self._raw(X)
+        return raw[:, 0] if raw.shape[1] == 1 else raw
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities, shape (n, K)."""
+        raw = self._raw(X)
+        if raw.shape[1] == 1:
+            p = _sigmoid(raw[:, 0])
+            return np.column_stack([1.0 - p, p])
+        return _softmax(raw)
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class."""
+        check_is_fitted(self, "_trees")
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -1,0 +1,344 @@
+"""Oblivious (symmetric) trees grown from gradient histograms (chapter 15).
+
+An oblivious tree of depth ``d`` asks the same question ``x_{f_i} > b_i``
+of every node of level ``i``, so it is a list of ``d`` splits and ``2^d``
+leaves, and the leaf of a row is the bit pattern
+``Σ_i [x_{f_i} > b_i] 2^i`` (:eq:`eq-oblivious-leaf`). Growing one picks,
+level by level, the split that scores best summed over *all* the level's
+nodes; CatBoost (Prokhorenkova et al. 2018) scores with the gradients alone:
+
+* ``S = Σ w (y - F)`` (the negative gradient times the weight) and
+  ``W = Σ w`` of every child of every node, ``avg = S / (W + λ)``;
+* ``"L2"``: ``Σ avg · S`` (:eq:`eq-catboost-l2-score`);
+* ``"Cosine"``: ``Σ avg · S / sqrt(Σ avg² W)`` (:eq:`eq-catboost-cosine-score`),
+  the cosine between the gradient vector and the tree's step.
+
+Ordered boosting (:eq:`eq-ordered-score`) scores a split with the leaf
+values of a *body* of earlier rows applied to the gradients of a *tail* of
+later rows, over doubling blocks of the permutation; plain boosting is the
+special case body = tail = all rows, so one scoring routine serves both.
+
+Rows are never moved: a level's histograms are ``np.bincount`` over the key
+``(part, node, code)`` per feature, and the split's children share the
+parent's histogram through the subtraction trick (the right children are
+counted, the left ones are the parents minus them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "ObliviousTree",
+    "doubling_blocks",
+    "grow_oblivious",
+    "leaf_index",
+    "level_scores",
+]
+
+
+@dataclass
+class ObliviousTree:
+    """One symmetric tree.
+
+    Attributes
+    ----------
+    feature : ndarray of intp, shape (depth,)
+        The split column of each level (float features first, then the
+        categorical statistics columns of the model).
+    border_index : ndarray of intp, shape (depth,)
+        A row goes right at level ``i`` when its code exceeds ``border_index[i]``.
+    value : ndarray of float64, shape (2**depth, n_outputs)
+        Leaf values, learning rate included.
+    weight : ndarray of float64, shape (2**depth,)
+        ``Σ w`` of the training rows in each leaf.
+    count : ndarray of int64, shape (2**depth,)
+        Training rows in each leaf.
+    gradient : ndarray of float64, shape (2**depth, n_outputs)
+        ``S = Σ w (y - F)`` of each leaf in the round the tree was grown
+        (the split gains of :func:`~mltrees.inspection.importance` come from it).
+    """
+
+    feature: np.ndarray
+    border_index: np.ndarray
+    value: np.ndarray
+    weight: np.ndarray
+    count: np.ndarray
+    gradient: np.ndarray
+
+    @property
+    def depth(self) -> int:
+        """Number of levels (splits)."""
+        return len(self.feature)
+
+    def bfs_leaf_order(self) -> np.ndarray:
+        """The leaf index of each leaf of the equivalent binary tree, left to right.
+
+        In the binary tree the first level's answer is the most significant
+        bit of the path; in the leaf index it is the least significant
+        (:eq:`eq-oblivious-leaf`), so the order is a bit reversal.
+        """
+        d = self.depth
+        path = np.arange(1 << d)
+        index = np.zeros_like(path)
+        for i in range(d):
+            index |= ((path >> (d - 1 - i)) & 1) << i
+        return index
+
+
+def leaf_index(codes: np.ndarray, feature, border_index, columns=None) -> np.ndarray:
+    """The leaf of every row, ``Σ_i [code_{f_i} > b_i] 2^i`` (:eq:`eq-oblivious-leaf`).
+
+    Parameters
+    ----------
+    codes : ndarray of uint8, shape (n_columns, n_rows)
+        Feature-major bin codes.
+    feature, border_index : sequences of int
+        The splits, root level first.
+    columns : ndarray of intp, optional
+        Only these rows (columns of ``codes``).
+    """
+    n = codes.shape[1] if columns is None else len(columns)
+    leaf = np.zeros(n, dtype=np.intp)
+    for i, (f, b) in enumerate(zip(feature, border_index, strict=True)):
+        row = codes[f] if columns is None else codes[f, columns]
+        leaf += (row > b).astype(np.intp) << i
+    return leaf
+
+
+def doubling_blocks(n: int) -> np.ndarray:
+    """Ordered boosting's block ends ``b_0 < b_1 < … = n`` (:eq:`eq-ordered-blocks`).
+
+    ``b_0 = 1`` for ``n <= 500``, else ``min(100, n // 50)``; then
+    ``b_{k+1} = min(ceil(2 b_k), n)``. Block ``k`` has the body ``[0, b_k)``
+    and the tail ``[b_k, b_{k+1})``; these are CatBoost 1.2's sizes.
+    """
+    b = 1 if n <= 500 else min(100, n // 50)
+    ends = [max(b, 1)]
+    while ends[-1] < n:
+        ends.append(min(2 * ends[-1], n))
+    return np.asarray(ends, dtype=np.intp)
+
+
+def level_scores(
+    body_S, body_W, tail_S, tail_W, n_borders, lam: float, score_function: str
+) -> np.ndarray:
+    """Scores of every candidate split ``(feature, border)`` of one level.
+
+    The histograms have shape ``(n_outputs, n_features, n_nodes, n_bins)``
+    for ``S`` and ``(n_features, n_nodes, n_bins)`` for ``W``; ``n_nodes``
+    runs over the level's nodes and, in ordered boosting, over the blocks.
+    A split at border ``k`` sends codes ``<= k`` left. With
+    ``avg = S_body / (W_body + λ)`` of each child, the score is
+    ``Σ avg · S_tail`` (``"L2"``, :eq:`eq-catboost-l2-score`) or that divided
+    by ``sqrt(Σ avg² W_tail)`` (``"Cosine"``, :eq:`eq-catboost-cosine-score`),
+    summed over outputs, nodes and both children. Returns an array of
+    shape ``(n_features, n_bins - 1)``, ``-inf`` past a feature's last border.
+    """
+    n_bins = body_W.shape[-1]
+    if n_bins < 2:
+        return np.full((body_W.shape[0], 0), -np.inf)
+
+    def sides(hist):
+        left = np.cumsum(hist, axis=-1)[..., :-1]
+        return left, hist.sum(axis=-1, keepdims=True) - left
+
+    numerator = 0.0
+    denominator = 0.0
+    bW_left, bW_right = sides(body_W)
+    tW_left, tW_right = sides(tail_W)
+    same = tail_S is body_S
+    for k in range(body_S.shape[0]):
+        bS_left, bS_right = sides(body_S[k])
+        tS_left, tS_right = (bS_left, bS_right) if same else sides(tail_S[k])
+        for bS, bW, tS, tW in (
+            (bS_left, bW_left, tS_left, tW_left),
+            (bS_right, bW_right, tS_right, tW_right),
+        ):
+            avg = bS / (bW + lam)
+            numerator = numerator + (avg * tS).sum(axis=1)
+            if score_function == "Cosine":
+                denominator = denominator + (avg * avg * tW).sum(axis=1)
+    if score_function == "Cosine":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            score = np.where(denominator > 0, numerator / np.sqrt(denominator), 0.0)
+    else:
+        score = numerator
+    valid = np.arange(n_bins - 1)[None, :] < np.asarray(n_borders)[:, None]
+    return np.where(valid, score, -np.inf)
+
+
+def _histograms(codes, node, n_nodes, n_bins, S, W, columns=None, known_W=None):
+    """``S`` (n_outputs, F, n_nodes, n_bins) and ``W`` (F, n_nodes, n_bins) sums.
+
+    ``node`` is each row's node (already combined with its block and part
+    in ordered boosting); ``columns`` restricts to some rows of ``codes``;
+    ``known_W`` is a ``W`` histogram computed before (it is not recounted).
+    """
+    F = codes.shape[0]
+    K = S.shape[1]
+    size = n_nodes * n_bins
+    hist_S = np.empty((K, F, size))
+    hist_W = np.empty((F, size)) if known_W is None else known_W.reshape(F, size)
+    # int32 keys: half the memory traffic of intp when building them.
+    base = (node * n_bins).astype(np.int32)
+    for f in range(F):
+        row = codes[f] if columns is None else codes[f, columns]
+        key = base + row
+        if known_W is None:
+            # Unit weights (W is None): counting is cheaper than summing ones.
+            hist_W[f] = np.bincount(key, weights=W, minlength=size)
+        for k in range(K):
+            hist_S[k, f] = np.bincount(key, weights=S[:, k], minlength=size)
+    return hist_S.reshape(K, F, n_nodes, n_bins), hist_W.reshape(F, n_nodes, n_bins)
+
+
+def grow_oblivious(
+    codes: np.ndarray,
+    n_borders: np.ndarray,
+    depth: int,
+    S: np.ndarray,
+    W: np.ndarray,
+    lam: float,
+    score_function: str,
+    *,
+    part=None,
+    features=None,
+    groups=None,
+):
+    """Choose the ``depth`` splits of one oblivious tree.
+
+    Parameters
+    ----------
+    codes : ndarray of uint8, shape (n_columns, n_rows)
+        Feature-major bin codes of the training rows.
+    n_borders : ndarray of int, shape (n_columns,)
+        Borders (candidate splits) of every column.
+    depth : int
+    S : ndarray, shape (n_rows, n_outputs)
+        ``w (y - F)``, the weighted negative gradients (plain boosting).
+    W : ndarray of shape (n_rows,), or None
+        The weights; None when they are all 1 (rows are then counted).
+    lam : float
+        λ of ``avg = S / (W + λ)``, already scaled by ``Σw / n``.
+    score_function : {"L2", "Cosine"}
+    part : ndarray of intp, shape (n_rows,), optional
+        Ordered boosting (:eq:`eq-ordered-score`): the "rows" are then
+        *entries*, one per (block, row of the block), ``part = 2·block +
+        [row in the block's tail]``, and ``S`` comes from each block's own
+        approximation; ``codes`` holds the entries' codes.
+    features : ndarray of bool, optional
+        Columns that may be split on (all by default).
+    groups : list, optional
+        :func:`column_groups` of ``codes``, computed once per model. The root
+        level's ``W`` histograms are the same for every tree of a model, so
+        they are kept in the groups after the first tree.
+
+    Returns
+    -------
+    feature, border_index : ndarray of intp, shape (depth,)
+    """
+    n_borders = np.asarray(n_borders)
+    usable = n_borders if features is None else np.where(features, n_borders, 0)
+    groups = column_groups(codes, n_borders) if groups is None else groups
+    unit = W is None
+    if unit:
+        W = np.ones(len(S))
+    n_parts = 1 if part is None else 2 * ((int(part.max()) + 2) // 2)
+    node = np.zeros(len(W), dtype=np.intp)
+    chosen_f, chosen_b = [], []
+    parents = [None] * len(groups)  # each group's histograms of the previous level
+    widest = max(group[1] for group in groups) if groups else 2
+    scores = np.full((len(n_borders), widest - 1), -np.inf)
+    for level in range(depth):
+        n_nodes = 1 << level
+        half = n_nodes >> 1
+        if level:
+            # Count only the rows on the smaller side of the last split; the
+            # other children are the parents minus them (the subtraction trick).
+            went_right = node >= half
+            build_right = 2 * np.count_nonzero(went_right) <= len(node)
+            built = np.flatnonzero(went_right if build_right else ~went_right)
+            built_key = node[built] - half if build_right else node[built].copy()
+            if part is not None:
+                built_key += part[built] * half
+        key = node if part is None else part * n_nodes + node
+        for g, (columns, width, group_codes, root_W) in enumerate(groups):
+            if level == 0:
+                known = root_W if root_W.size else None
+                hist_S, hist_W = _histograms(
+                    group_codes, key, n_parts, width, S, None if unit else W, known_W=known
+                )
+                if known is None:
+                    groups[g] = (columns, width, group_codes, hist_W)
+            else:
+                b_S, b_W = _histograms(
+                    group_codes,
+                    built_key,
+                    n_parts * half,
+                    width,
+                    S[built],
+                    None if unit else W[built],
+                    built,
+                )
+                p_S, p_W = parents[g]
+                K, F = b_S.shape[0], b_S.shape[1]
+                shape_S, shape_W = (K, F, n_parts, half, width), (F, n_parts, half, width)
+                b_S, b_W = b_S.reshape(shape_S), b_W.reshape(shape_W)
+                p_S, p_W = p_S.reshape(shape_S), p_W.reshape(shape_W)
+                if build_right:
+                    hist_S = np.concatenate((p_S - b_S, b_S), axis=3)
+                    hist_W = np.concatenate((p_W - b_W, b_W), axis=2)
+                else:
+                    hist_S = np.concatenate((b_S, p_S - b_S), axis=3)
+                    hist_W = np.concatenate((b_W, p_W - b_W), axis=2)
+                hist_S = hist_S.reshape(K, F, n_parts * n_nodes, width)
+                hist_W = hist_W.reshape(F, n_parts * n_nodes, width)
+            parents[g] = (hist_S, hist_W)
+            if part is None:
+                group_scores = level_scores(
+                    hist_S, hist_W, hist_S, hist_W, usable[columns], lam, score_function
+                )
+            else:
+                K, F = hist_S.shape[0], hist_S.shape[1]
+                by_S = hist_S.reshape(K, F, n_parts // 2, 2, n_nodes, width)
+                by_W = hist_W.reshape(F, n_parts // 2, 2, n_nodes, width)
+                group_scores = level_scores(
+                    by_S[:, :, :, 0].reshape(K, F, -1, width),
+                    by_W[:, :, 0].reshape(F, -1, width),
+                    by_S[:, :, :, 1].reshape(K, F, -1, width),
+                    by_W[:, :, 1].reshape(F, -1, width),
+                    usable[columns],
+                    lam,
+                    score_function,
+                )
+            scores[columns, : width - 1] = group_scores
+        # The first (column, border) of the best score wins, as in CatBoost.
+        best = int(np.argmax(scores))
+        if not np.isfinite(scores.flat[best]):
+            f, b = 0, 0  # nothing to split on: a split every row passes the same way
+        else:
+            f, b = divmod(best, scores.shape[1])
+        chosen_f.append(f)
+        chosen_b.append(b)
+        node = node + ((codes[f] > b).astype(np.intp) << level)
+    return np.asarray(chosen_f, dtype=np.intp), np.asarray(chosen_b, dtype=np.intp)
+
+
+def column_groups(codes: np.ndarray, n_borders: np.ndarray) -> list:
+    """Columns grouped by histogram width (a power of two ≥ their bin count).
+
+    A statistics column has 16 bins and a float feature up to 255: giving each
+    group its own width keeps the histograms of narrow columns small. Returns
+    ``(columns, width, codes of those columns, root W histogram)`` per group,
+    the last empty until the first tree fills it.
+    """
+    n_borders = np.asarray(n_borders)
+    width = np.maximum(2, 1 << np.ceil(np.log2(np.maximum(n_borders, 1) + 1)).astype(int))
+    groups = []
+    for w in np.unique(width):
+        columns = np.flatnonzero(width == w)
+        groups.append((columns, int(w), np.ascontiguousarray(codes[columns]), np.empty(0)))
+    return groups
