@@ -222,6 +222,26 @@ def test_ordered_target_statistics_equal_catboost(task, score_function):
     _assert_same(reference, ours, fresh)
 
 
+def test_multiclass_statistics_binarise_at_the_class_borders():
+    """K classes: Borders statistics of [y > b] for b = 0 .. K-2, as catboost's MultiClass."""
+    X, _ = _adult(n=2000)
+    y = np.digitize(X["age"].to_numpy(), [30, 45])
+    X = X.drop(columns="age")
+    cat = [list(X.columns).index(c) for c in ADULT_CATEGORICAL]
+    reference, ours = _fit_pair(
+        "multiclass",
+        X,
+        y,
+        iterations=8,
+        depth=3,
+        learning_rate=0.2,
+        one_hot_max_size=1,
+        max_ctr_complexity=1,
+        cat_features=cat,
+    )
+    _assert_same(reference, ours, X)
+
+
 def test_one_hot_features_equal_catboost():
     X, y = _adult(n=2000)
     cat = [list(X.columns).index(c) for c in ADULT_CATEGORICAL]

@@ -261,15 +261,12 @@ class _BaseObliviousBoosting(BaseEstimator):
         n_borders = [len(b) for b in bins.borders]
         self._cat_stats = None
         if cat_columns:
-            if objective == "MultiClass":
-                raise ValueError(
-                    "categorical features with more than two classes are not supported; "
-                    "one-hot encode them or use a binary target"
-                )
             if objective == "RMSE":
-                target_class = (y > target_class_border(y)).astype(np.float64)
-            else:
-                target_class = y.astype(np.float64)
+                target_class = (y > target_class_border(y)).astype(np.float64)[:, None]
+            elif objective == "Logloss":
+                target_class = y.astype(np.float64)[:, None]
+            else:  # K - 1 borders between the class indices
+                target_class = (y[:, None] > np.arange(n_outputs - 1)).astype(np.float64)
             stats, cat_codes = fit_categorical_statistics(
                 cat_columns, self._cat, target_class, order, int(self.one_hot_max_size)
             )
@@ -506,7 +503,8 @@ class _BaseObliviousBoosting(BaseEstimator):
         stats = self._cat_stats
         if stats is not None:
             for c, j in enumerate(stats.features):
-                n_rows = len(stats.categories[c]) if stats.one_hot[c] else 4
+                n_target = stats.class_count[c].shape[1] if not stats.one_hot[c] else 0
+                n_rows = len(stats.categories[c]) if stats.one_hot[c] else 3 * n_target + 1
                 out.extend((j, "category", (c, r)) for r in range(n_rows))
         return out
 

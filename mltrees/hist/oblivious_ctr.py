@@ -103,8 +103,10 @@ class CategoricalStatistics:
         if self.one_hot[c]:
             return np.asarray([(seen & (position == v)) for v in range(len(known))], dtype=np.uint8)
         n_c = np.where(seen, self.count[c][position], 0)
-        k_c = np.where(seen, self.class_count[c][position], 0)
-        rows = [ctr_codes((k_c + prior) / (n_c + 1.0)) for prior in BORDERS_PRIORS]
+        rows = []
+        for class_count in self.class_count[c].T:  # one target border after the other
+            k_c = np.where(seen, class_count[position], 0)
+            rows.extend(ctr_codes((k_c + prior) / (n_c + 1.0)) for prior in BORDERS_PRIORS)
         rows.append(ctr_codes(n_c / (self.count[c].max() + 1.0)))
         return np.asarray(rows, dtype=np.uint8)
 
@@ -117,8 +119,10 @@ def fit_categorical_statistics(columns, features, target_class, order, one_hot_m
     columns : list of ndarray
         The training values of each categorical feature (any comparable dtype).
     features : list of int
-    target_class : ndarray of float, shape (n,)
-        The binarised target (0/1) the Borders statistics average.
+    target_class : ndarray of float, shape (n, n_target_borders)
+        The binarised targets (0/1) the Borders statistics average: one
+        column for a binary or a regression target, ``K - 1`` for ``K``
+        classes (``[y > b]`` for ``b = 0 .. K-2``, as CatBoost's MultiClass).
     order : ndarray of intp
         The permutation that decides which rows are "earlier".
     one_hot_max_size : int
@@ -138,15 +142,18 @@ def fit_categorical_statistics(columns, features, target_class, order, one_hot_m
                 stats.names.append(f"{j}={value}")
                 stats.n_borders.append(1)
             continue
-        class_count = np.bincount(inverse, weights=target_class, minlength=len(known))
+        class_count = np.stack(
+            [np.bincount(inverse, weights=t, minlength=len(known)) for t in target_class.T], 1
+        )
         stats.class_count.append(class_count)
         stats.count.append(count)
-        # One sort for the three priors: (Σ earlier class + p) / (# earlier + 1).
-        sums, counts = ordered_prefix_sums(inverse, target_class, order=order)
-        for prior in BORDERS_PRIORS:
-            codes.append(ctr_codes((sums + prior) / (counts + 1.0)))
-            stats.names.append(f"Borders({j}, prior={prior:g})")
-            stats.n_borders.append(CTR_BORDERS)
+        for b, target in enumerate(target_class.T):
+            # One sort for the three priors: (Σ earlier class + p) / (# earlier + 1).
+            sums, counts = ordered_prefix_sums(inverse, target, order=order)
+            for prior in BORDERS_PRIORS:
+                codes.append(ctr_codes((sums + prior) / (counts + 1.0)))
+                stats.names.append(f"Borders({j}, target border {b}, prior={prior:g})")
+                stats.n_borders.append(CTR_BORDERS)
         codes.append(ctr_codes(count[inverse] / (count.max() + 1.0)))
         stats.names.append(f"Counter({j})")
         stats.n_borders.append(CTR_BORDERS)
