@@ -222,6 +222,25 @@ def test_ordered_target_statistics_equal_catboost(task, score_function):
     _assert_same(reference, ours, fresh)
 
 
+def test_ordered_boosting_with_ordered_statistics_equals_catboost():
+    """Both orderings at once: one permutation (the data order) serves both."""
+    X, y = _adult(n=1500)
+    cat = [list(X.columns).index(c) for c in ADULT_CATEGORICAL]
+    reference, ours = _fit_pair(
+        "binary",
+        X,
+        y,
+        iterations=8,
+        depth=3,
+        learning_rate=0.2,
+        boosting_type="Ordered",
+        one_hot_max_size=1,
+        max_ctr_complexity=1,
+        cat_features=cat,
+    )
+    _assert_same(reference, ours, X)
+
+
 def test_multiclass_statistics_binarise_at_the_class_borders():
     """K classes: Borders statistics of [y > b] for b = 0 .. K-2, as catboost's MultiClass."""
     X, _ = _adult(n=2000)
