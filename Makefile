@@ -36,8 +36,11 @@ test: book $(SYSTEM_TOOLS)
 	$(BIN)/ruff check .
 # Without MPLBACKEND the notebook kernels draw inline (ipykernel's default); an
 # exported MPLBACKEND=Agg would leave the figure cells without their outputs.
+# One worker per core; --dist loadfile keeps a notebook's cells (and a test
+# file's module fixtures) on one worker, in order.
 	env -u MPLBACKEND $(BIN)/python -m pytest tests book mltrees --doctest-modules \
-		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+		-n auto --dist loadfile
 
 notebooks: $(STAMP)
 	$(BIN)/python book/_tools/build_notebooks.py
