@@ -15,6 +15,13 @@ values greedily, each time splitting the bin whose cut most increases
 ``sum(log(bin weight))``, so that bins have nearly equal counts while a
 heavy value keeps a bin of its own (:func:`greedy_log_sum_borders`).
 
+Above 200,000 rows CatBoost chooses the borders on a random sample of
+200,000 rows (measured with catboost 1.2: borders equal ours up to that
+size, and share almost none with the full-data or first-rows choice above
+it); here every row is used, so on larger data the borders, and then the
+trees, equal CatBoost's only for features with at most ``border_count + 1``
+distinct values.
+
 Missing values (``nan_mode="Min"``, CatBoost's default) are smaller than
 every number: they get code 0, and a border just below the smallest value
 lets a split separate them from the rest.
