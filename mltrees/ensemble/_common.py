@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._progress import Progress
 from mltrees.tree._data import NUMERIC, all_finite, as_table, encode_features
 from mltrees.tree._tree import (
     CATEGORICAL_NODE,
@@ -75,17 +76,24 @@ __all__ = [
 
 
 def watch_round(m, history, state, *, verbose, patience, start, prefix) -> bool:
-    """Progress line and early stopping after round ``m`` of a boosting loop.
+    """Progress report and early stopping after round ``m`` of a boosting loop.
 
     ``history`` holds one list of metric values per evaluation set (lower is
     better); the last set is watched. ``state`` is ``[best_score,
-    best_round]``, updated in place. Prints every ``verbose`` rounds to
-    stderr; returns True when the watched metric has not improved for
-    ``patience`` rounds (None: never).
+    best_round]``, updated in place. ``verbose`` is a
+    :class:`mltrees._progress.Progress` (which reports every ``verbose``
+    rounds: a line on stdout or a notebook bar) or an int, the report period
+    of a plain line on stdout. Returns True when the watched metric has not
+    improved for ``patience`` rounds (None: never).
     """
-    if verbose and (m + 1) % verbose == 0:
+    if isinstance(verbose, Progress):
+        if verbose.due():
+            verbose.step("  ".join(f"{prefix}{i}: {h[-1]:.6g}" for i, h in enumerate(history)))
+        else:
+            verbose.step()
+    elif verbose and (m + 1) % verbose == 0:
         shown = "  ".join(f"{prefix}{i}: {h[-1]:.6g}" for i, h in enumerate(history))
-        print(f"[{m + 1}] {shown}  {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        print(f"[{m + 1}] {shown}  {time.perf_counter() - start:.1f} s", file=sys.stdout)
     if not history:
         return False
     current = history[-1][-1]

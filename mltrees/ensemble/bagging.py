@@ -20,9 +20,7 @@ fitted ensemble does not depend on ``n_jobs``.
 from __future__ import annotations
 
 import numbers
-import sys
 import threading
-import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -33,6 +31,7 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
+from mltrees._progress import Progress, check_verbose
 from mltrees.ensemble._common import (
     StackedTrees,
     _Thresholds,
@@ -133,26 +132,10 @@ def _subset_statistics(stats, rows: np.ndarray, weights: np.ndarray):
     return type(stats)(stats.y[rows], weights)
 
 
-class _Progress:
-    """``verbose`` output: one line per finished batch of members, on stderr."""
-
-    def __init__(self, verbose: int, total: int, name: str):
-        self.verbose, self.total, self.name = int(verbose), total, name
-        self.every = 1 if verbose > 1 else max(1, total // 10)
-        self.done, self.start, self.lock = 0, time.perf_counter(), threading.Lock()
-
-    def tick(self):
-        if not self.verbose:
-            return
-        with self.lock:
-            self.done += 1
-            if self.done % self.every == 0 or self.done == self.total:
-                elapsed = time.perf_counter() - self.start
-                print(
-                    f"[{self.name}] built {self.done}/{self.total} estimators in {elapsed:.1f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+def _progress(verbose, total: int, name: str) -> Progress:
+    """Members' progress: 1, a line every tenth of them; 2 or more, every member."""
+    every = 1 if verbose > 1 else max(1, total // 10)
+    return Progress(verbose, total, name, unit="member", every=every)
 
 
 def _compact(tree):
@@ -227,9 +210,7 @@ class _BaseBagging(BaseEstimator):
         _check_bool(self.oob_score, "oob_score")
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True: without it no row is out of bag")
-        verbose = self.verbose
-        if isinstance(verbose, bool) or not isinstance(verbose, numbers.Integral) or verbose < 0:
-            raise ValueError(f"verbose must be an int >= 0, got {verbose!r}")
+        check_verbose(self.verbose)
         _n_workers(self.n_jobs)
 
     def _n_draws(self, n_samples: int) -> int:
@@ -377,7 +358,7 @@ class _BaseBagging(BaseEstimator):
             for i, member in enumerate([] if previous is None else previous.estimators_):
                 out = np.flatnonzero(self._member_counts(seeds[i], n_samples, n_draws) == 0)
                 oob_sums.add(i, out, self._tree_output(member.tree_, values[out], builder.missing))
-        progress = _Progress(self.verbose, self.n_estimators - first, type(self).__name__)
+        progress = _progress(self.verbose, self.n_estimators - first, type(self).__name__)
         # In histogram mode every threshold is a bin edge: each tree's split
         # codes against the edges are stored now, and prediction walks on
         # the codes without building tables from the trees (StackedTrees).
@@ -416,10 +397,11 @@ class _BaseBagging(BaseEstimator):
             if oob:
                 out = np.flatnonzero(counts == 0)
                 oob_sums.add(i, out, self._tree_output(tree, values[out], builder.missing))
-            progress.tick()
+            progress.step()
             return tree, features, bins.split_codes_of(tree)
 
-        results = self._map(lambda j: build(first + j), self.n_estimators - first)
+        with progress:
+            results = self._map(lambda j: build(first + j), self.n_estimators - first)
         members = [] if previous is None else list(previous.estimators_)
         for tree, _, split_codes in results:
             members.append(builder.fitted(tree, specs, attributes, split_codes=split_codes))
@@ -530,7 +512,7 @@ class _BaseBagging(BaseEstimator):
         seeds = _member_seeds(self.random_state, first, self.n_estimators)
         if previous is not None:
             seeds = previous._sampling[0] + seeds
-        progress = _Progress(self.verbose, self.n_estimators - first, type(self).__name__)
+        progress = _progress(self.verbose, self.n_estimators - first, type(self).__name__)
         oob = self.oob_score
         width = len(attributes.get("classes_", [0]))
         oob_sums = _OrderedSum(n_samples, width) if oob else None
@@ -572,10 +554,11 @@ class _BaseBagging(BaseEstimator):
                     member.fit(X_member, y_fit[rows], sample_weight=fit_weight)
             if oob:
                 out_of_bag(i, member, counts, columns)
-            progress.tick()
+            progress.step()
             return member, columns
 
-        results = self._map(lambda j: build(first + j), self.n_estimators - first)
+        with progress:
+            results = self._map(lambda j: build(first + j), self.n_estimators - first)
         old_members = [] if previous is None else list(previous.estimators_)
         old_features = [] if previous is None else list(previous.estimators_features_)
         fitted = dict(attributes)
@@ -871,7 +854,8 @@ _BAGGING_PARAMS = """
     random_state : int, RandomState, Generator or None, default None
         Root of the per-member seeds.
     verbose : int, default 0
-        1: a progress line on stderr every tenth of the members; 2: every member.
+        1: a progress line every tenth of the members; 2: every member (see
+        :mod:`mltrees._progress`: stdout, or a bar in a notebook).
     warm_start : bool, default False
         True: a later ``fit`` with a larger ``n_estimators`` keeps the fitted
         members and adds the missing ones, on the same data (other data raise a

@@ -54,7 +54,8 @@ _FOREST_PARAMS = """
     random_state : int, RandomState, Generator or None, default None
         Root of the per-tree seeds (bootstrap and feature draws).
     verbose : int, default 0
-        1: a progress line on stderr every tenth of the trees; 2: every tree.
+        1: a progress line every tenth of the trees; 2: every tree (stdout, or a
+        bar in a notebook).
     warm_start : bool, default False
         True: a later ``fit`` with a larger ``n_estimators`` keeps the fitted
         trees and adds the missing ones, on the same data (other data raise a
