@@ -50,7 +50,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from mltrees._progress import Progress, check_verbose
-from mltrees._validation import check_sample_weight
+from mltrees._validation import check_bool, check_sample_weight
 
 __all__ = [
     "BlendingClassifier",
@@ -119,8 +119,7 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
         return names, [est for _, est in ests]
 
     def _check_common(self):
-        if not isinstance(self.passthrough, bool | np.bool_):
-            raise TypeError(f"passthrough must be True or False, got {self.passthrough!r}")
+        check_bool(self.passthrough, "passthrough")
         check_verbose(self.verbose)
         nj = self.n_jobs
         if nj is not None and (isinstance(nj, bool) or not isinstance(nj, numbers.Integral)):
