@@ -2,6 +2,9 @@
 
     python benchmarks/bench_forest.py [--n-samples 1000000] [--small-samples 100000]
                                       [--n-estimators 50] [--skip-large]
+    python benchmarks/bench_forest.py --defaults [--sizes 200000 1000000]
+                                      [--n-estimators 50] [--repeats 3] [--modes auto exact]
+                                      [--json benchmarks/results/forest_defaults.json]
 
 Data: ``make_classification(n_samples, n_features=28, n_informative=20,
 random_state=0)``, the first 80% for training and the last 20% for testing
@@ -21,6 +24,15 @@ Ratios below 1 favour mltrees.
 
 Goals (issue 5): fit <= 1x sklearn, accuracy within 0.5 points, peak memory
 <= 1.5x, predict <= 1x.
+
+``--defaults`` (issue 13, "forest defaults") measures what a user gets from
+``RandomForestClassifier(n_estimators=50, n_jobs=2)`` with nothing else set:
+in one process, mltrees and sklearn are fitted back to back, ``--repeats``
+times, and the median of the per-repeat fit-time ratios is printed with
+each library's test accuracy. ``--modes`` adds mltrees with ``max_bins=None``
+(exact) or ``max_bins=255`` to the same loop. On a shared machine the load
+changes between fits: a ratio from neighbouring fits, repeated, is the
+figure to read, not the seconds.
 """
 
 from __future__ import annotations
@@ -128,13 +140,91 @@ def report(title: str, ours: dict, reference: dict) -> None:
     print(f"  {'load before':14}{ours['load']:12.2f}{reference['load']:12.2f}")
 
 
+MODES = {"auto": {}, "exact": {"max_bins": None}, "hist255": {"max_bins": 255}}
+
+
+def defaults(sizes, n_estimators: int, repeats: int, modes, json_path=None) -> None:
+    """Back-to-back fits in this process; median ratio to sklearn per mode and size.
+
+    With ``json_path``, the results are added to that file (one entry per
+    size, keyed by the number of rows), with the versions and the load.
+    """
+    import time
+
+    import sklearn
+    from sklearn.ensemble import RandomForestClassifier as SklearnForest
+
+    import mltrees
+    from mltrees import RandomForestClassifier
+
+    print(f"mltrees {mltrees.__version__}, scikit-learn {sklearn.__version__}")
+    for n in sizes:
+        X, y = make_classification(n_samples=n, n_features=28, n_informative=20, random_state=0)
+        cut = int(0.8 * n)
+        X_train, y_train, X_test, y_test = X[:cut], y[:cut], X[cut:], y[cut:]
+        ratios = {mode: [] for mode in modes}
+        seconds = {mode: [] for mode in [*modes, "sklearn"]}
+        accuracy = {}
+        for _ in range(repeats):
+            models = {"sklearn": SklearnForest(n_estimators=n_estimators, n_jobs=2)}
+            for mode in modes:
+                models[mode] = RandomForestClassifier(
+                    n_estimators=n_estimators, n_jobs=2, **MODES[mode]
+                )
+            fit_time = {}
+            for name, model in models.items():
+                model.set_params(random_state=0)
+                start = time.perf_counter()
+                model.fit(X_train, y_train)
+                fit_time[name] = time.perf_counter() - start
+                seconds[name].append(fit_time[name])
+                accuracy[name] = float((model.predict(X_test) == y_test).mean())
+            for mode in modes:
+                ratios[mode].append(fit_time[mode] / fit_time["sklearn"])
+        load = os.getloadavg()[0]
+        print(f"\n{n:,} rows ({cut:,} to fit), {n_estimators} trees, n_jobs=2, {repeats} repeats")
+        print(f"  {'':10}{'median s':>10}{'accuracy':>10}{'median ratio':>14}  ratios")
+        median_sklearn = float(np.median(seconds["sklearn"]))
+        print(f"  {'sklearn':10}{median_sklearn:10.2f}{accuracy['sklearn']:10.4f}")
+        for mode in modes:
+            shown = " ".join(f"{r:.2f}" for r in ratios[mode])
+            print(
+                f"  {mode:10}{np.median(seconds[mode]):10.2f}{accuracy[mode]:10.4f}"
+                f"{np.median(ratios[mode]):14.2f}  {shown}"
+            )
+        print(f"  load average after: {load:.1f} on {len(os.sched_getaffinity(0))} cores")
+        if json_path is not None:
+            path = Path(json_path)
+            results = json.loads(path.read_text()) if path.exists() else {}
+            results[str(n)] = {
+                "rows_fitted": cut,
+                "n_estimators": n_estimators,
+                "repeats": repeats,
+                "accuracy": accuracy,
+                "median_seconds": {k: float(np.median(v)) for k, v in seconds.items()},
+                "median_ratio_to_sklearn": {k: float(np.median(v)) for k, v in ratios.items()},
+                "ratios": ratios,
+                "load_average_after": load,
+                "versions": {"mltrees": mltrees.__version__, "sklearn": sklearn.__version__},
+            }
+            path.write_text(json.dumps(results, indent=1) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--defaults", action="store_true")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[200_000, 1_000_000])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--modes", nargs="+", default=["auto", "exact"], choices=sorted(MODES))
+    parser.add_argument("--json", default=None, help="with --defaults: add the results here")
     parser.add_argument("--n-samples", type=int, default=1_000_000)
     parser.add_argument("--small-samples", type=int, default=100_000)
     parser.add_argument("--n-estimators", type=int, default=50)
     parser.add_argument("--skip-large", action="store_true")
     args = parser.parse_args()
+    if args.defaults:
+        defaults(args.sizes, args.n_estimators, args.repeats, args.modes, args.json)
+        return
     print(f"cores available: {len(os.sched_getaffinity(0))}")
     sizes = [args.small_samples] + ([] if args.skip_large else [args.n_samples])
     with tempfile.TemporaryDirectory() as folder:

@@ -11,7 +11,39 @@ import numbers
 import numpy as np
 import pandas as pd
 
-__all__ = ["check_base", "check_distribution", "check_labels", "check_sample_weight"]
+__all__ = [
+    "ParameterError",
+    "check_base",
+    "check_bool",
+    "check_distribution",
+    "check_int",
+    "check_labels",
+    "check_sample_weight",
+]
+
+
+class ParameterError(ValueError, TypeError):
+    """A constructor parameter of the wrong type or out of range.
+
+    Both a ValueError and a TypeError, as scikit-learn's
+    ``InvalidParameterError``: callers catching either keep working.
+    """
+
+
+def check_int(value, name: str, low: int = 1, allow_none: bool = False) -> None:
+    """Check an integer parameter ``>= low`` (bool is not an int here), or None if allowed."""
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        expected = f"an int >= {low}" + (" or None" if allow_none else "")
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+
+
+def check_bool(value, name: str) -> bool:
+    """Check a True/False parameter (numpy bools accepted) and return it as a bool."""
+    if not isinstance(value, bool | np.bool_):
+        raise ParameterError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def _as_numeric_array(value, name: str) -> np.ndarray:

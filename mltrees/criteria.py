@@ -184,18 +184,24 @@ def gini_index(table, *, counts: bool | None = None):
     return _finish((branch * class_impurity(prob, "gini")).sum(axis=-1))
 
 
-def select_by_gain_ratio(gains, ratios) -> int | np.ndarray:
+def select_by_gain_ratio(gains, ratios, impurity=None) -> int | np.ndarray:
     """C4.5's heuristic: the largest gain ratio among above-average gains.
 
     Implements the rule stated after :eq:`eq-gain-ratio` (chapter 3): the
     gain ratio favours attributes with few values, so C4.5 first keeps the
     candidates whose information gain is at least the average, then takes
-    the largest gain ratio among them. Ties go to the first candidate.
+    the largest gain ratio among them. Ties go to the first candidate, with
+    the growth engine's relative tolerance (:data:`TIE_TOLERANCE`): a gain
+    within ``TIE_TOLERANCE * impurity`` of the average counts as reaching
+    it, and ratios within ``TIE_TOLERANCE`` times the best ratio are tied.
 
     Parameters
     ----------
     gains, ratios : array_like, shape (..., n_candidates)
         Information gain and gain ratio of each candidate attribute.
+    impurity : float or array_like of shape (...), optional
+        The node's entropy, the scale of its gains; defaults to the largest
+        absolute gain (no gain exceeds the entropy).
 
     Returns
     -------
@@ -211,8 +217,14 @@ def select_by_gain_ratio(gains, ratios) -> int | np.ndarray:
         )
     if not (np.isfinite(gains).all() and np.isfinite(ratios).all()):
         raise ValueError("gains and ratios must be finite")
-    eligible = gains >= gains.mean(axis=-1, keepdims=True) - 1e-12
-    chosen = np.argmax(np.where(eligible, ratios, -np.inf), axis=-1)
+    if impurity is None:
+        scale = np.abs(gains).max(axis=-1, keepdims=True)
+    else:
+        scale = np.abs(np.asarray(impurity, dtype=np.float64))[..., None]
+    eligible = gains >= gains.mean(axis=-1, keepdims=True) - TIE_TOLERANCE * scale
+    scores = np.where(eligible, ratios, -np.inf)
+    best = scores.max(axis=-1, keepdims=True)
+    chosen = np.argmax(scores >= best - TIE_TOLERANCE * np.abs(best), axis=-1)
     return int(chosen) if chosen.ndim == 0 else chosen
 
 
@@ -240,8 +252,9 @@ def best_bipartition(values, y, *, criterion: str = "entropy", sample_weight=Non
     Returns
     -------
     threshold : float
-        The best midpoint (the smallest one among ties); NaN if the attribute
-        takes a single value.
+        The best midpoint (the smallest one among ties, gains within
+        ``TIE_TOLERANCE`` times the node's impurity of the best, as the
+        growth engine breaks them); NaN if the attribute takes a single value.
     gain : float
         Its impurity decrease; 0.0 if there is no candidate.
     """
@@ -272,7 +285,7 @@ def best_bipartition(values, y, *, criterion: str = "entropy", sample_weight=Non
         + right.sum(axis=1) * class_impurity(right, criterion)
     ) / total
     gains = impurity - children
-    best = int(np.argmax(gains))
+    best = int(np.argmax(gains >= gains.max() - TIE_TOLERANCE * impurity))
     return float((distinct[best] + distinct[best + 1]) / 2), float(gains[best])
 
 
@@ -315,6 +328,10 @@ def m_estimate(counts, prior, m: float) -> float | np.ndarray:
     return (counts + m * prior) / (total + m)
 
 
+# Scores within this fraction of the node's impurity (gains) or of the best
+# score (ratios) of each other are ties, broken towards the first candidate:
+# the growth engine and the functions below choose alike whatever the rounding.
+TIE_TOLERANCE = 1e-10
 SMALL = 1e-6  # weka.core.Utils.SMALL: the tolerance of C4.5 release 8 as J48 computes it
 
 

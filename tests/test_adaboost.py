@@ -331,12 +331,14 @@ def test_nan_is_refused_when_the_weak_learner_refuses_it():
         fitted.predict(X)
 
 
-def test_verbose_reports_rounds_on_stderr_and_is_silent_by_default(capsys):
+def test_verbose_reports_rounds_on_stdout_and_is_silent_by_default(capsys):
     X, y = datasets.make_classification(n_samples=120, random_state=0)
     AdaBoostClassifier(n_estimators=4).fit(X, y)
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr() == ("", "")
     AdaBoostClassifier(n_estimators=4, verbose=2).fit(X, y)
-    lines = capsys.readouterr().err.splitlines()
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    lines = captured.out.splitlines()
     assert [line.split()[2] for line in lines] == ["2/4", "4/4"]
     with pytest.raises(ValueError, match="verbose must be an int >= 0"):
         AdaBoostClassifier(verbose=-1).fit(X, y)

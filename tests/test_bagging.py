@@ -345,15 +345,21 @@ def test_pandas_feature_names():
         model.predict(X[X.columns[::-1]])
 
 
-def test_verbose_progress_goes_to_stderr(capsys):
+def test_verbose_progress_goes_to_stdout(capsys):
     X_train, _, y_train, _ = _cancer_split()
     BaggingClassifier(n_estimators=4, random_state=0, verbose=2).fit(X_train, y_train)
     captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err.count("built") == 4
-    assert "4/4" in captured.err
+    assert captured.err == ""
+    lines = captured.out.splitlines()
+    assert [line.split()[:3] for line in lines] == [
+        ["[BaggingClassifier]", "member", f"{i}/4"] for i in range(1, 5)
+    ]
+    # verbose=1: a line every tenth of the members (and at the last one)
+    BaggingClassifier(n_estimators=20, random_state=0, verbose=1).fit(X_train, y_train)
+    shown = [line.split()[2] for line in capsys.readouterr().out.splitlines()]
+    assert shown == [f"{i}/20" for i in range(2, 21, 2)]
     BaggingClassifier(n_estimators=4, random_state=0).fit(X_train, y_train)
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr() == ("", "")
 
 
 def test_estimators_samples_are_the_bootstrap_draws():

@@ -67,6 +67,38 @@ def test_best_bipartition_matches_brute_force():
         assert threshold == pytest.approx(((distinct[:-1] + distinct[1:]) / 2)[np.argmax(brute)])
 
 
+def test_best_bipartition_breaks_rounding_ties_as_the_engine_does():
+    # Mirrored data (x -> -x with the classes swapped): the cuts at -t and t have
+    # the same gain, up to rounding. Both the function and the tree take the
+    # smaller threshold; an exact argmax takes the larger one on some seeds.
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        a = np.sort(rng.choice(np.arange(1, 50), size=6, replace=False)) / 7
+        ya, w = rng.integers(0, 2, size=6), rng.uniform(0.1, 1, size=6)
+        values = np.concatenate([-a[::-1], a])
+        y = np.concatenate([1 - ya[::-1], ya])
+        weight = np.concatenate([w[::-1], w])
+        threshold, _ = best_bipartition(values, y, sample_weight=weight)
+        tree = CARTClassifier(criterion="entropy", max_depth=1)
+        tree.fit(values[:, None], y, sample_weight=weight)
+        assert threshold == tree.tree_.threshold[0], seed
+
+
+def test_select_by_gain_ratio_treats_rounding_noise_as_a_tie():
+    from mltrees.tree._split import _select
+
+    gains = np.array([[0.3, 0.1, 0.2 * (1 + 1e-14)]])  # the average is 0.2, reached by both
+    ratios = np.array([[0.5, 0.9, 0.5 * (1 + 1e-13)]])
+    assert select_by_gain_ratio(gains[0], ratios[0]) == 0  # not the later, noisier ratio
+    assert select_by_gain_ratio(gains, ratios, impurity=[1.0]).tolist() == [0]
+    assert _select(gains, ratios, "c45", np.array([1e-10])).tolist() == [0]
+    # A third candidate just below the average by rounding is still eligible:
+    gains = np.array([0.3, 0.1, 0.2 * (1 - 1e-14)])
+    ratios = np.array([0.1, 0.9, 0.5])
+    assert select_by_gain_ratio(gains, ratios) == 2
+    assert _select(gains[None], ratios[None], "c45", np.array([1e-10])).tolist() == [2]
+
+
 def test_best_bipartition_constant_attribute():
     threshold, gain = best_bipartition([1.0, 1.0, 1.0], [0, 1, 0])
     assert np.isnan(threshold)

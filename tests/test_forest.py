@@ -518,3 +518,48 @@ def test_pickled_forest_keeps_its_walk():
     assert copy._stack_key == copy._walker_key()  # the unpickled trees are the walk's trees
     assert copy._stack_key != forest._walker_key()  # identity, not equality, of trees
     np.testing.assert_array_equal(copy.predict_proba(X), forest.predict_proba(X))
+
+
+@pytest.mark.parametrize("forest", [RandomForestClassifier, RandomForestRegressor])
+def test_auto_bins_are_exact_below_the_threshold_and_255_bins_from_it_on(forest, monkeypatch):
+    from mltrees.ensemble import forest as forest_module
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = np.round(X, 1)  # fewer distinct values than rows, more than 16 bins in places
+
+    def fitted(**params):
+        return forest(n_estimators=4, random_state=0, **params).fit(X, y)
+
+    def same(a, b):
+        for tree_a, tree_b in zip(a.estimators_, b.estimators_, strict=True):
+            np.testing.assert_array_equal(tree_a.tree_.threshold, tree_b.tree_.threshold)
+        np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+    assert forest().max_bins == "auto"
+    small = fitted()  # 569 rows: exact thresholds, as max_bins=None
+    assert {member.max_bins for member in small.estimators_} == {None}
+    same(small, fitted(max_bins=None))
+    # From AUTO_HISTOGRAM_ROWS rows on: the forest of max_bins=255, not the exact one.
+    monkeypatch.setattr(forest_module, "AUTO_HISTOGRAM_ROWS", len(y))
+    monkeypatch.setattr(forest_module, "AUTO_BINS", 16)
+    large = fitted()
+    assert {member.max_bins for member in large.estimators_} == {16}
+    same(large, fitted(max_bins=16))
+    exact = fitted(max_bins=None)
+    assert not all(
+        np.array_equal(a.tree_.threshold, b.tree_.threshold)
+        for a, b in zip(large.estimators_, exact.estimators_, strict=True)
+    )
+    monkeypatch.setattr(forest_module, "AUTO_HISTOGRAM_ROWS", len(y) + 1)
+    same(fitted(), exact)
+
+
+def test_auto_bins_constants_are_the_documented_ones():
+    from mltrees.ensemble import forest as forest_module
+
+    assert (forest_module.AUTO_HISTOGRAM_ROWS, forest_module.AUTO_BINS) == (50_000, 255)
+    assert forest_module.resolve_max_bins("auto", 49_999) is None
+    assert forest_module.resolve_max_bins("auto", 50_000) == 255
+    assert forest_module.resolve_max_bins(32, 10) == 32
+    with pytest.raises(ValueError, match="max_bins must be 'auto', an int >= 2 or None"):
+        RandomForestClassifier(max_bins="many").fit(*load_wine(return_X_y=True))

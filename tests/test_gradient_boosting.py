@@ -244,12 +244,14 @@ def test_feature_importances_match_sklearn_for_stumps():
     np.testing.assert_allclose(ours.feature_importances_, reference.feature_importances_, atol=1e-9)
 
 
-def test_verbose_prints_to_stderr(capsys):
+def test_verbose_prints_one_line_per_round_to_stdout(capsys):
     X, y = datasets.make_regression(100, 3, random_state=6)
-    GradientBoostingRegressor(n_estimators=3, verbose=1).fit(X, y)
+    model = GradientBoostingRegressor(n_estimators=3, verbose=1).fit(X, y)
     captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err.count("round") == 3
+    assert captured.err == ""
+    lines = captured.out.splitlines()
+    assert [line.split()[2] for line in lines] == ["1/3", "2/3", "3/3"]
+    assert float(lines[-1].split()[5]) == pytest.approx(model.train_score_[-1], rel=1e-5)
 
 
 def test_sklearn_api_and_pandas():

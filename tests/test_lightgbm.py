@@ -609,9 +609,14 @@ def test_verbose_prints_the_watched_metric_every_verbose_rounds(capsys):
     X, y = load_breast_cancer(return_X_y=True)
     model = LightGBMClassifier(n_estimators=6, verbose=3)
     model.fit(X[:400], y[:400], eval_set=[(X[400:], y[400:])])
-    lines = capsys.readouterr().err.strip().splitlines()
-    assert [line.split("]")[0] for line in lines] == ["[3", "[6"]
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    lines = captured.out.strip().splitlines()
+    assert [line.split()[:3] for line in lines] == [
+        ["[LightGBMClassifier]", "round", "3/6"],
+        ["[LightGBMClassifier]", "round", "6/6"],
+    ]
     history = model.evals_result_["valid_0"]["binary_logloss"]
     assert f"valid_0: {history[2]:.6g}" in lines[0]
     LightGBMClassifier(n_estimators=3).fit(X, y)  # silent by default
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr() == ("", "")

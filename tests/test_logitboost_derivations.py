@@ -133,9 +133,11 @@ def test_working_response_checks_its_input():
 def test_verbose_prints_the_training_log_loss_and_is_silent_by_default(capsys):
     X, y = make_classification(n_samples=120, random_state=0)
     LogitBoostClassifier(n_estimators=4).fit(X, y)
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr() == ("", "")
     model = LogitBoostClassifier(n_estimators=4, verbose=2).fit(X, y)
-    lines = capsys.readouterr().err.splitlines()
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    lines = captured.out.splitlines()
     assert [line.split()[2] for line in lines] == ["2/4", "4/4"]
     printed = float(lines[-1].split()[5])
     assert abs(printed - log_loss(y, model.predict_proba(X))) < 1e-5

@@ -38,7 +38,7 @@ from mltrees import (
     RandomForestClassifier,
     RandomForestRegressor,
 )
-from mltrees.ensemble import _common
+from mltrees.ensemble import _walk
 from mltrees.ensemble._common import StackedTrees, prediction_values
 from mltrees.tree._tree import CATEGORICAL_NODE, MISSING_ALL_BRANCHES
 
@@ -77,13 +77,13 @@ def make_stack(request, monkeypatch):
     cost rule would choose.
     """
     grouping, walk = request.param
-    monkeypatch.setattr(_common, "CODES_PAY", 0.0 if walk == "codes" else np.inf)
+    monkeypatch.setattr(_walk, "CODES_PAY", 0.0 if walk == "codes" else np.inf)
 
     def build(trees, *args):
         sizes = [tree.node_count for tree in trees]
         budget = {"one tree per group": 1, "few trees per group": 3 * int(np.median(sizes))}
         if grouping in budget:
-            monkeypatch.setattr(_common, "NODES_PER_GROUP", budget[grouping])
+            monkeypatch.setattr(_walk, "NODES_PER_GROUP", budget[grouping])
         stacked = StackedTrees(trees, *args)
         per_group = [group.n_trees for group in stacked.groups]
         if grouping == "one group":
@@ -352,7 +352,7 @@ def test_bad_stacks_are_rejected():
     used = int(tree.feature.max()) + 1
     with pytest.raises(ValueError, match=f"at least {used} columns"):
         StackedTrees([tree], [tree.value]).predict(X[:, : used - 1])
-    tables = _common._Thresholds([np.linspace(-3, 3, 7)] * 3)
+    tables = _walk._Thresholds([np.linspace(-3, 3, 7)] * 3)
     with pytest.raises(ValueError, match="needs split_codes"):
         StackedTrees([tree], [tree.value], thresholds=tables)
     with pytest.raises(ValueError, match="needs split_codes"):
@@ -414,7 +414,7 @@ def test_codes_take_the_same_branch_as_the_values(case):
     trees.append(_with_threshold(trees[0], 3, np.nan))
     if case != "255 thresholds":  # +inf would be a 256th threshold
         trees.append(_with_threshold(trees[0], 10, np.inf))
-    thresholds = _common._Thresholds.of_trees(trees)
+    thresholds = _walk._Thresholds.of_trees(trees)
     assert thresholds.dtype == dtype
     finite = np.concatenate([t.threshold[~t.is_leaf] for t in trees])
     special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e300, -1e300])
@@ -462,14 +462,14 @@ def test_codes_are_used_when_they_pay():
 
 
 def test_codes_are_built_only_when_the_rows_repay_them(monkeypatch):
-    monkeypatch.setattr(_common, "CODES_PAY", 0.0)  # isolate the rule on the number of rows
+    monkeypatch.setattr(_walk, "CODES_PAY", 0.0)  # isolate the rule on the number of rows
     X, y = make_classification(n_samples=3000, n_features=8, random_state=5)
     forest = RandomForestClassifier(n_estimators=6, random_state=0).fit(X, y)
     trees = [member.tree_ for member in forest.estimators_]
     values = [tree.value for tree in trees]
     nodes = sum(tree.node_count for tree in trees)
-    visits = sum(_common._visits_per_row(tree) for tree in trees)
-    enough = int(np.ceil(_common.CODES_BUILD_COST * nodes / visits))
+    visits = sum(_walk._visits_per_row(tree) for tree in trees)
+    enough = int(np.ceil(_walk.CODES_BUILD_COST * nodes / visits))
     unknown = StackedTrees(trees, values)
     few = StackedTrees(trees, values, n_rows=enough // 2)
     many = StackedTrees(trees, values, n_rows=enough)
@@ -504,7 +504,7 @@ def test_histogram_trees_walk_on_their_bin_codes(estimator):
     else:
         forest = RandomForestRegressor(n_estimators=6, max_bins=20, random_state=0)
     forest.fit(X, y)
-    bins = _common._Thresholds.of_bins(forest._specs)
+    bins = _walk._Thresholds.of_bins(forest._specs)
     assert bins.dtype == np.uint8
     assert bins.width == 32  # 19 edges per feature
     probes = [_edge_probes(spec.values) for spec in forest._specs]
@@ -529,7 +529,7 @@ def test_histogram_trees_walk_on_their_bin_codes(estimator):
 
 def test_forest_predicts_with_its_stored_codes(monkeypatch):
     """The estimator hands its stored codes to the stack; the sums stay exact."""
-    monkeypatch.setattr(_common, "CODES_PAY", 0.0)
+    monkeypatch.setattr(_walk, "CODES_PAY", 0.0)
     X, y = make_classification(900, 6, n_informative=4, n_classes=3, random_state=18)
     forest = RandomForestClassifier(n_estimators=8, max_bins=24, random_state=0)
     forest.fit(X[:600], y[:600])
@@ -562,7 +562,7 @@ def test_exact_mode_and_missing_routes_store_no_codes():
     X_missing[::7, 0] = np.nan
     routed = CARTRegressor(max_bins=16, missing="default_direction").fit(X_missing, y)
     assert (routed.tree_.missing_slot != -1).any()
-    bins = _common._Thresholds.of_bins(routed._specs)
+    bins = _walk._Thresholds.of_bins(routed._specs)
     assert bins.split_codes_of(routed.tree_) is None
     unrouted = dataclasses.replace(routed.tree_, missing_slot=None)  # every slot: none
     assert bins.split_codes_of(unrouted) is not None
@@ -572,7 +572,7 @@ def test_exact_mode_and_missing_routes_store_no_codes():
 
 def test_codes_of_foreign_or_replaced_trees_are_not_used(monkeypatch):
     """Codes count only for the bins and the tree they were computed for."""
-    monkeypatch.setattr(_common, "CODES_PAY", 0.0)
+    monkeypatch.setattr(_walk, "CODES_PAY", 0.0)
     X, y = make_regression(700, 4, noise=2.0, random_state=20)
     first = RandomForestRegressor(n_estimators=4, max_bins=16, random_state=0).fit(X, y)
     # Other bin edges: the same trees on data scaled by 10 split at edges 10x apart.
@@ -596,9 +596,9 @@ def test_codes_of_foreign_or_replaced_trees_are_not_used(monkeypatch):
 
 def test_threads_only_for_enough_rows():
     """One thread per MIN_ROWS_PER_THREAD rows, at most the cores (or the cap given)."""
-    per_thread = _common.MIN_ROWS_PER_THREAD
-    assert _common.threads_for_rows(1, 8) == 1
-    assert _common.threads_for_rows(2 * per_thread - 1, 8) == 1
-    assert _common.threads_for_rows(2 * per_thread, 8) == 2
-    assert _common.threads_for_rows(100 * per_thread, 3) == 3
-    assert _common.threads_for_rows(100 * per_thread) == _common.available_cores()
+    per_thread = _walk.MIN_ROWS_PER_THREAD
+    assert _walk.threads_for_rows(1, 8) == 1
+    assert _walk.threads_for_rows(2 * per_thread - 1, 8) == 1
+    assert _walk.threads_for_rows(2 * per_thread, 8) == 2
+    assert _walk.threads_for_rows(100 * per_thread, 3) == 3
+    assert _walk.threads_for_rows(100 * per_thread) == _walk.available_cores()

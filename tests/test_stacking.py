@@ -236,9 +236,11 @@ def test_nested_params_clone_and_sample_weight(higgs):
 def test_verbose_is_silent_by_default(higgs, capsys):
     X, y = higgs
     mltrees.StackingClassifier(_members()[:1], cv=2).fit(X, y)
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr() == ("", "")
     mltrees.StackingClassifier(_members()[:1], cv=2, verbose=1).fit(X, y)
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    err = captured.out
     assert "[StackingClassifier]" in err
     assert "final estimator fitted" in err
     assert "member 1/1 'cart': 2 fold fits and a refit" in err

@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from types import MappingProxyType
 
-import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
+
+from mltrees._validation import check_bool
 
 __all__ = [
     "MUSHROOM_CODES",
@@ -88,12 +89,6 @@ def _check_choice(value, name: str, choices: Sequence[str]) -> str:
     return value
 
 
-def _check_bool(value, name: str) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
-    return bool(value)
-
-
 def _describe(title: str, summary: str, source: str, license: str, files: str) -> str:
     """Assemble a loader's ``DESCR`` text."""
     return (
@@ -106,7 +101,7 @@ def _describe(title: str, summary: str, source: str, license: str, files: str) -
 
 def _finish(frame: pd.DataFrame, target_name: str, descr: str, return_X_y: bool):
     """Split ``frame`` into features and target and wrap them as the loaders return them."""
-    return_X_y = _check_bool(return_X_y, "return_X_y")
+    return_X_y = check_bool(return_X_y, "return_X_y")
     data = frame.drop(columns=target_name)
     frame = frame[[*data.columns, target_name]]  # the target is the last column
     target = frame[target_name].copy()
@@ -184,7 +179,7 @@ def load_weather(numeric: bool = False, *, return_X_y: bool = False):
     >>> load_weather(numeric=True).data["temperature"].tolist()[:3]
     [85.0, 80.0, 83.0]
     """
-    numeric = _check_bool(numeric, "numeric")
+    numeric = check_bool(numeric, "numeric")
     name = "play_tennis_numeric.csv" if numeric else "play_tennis_nominal.csv"
     frame = _read_csv(name, dtype=str)
     for column, categories in _WEATHER_CATEGORIES.items():
@@ -514,7 +509,7 @@ def load_mushroom(codes: bool = False, *, return_X_y: bool = False):
     >>> load_mushroom(codes=True).data.iloc[0, :3].tolist()
     ['x', 's', 'n']
     """
-    codes = _check_bool(codes, "codes")
+    codes = check_bool(codes, "codes")
     names = list(MUSHROOM_CODES)
     frame = _read_csv(
         "agaricus-lepiota.data.gz", header=None, names=names, dtype=str, na_values=["?"]
@@ -1096,8 +1091,8 @@ def load_higgs(subset: str = "train", *, return_X_y: bool = False, return_weight
     {1.0: 498, 1.2: 1, 1.1: 1}
     """
     subset = _check_choice(subset, "subset", ["train", "test", "all"])
-    return_X_y = _check_bool(return_X_y, "return_X_y")
-    return_weight = _check_bool(return_weight, "return_weight")
+    return_X_y = check_bool(return_X_y, "return_X_y")
+    return_weight = check_bool(return_weight, "return_weight")
     if return_weight and not return_X_y:
         raise ValueError(
             "return_weight=True needs return_X_y=True; the Bunch always holds sample_weight"

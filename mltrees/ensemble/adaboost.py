@@ -22,14 +22,12 @@ accepted when the weak learner accepts them (its ``allow_nan`` tag).
 
 from __future__ import annotations
 
-import sys
-import time
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._progress import Progress
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -96,8 +94,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     random_state : int, numpy Generator or None
         Seeds the weak learners' random choices (e.g. ``max_features``).
     verbose : int, default 0
-        If > 0, print the round, its weighted error and its vote every
-        ``verbose`` rounds to stderr. Silent by default.
+        If > 0, report the round, its weighted error and its vote every
+        ``verbose`` rounds (a line on stdout, or a bar in a notebook).
+        Silent by default.
 
     Attributes
     ----------
@@ -163,8 +162,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"algorithm must be 'SAMME' or 'real', got {self.algorithm!r}")
         check_positive_int(self.n_estimators, "n_estimators")
         check_fraction(self.learning_rate, "learning_rate", high=np.inf)
-        check_positive_int(self.verbose, "verbose", low=0)
-        start = time.perf_counter()
+        progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
         X, y, weights = validate_fit_input(self, X, y, sample_weight)
         classes, y_codes = class_codes(y)
         n_classes = classes.size
@@ -279,18 +277,12 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
                 if m < self.n_estimators - 1:
                     w = w * np.exp(exponent)
                     w[zero] = 0.0
-            if self.verbose and len(estimators) % self.verbose == 0:
-                print(
-                    f"[AdaBoostClassifier] round {len(estimators)}/{self.n_estimators}  "
-                    f"weighted error {errors[-1]:.4g}  vote {votes[-1]:.4g}  "
-                    f"{time.perf_counter() - start:.1f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+            progress.step(f"weighted error {errors[-1]:.4g}  vote {votes[-1]:.4g}")
             total = w.sum()
             if not np.isfinite(total) or total <= 0:
                 break
             w = w / total
+        progress.close()
         validate_data(self, X, reset=True, skip_check_array=True)
         self.classes_, self.n_classes_ = classes, n_classes
         self.estimators_ = estimators

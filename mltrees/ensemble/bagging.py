@@ -20,9 +20,6 @@ fitted ensemble does not depend on ``n_jobs``.
 from __future__ import annotations
 
 import numbers
-import sys
-import threading
-import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -33,6 +30,8 @@ from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
+from mltrees._progress import Progress, check_verbose
+from mltrees._validation import check_bool
 from mltrees.ensemble._common import (
     StackedTrees,
     _Thresholds,
@@ -43,9 +42,15 @@ from mltrees.ensemble._common import (
     take_rows,
     threads_for_rows,
 )
-from mltrees.tree._data import NUMERIC, encode_features, validate_fit_input
+from mltrees.ensemble._parallel import _n_workers, _OrderedSum
+from mltrees.ensemble._sampling import (
+    _as_case_weights,
+    _member_seeds,
+    bootstrap_counts,
+)
+from mltrees.tree._data import encode_features, validate_fit_input
 from mltrees.tree._split import ClassificationStatistics
-from mltrees.tree._tree import LEAF, available_cores
+from mltrees.tree._tree import LEAF
 from mltrees.tree.builder import TreeBuilder
 from mltrees.tree.classes import (
     CARTClassifier,
@@ -55,77 +60,6 @@ from mltrees.tree.classes import (
 __all__ = ["BaggingClassifier", "BaggingRegressor", "bootstrap_counts"]
 
 
-def bootstrap_counts(rng: np.random.Generator, n_samples: int, n_draws: int) -> np.ndarray:
-    """How many times each of ``n_samples`` rows is drawn in ``n_draws`` draws with replacement.
-
-    Implements the bootstrap sample of :eq:`eq-bootstrap-out-of-bag` (chapter 9):
-    each draw picks a row uniformly; the counts are the row's weight in the
-    member's fit, and rows with count 0 are its out-of-bag rows.
-    """
-    return np.bincount(rng.integers(0, n_samples, n_draws), minlength=n_samples)
-
-
-def _seed_sequence(random_state) -> np.random.SeedSequence:
-    """One root SeedSequence from any scikit-learn style ``random_state``."""
-    if random_state is None:
-        return np.random.SeedSequence()
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"random_state must be >= 0, got {random_state!r}")
-        return np.random.SeedSequence(int(random_state))
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.SeedSequence(int(random_state.randint(np.iinfo(np.int32).max)))
-    if isinstance(random_state, np.random.Generator):
-        return np.random.SeedSequence(int(random_state.integers(np.iinfo(np.int64).max)))
-    raise ValueError(
-        f"random_state must be None, an int, a numpy RandomState or Generator, got {random_state!r}"
-    )
-
-
-def _member_seeds(random_state, start: int, stop: int) -> list[np.random.SeedSequence]:
-    """Seeds of members ``start .. stop - 1``: the children of one root, by index.
-
-    ``SeedSequence.spawn`` numbers its children ``0, 1, ...``; building child
-    ``i`` directly gives the same seed without spawning the ones before it,
-    so members added by a warm start get the seeds a single fit of all the
-    members would have given them (for an int ``random_state``).
-    """
-    root = _seed_sequence(random_state)
-    return [
-        np.random.SeedSequence(
-            root.entropy, spawn_key=(*root.spawn_key, i), pool_size=root.pool_size
-        )
-        for i in range(start, stop)
-    ]
-
-
-def _n_workers(n_jobs) -> int:
-    if n_jobs is None:
-        return 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a non-zero int, got {n_jobs!r}")
-    cores = available_cores()
-    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
-
-
-def _as_case_weights(weights: np.ndarray) -> np.ndarray:
-    """Sample weights rescaled to average 1 over the rows of positive weight.
-
-    Members read the product of these and the bootstrap counts: a member
-    that reads weights as case counts (C4.5's ``min_cases`` and pessimistic
-    pruning, J48) then sees a bootstrap sample as that many cases, and a
-    constant factor in ``sample_weight`` changes nothing. Equal weights
-    stay exactly 1.
-    """
-    positive = weights > 0
-    if not positive.any():  # fit reports it
-        return weights
-    first = weights[np.argmax(positive)]
-    if (weights[positive] == first).all():  # exactly 1, not 1 up to a rounding error
-        return positive.astype(np.float64)
-    return weights * (np.count_nonzero(positive) / weights.sum())
-
-
 def _subset_statistics(stats, rows: np.ndarray, weights: np.ndarray):
     """The same kind of sufficient statistics, restricted to ``rows`` with new weights."""
     if isinstance(stats, ClassificationStatistics):
@@ -133,26 +67,10 @@ def _subset_statistics(stats, rows: np.ndarray, weights: np.ndarray):
     return type(stats)(stats.y[rows], weights)
 
 
-class _Progress:
-    """``verbose`` output: one line per finished batch of members, on stderr."""
-
-    def __init__(self, verbose: int, total: int, name: str):
-        self.verbose, self.total, self.name = int(verbose), total, name
-        self.every = 1 if verbose > 1 else max(1, total // 10)
-        self.done, self.start, self.lock = 0, time.perf_counter(), threading.Lock()
-
-    def tick(self):
-        if not self.verbose:
-            return
-        with self.lock:
-            self.done += 1
-            if self.done % self.every == 0 or self.done == self.total:
-                elapsed = time.perf_counter() - self.start
-                print(
-                    f"[{self.name}] built {self.done}/{self.total} estimators in {elapsed:.1f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+def _progress(verbose, total: int, name: str) -> Progress:
+    """Members' progress: 1, a line every tenth of them; 2 or more, every member."""
+    every = 1 if verbose > 1 else max(1, total // 10)
+    return Progress(verbose, total, name, unit="member", every=every)
 
 
 def _compact(tree):
@@ -176,35 +94,6 @@ def _compact(tree):
     return tree
 
 
-class _OrderedSum:
-    """Out-of-bag sums added in member order, whatever order the threads finish in.
-
-    Floating-point addition is not associative, so adding in completion order
-    would make the last bits of ``oob_*`` depend on ``n_jobs``. A finished
-    member's contribution waits until all earlier ones have been added.
-    """
-
-    def __init__(self, n_samples: int, width: int):
-        self.total = np.zeros((n_samples, width))
-        self.count = np.zeros(n_samples, dtype=np.intp)
-        self.pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self.next, self.lock = 0, threading.Lock()
-
-    def add(self, index: int, rows: np.ndarray, values: np.ndarray) -> None:
-        with self.lock:
-            self.pending[index] = (rows, values)
-            while self.next in self.pending:
-                rows, values = self.pending.pop(self.next)
-                self.total[rows] += values
-                self.count[rows] += 1
-                self.next += 1
-
-
-def _check_bool(value, name):
-    if not isinstance(value, bool | np.bool_):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-
-
 class _BaseBagging(BaseEstimator):
     """Resampling, fitting and averaging shared by bagging and random forests.
 
@@ -223,13 +112,11 @@ class _BaseBagging(BaseEstimator):
             or n_estimators < 1
         ):
             raise ValueError(f"n_estimators must be an int >= 1, got {n_estimators!r}")
-        _check_bool(self.bootstrap, "bootstrap")
-        _check_bool(self.oob_score, "oob_score")
+        check_bool(self.bootstrap, "bootstrap")
+        check_bool(self.oob_score, "oob_score")
         if self.oob_score and not self.bootstrap:
             raise ValueError("oob_score=True needs bootstrap=True: without it no row is out of bag")
-        verbose = self.verbose
-        if isinstance(verbose, bool) or not isinstance(verbose, numbers.Integral) or verbose < 0:
-            raise ValueError(f"verbose must be an int >= 0, got {verbose!r}")
+        check_verbose(self.verbose)
         _n_workers(self.n_jobs)
 
     def _n_draws(self, n_samples: int) -> int:
@@ -287,9 +174,10 @@ class _BaseBagging(BaseEstimator):
         self
         """
         self._validate_ensemble_params()
-        _check_bool(self.warm_start, "warm_start")
-        template = self._make_template()
+        check_bool(self.warm_start, "warm_start")
+        self._make_template()  # the members' parameters are checked before the data
         X, y, weights = validate_fit_input(self, X, y, sample_weight)
+        template = self._make_template(n_samples=X.shape[0])
         weights = _as_case_weights(weights)
         previous = None
         if self.warm_start and hasattr(self, "estimators_"):
@@ -336,30 +224,12 @@ class _BaseBagging(BaseEstimator):
 
     def _fit_binned(self, builder, X, y, weights, previous=None) -> dict:
         template = builder.estimator
-        weights, attributes, make_statistics = builder.targets(
-            y, weights, classifier=self._is_classifier
-        )
-        keep = weights > 0
-        if not keep.any():
-            raise ValueError(
-                "every sample has weight 0 (after sample_weight and class_weight); "
-                "at least one positive weight is needed"
-            )
-        kept = np.flatnonzero(keep)
-        X_kept = X if kept.size == X.shape[0] else select_rows(X, kept)
         # Bin once: every member reads the same integer codes.
-        codes, specs = builder.bin(X_kept)
-        if not builder.splits_numbers:
-            numeric = [spec.name for spec in specs if spec.kind == NUMERIC]
-            if numeric:
-                raise ValueError(
-                    f"{type(template).__name__} splits categorical features only, but "
-                    f"column(s) {numeric[:5]} are numeric; mark them with categorical_features= "
-                    "or choose a base estimator that splits numbers"
-                )
+        data = builder.training_data(X, y, weights, classifier=self._is_classifier)
+        kept, X_kept, codes, specs = data.kept, data.X_kept, data.codes, data.specs
+        attributes, stats = data.attributes, data.statistics
         if previous is not None:
             previous._check_warm_start(binned=True, kept=kept, specs=specs, attributes=attributes)
-        stats = make_statistics(keep)
         n_samples, n_features = codes.shape
         builder.features_per_node(template.max_features, n_features)  # fail before any tree
         n_draws = self._n_draws(n_samples)
@@ -377,7 +247,7 @@ class _BaseBagging(BaseEstimator):
             for i, member in enumerate([] if previous is None else previous.estimators_):
                 out = np.flatnonzero(self._member_counts(seeds[i], n_samples, n_draws) == 0)
                 oob_sums.add(i, out, self._tree_output(member.tree_, values[out], builder.missing))
-        progress = _Progress(self.verbose, self.n_estimators - first, type(self).__name__)
+        progress = _progress(self.verbose, self.n_estimators - first, type(self).__name__)
         # In histogram mode every threshold is a bin edge: each tree's split
         # codes against the edges are stored now, and prediction walks on
         # the codes without building tables from the trees (StackedTrees).
@@ -416,10 +286,11 @@ class _BaseBagging(BaseEstimator):
             if oob:
                 out = np.flatnonzero(counts == 0)
                 oob_sums.add(i, out, self._tree_output(tree, values[out], builder.missing))
-            progress.tick()
+            progress.step()
             return tree, features, bins.split_codes_of(tree)
 
-        results = self._map(lambda j: build(first + j), self.n_estimators - first)
+        with progress:
+            results = self._map(lambda j: build(first + j), self.n_estimators - first)
         members = [] if previous is None else list(previous.estimators_)
         for tree, _, split_codes in results:
             members.append(builder.fitted(tree, specs, attributes, split_codes=split_codes))
@@ -530,7 +401,7 @@ class _BaseBagging(BaseEstimator):
         seeds = _member_seeds(self.random_state, first, self.n_estimators)
         if previous is not None:
             seeds = previous._sampling[0] + seeds
-        progress = _Progress(self.verbose, self.n_estimators - first, type(self).__name__)
+        progress = _progress(self.verbose, self.n_estimators - first, type(self).__name__)
         oob = self.oob_score
         width = len(attributes.get("classes_", [0]))
         oob_sums = _OrderedSum(n_samples, width) if oob else None
@@ -572,10 +443,11 @@ class _BaseBagging(BaseEstimator):
                     member.fit(X_member, y_fit[rows], sample_weight=fit_weight)
             if oob:
                 out_of_bag(i, member, counts, columns)
-            progress.tick()
+            progress.step()
             return member, columns
 
-        results = self._map(lambda j: build(first + j), self.n_estimators - first)
+        with progress:
+            results = self._map(lambda j: build(first + j), self.n_estimators - first)
         old_members = [] if previous is None else list(previous.estimators_)
         old_features = [] if previous is None else list(previous.estimators_features_)
         fitted = dict(attributes)
@@ -831,7 +703,7 @@ def _check_bagging_features(value, n_features: int, name: str) -> int:
 class _BaggingMixin:
     """Bagging's own parameters: the member estimator and per-member feature subsets."""
 
-    def _make_template(self):
+    def _make_template(self, n_samples=None):
         if self.estimator is None:
             return self._default_estimator()
         if not hasattr(self.estimator, "fit"):
@@ -839,7 +711,7 @@ class _BaggingMixin:
         template = clone(self.estimator)
         if self._is_classifier and TreeBuilder.accepts(template) and not is_classifier(template):
             raise ValueError(f"{type(self).__name__} needs a classifier as estimator")
-        _check_bool(self.bootstrap_features, "bootstrap_features")
+        check_bool(self.bootstrap_features, "bootstrap_features")
         return template
 
     def _draw_features(self, rng, n_features: int):
@@ -871,7 +743,8 @@ _BAGGING_PARAMS = """
     random_state : int, RandomState, Generator or None, default None
         Root of the per-member seeds.
     verbose : int, default 0
-        1: a progress line on stderr every tenth of the members; 2: every member.
+        1: a progress line every tenth of the members; 2: every member (see
+        :mod:`mltrees._progress`: stdout, or a bar in a notebook).
     warm_start : bool, default False
         True: a later ``fit`` with a larger ``n_estimators`` keeps the fitted
         members and adds the missing ones, on the same data (other data raise a

@@ -22,7 +22,6 @@ histogram learner's missing bin.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
@@ -30,6 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._progress import Progress, check_verbose
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -73,7 +73,7 @@ class _BaseGradientBoosting(BaseEstimator):
         check_fraction(self.tol, "tol", low_open=False, high=np.inf)
         if getattr(self, "alpha", 0.5) is not None:
             check_fraction(getattr(self, "alpha", 0.5), "alpha", high_closed=False)
-        check_positive_int(self.verbose, "verbose", low=0)
+        check_verbose(self.verbose)
         check_positive_int(self.max_leaf_nodes, "max_leaf_nodes", low=2, allow_none=True)
 
     def _tree_template(self) -> CARTRegressor:
@@ -178,7 +178,7 @@ class _BaseGradientBoosting(BaseEstimator):
         subsampling = n_inbag < n
         trees, train_score, oob_improvement = [], [], []
         lr = float(self.learning_rate)
-        start_time = time.perf_counter()
+        progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
         squeeze = n_outputs == 1
         for i in range(self.n_estimators):
             current = raw[:, 0] if squeeze else raw
@@ -240,15 +240,15 @@ class _BaseGradientBoosting(BaseEstimator):
                 oob_improvement.append(old_oob - new_oob)
             else:
                 train_score.append(round_loss(y_train, current, w_train))
-            if self.verbose:
-                elapsed = time.perf_counter() - start_time
+            if progress.due():
+                elapsed = time.perf_counter() - progress.start
                 remaining = elapsed / (i + 1) * (self.n_estimators - i - 1)
                 extra = f"  oob improvement {oob_improvement[-1]:.4g}" if subsampling else ""
-                print(
-                    f"round {i + 1:4d}/{self.n_estimators}  train loss {train_score[-1]:.6g}"
-                    f"{extra}  remaining {remaining:.1f} s",
-                    file=sys.stderr,
+                progress.step(
+                    f"train loss {train_score[-1]:.6g}{extra}  remaining {remaining:.1f} s"
                 )
+            else:
+                progress.step()
             if validation is not None:
                 for k, tree in enumerate(stage):
                     nodes = tree.apply(values_val)
@@ -258,6 +258,7 @@ class _BaseGradientBoosting(BaseEstimator):
                     history[i % len(history)] = val_loss
                 else:
                     break
+        progress.close()
         if grower is not None:
             grower.close()
         return {
@@ -368,7 +369,8 @@ _GB_PARAMS = """
     tol : float, default 1e-4
         Improvement that counts for early stopping.
     verbose : int, default 0
-        If > 0, print one line per round (training loss, time left) to stderr.
+        If > 0, report the training loss and the time left every ``verbose``
+        rounds (a line on stdout, or a bar in a notebook). Silent by default.
 """
 
 

@@ -24,6 +24,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._progress import Progress
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -118,7 +119,8 @@ _LGB_PARAMS = """
     n_jobs : int or None, default None
         Threads for the histograms (None: all cores).
     verbose : int, default 0
-        If > 0, print the metric every ``verbose`` rounds to stderr.
+        If > 0, report the evaluation metrics every ``verbose`` rounds (a line on
+        stdout, or a bar in a notebook). Silent by default.
 """
 
 
@@ -376,6 +378,7 @@ class _BaseLightGBM(BaseEstimator):
         watched = [np.inf, 0]  # best score and round on the last eval set
         bag = None
         start = time.perf_counter()
+        progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
         try:
             for m in range(self.n_estimators):
                 clock = time.perf_counter()
@@ -411,13 +414,14 @@ class _BaseLightGBM(BaseEstimator):
                     m,
                     history,
                     watched,
-                    verbose=self.verbose,
+                    verbose=progress,
                     patience=self.early_stopping_rounds,
                     start=start,
                     prefix="valid_",
                 ):
                     break
         finally:
+            progress.close()
             grower.close()
         self._timings = timings
         self._objective = objective

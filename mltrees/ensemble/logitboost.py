@@ -11,13 +11,12 @@ score ``F``, half the log-odds.
 from __future__ import annotations
 
 import numbers
-import sys
-import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._progress import Progress
 from mltrees.ensemble._common import check_positive_int, class_codes
 from mltrees.tree import CARTRegressor
 from mltrees.tree._data import validate_fit_input
@@ -91,8 +90,8 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
     max_bins : int or None, default None
         Passed to the trees (None: exact thresholds).
     verbose : int, default 0
-        If > 0, print the round and the training log-loss every ``verbose``
-        rounds to stderr. Silent by default.
+        If > 0, report the round and the training log-loss every ``verbose``
+        rounds (a line on stdout, or a bar in a notebook). Silent by default.
 
     Attributes
     ----------
@@ -112,8 +111,7 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
         check_positive_int(self.n_estimators, "n_estimators")
         check_positive_int(self.max_depth, "max_depth")
         _check_z_max(self.z_max)
-        check_positive_int(self.verbose, "verbose", low=0)
-        start = time.perf_counter()
+        progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
         X, y, weights = validate_fit_input(self, X, y, sample_weight)
         classes, codes = class_codes(y)
         if classes.size != 2:
@@ -123,22 +121,20 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
         target = codes.astype(np.float64)
         score = np.zeros(len(target))
         self.estimators_ = []
-        for m in range(self.n_estimators):
+        for _ in range(self.n_estimators):
             z, w = logitboost_working_response(target, score, self.z_max)
             tree = CARTRegressor(max_depth=self.max_depth, max_bins=self.max_bins)
             tree.fit(X, z, sample_weight=weights * w)
             score += 0.5 * tree.predict(X)
             self.estimators_.append(tree)
-            if self.verbose and (m + 1) % self.verbose == 0:
+            if progress.due():
                 # Log-loss of p = 1/(1 + e^{-2F}) in a stable form: log(1 + e^{-2F y*}).
                 signed = np.where(target == 1, 2.0 * score, -2.0 * score)
                 loss = float(np.average(np.logaddexp(0.0, -signed), weights=weights))
-                print(
-                    f"[LogitBoostClassifier] round {m + 1}/{self.n_estimators}  "
-                    f"train log-loss {loss:.6g}  {time.perf_counter() - start:.1f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                progress.step(f"train log-loss {loss:.6g}")
+            else:
+                progress.step()
+        progress.close()
         self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         return self

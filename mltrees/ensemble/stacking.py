@@ -29,8 +29,6 @@ all mean something.
 from __future__ import annotations
 
 import numbers
-import sys
-import time
 
 import numpy as np
 import pandas as pd
@@ -51,7 +49,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from mltrees._validation import check_sample_weight
+from mltrees._progress import Progress, check_verbose
+from mltrees._validation import check_bool, check_sample_weight
 
 __all__ = [
     "BlendingClassifier",
@@ -120,11 +119,8 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
         return names, [est for _, est in ests]
 
     def _check_common(self):
-        if not isinstance(self.passthrough, bool | np.bool_):
-            raise TypeError(f"passthrough must be True or False, got {self.passthrough!r}")
-        v = self.verbose
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
-            raise ValueError(f"verbose must be an int >= 0, got {v!r}")
+        check_bool(self.passthrough, "passthrough")
+        check_verbose(self.verbose)
         nj = self.n_jobs
         if nj is not None and (isinstance(nj, bool) or not isinstance(nj, numbers.Integral)):
             raise ValueError(f"n_jobs must be an int or None, got {nj!r}")
@@ -229,9 +225,9 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
         # the summation order of the final estimator's dot products (the last bit).
         return np.hstack([*blocks, Xr]).astype(np.float64, copy=False)
 
-    def _progress(self, message):
-        if self.verbose:
-            print(f"[{type(self).__name__}] {message}", file=sys.stderr, flush=True)
+    def _progress(self, steps: int) -> Progress:
+        """One report per member (or group of members), then one for the final estimator."""
+        return Progress(self.verbose, steps, type(self).__name__, unit=None, every=1)
 
     def _check_X(self, X, reset):
         """Check the shape and feature names of ``X``; the values are the members' business.
@@ -286,12 +282,13 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
         self.final_estimator_ = final
         return level1
 
-    def _fit_final(self, X_meta, y, sample_weight):
+    def _fit_final(self, X_meta, y, sample_weight, progress):
         if sample_weight is None:
             self.final_estimator_.fit(X_meta, y)
         else:
             self.final_estimator_.fit(X_meta, y, sample_weight=sample_weight)
-        self._progress("final estimator fitted")
+        progress.step("final estimator fitted")
+        progress.close()
 
     # -- prediction -------------------------------------------------------------------
     def transform(self, X):
@@ -401,7 +398,7 @@ class _Stacking(_BaseStacking):
             )
         self.stack_method_ = methods
         blocks, self.estimators_ = [], []
-        start = time.perf_counter()
+        progress = self._progress(len(members) + 1)
         with Parallel(n_jobs=self.n_jobs) as parallel:
             for k, (name, est) in enumerate(zip(names, members, strict=True)):
                 # One fit per fold for the level-1 column, then one on all rows
@@ -418,14 +415,13 @@ class _Stacking(_BaseStacking):
                     block[test] = part
                 blocks.append(block)
                 self.estimators_.append(fits[-1])
-                self._progress(
-                    f"member {k + 1}/{len(members)} {name!r}: {len(folds)} fold fits and "
-                    f"a refit, {time.perf_counter() - start:.1f} s"
+                progress.step(
+                    f"member {k + 1}/{len(members)} {name!r}: {len(folds)} fold fits and a refit"
                 )
         self._finish(names, members, final, blocks, y_fit, sw)
         self.oof_predictions_ = np.hstack(blocks)
         self.folds_ = folds
-        self._fit_final(self._with_passthrough(blocks, X), y_fit, sw)
+        self._fit_final(self._with_passthrough(blocks, X), y_fit, sw, progress)
         return self
 
 
@@ -461,10 +457,11 @@ class _Blending(_BaseStacking):
         )
         train, hold = np.sort(train), np.sort(hold)
         self.stack_method_ = methods
+        progress = self._progress(2)
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
             delayed(_fit_member)(est, X, y_fit, train, sw) for est in members
         )
-        self._progress("members fitted on the training part")
+        progress.step("members fitted on the training part")
         X_hold = _safe_indexing(X, hold)
         blocks = [
             self._member_output(est, m, X_hold)
@@ -477,6 +474,7 @@ class _Blending(_BaseStacking):
             self._with_passthrough(blocks, X, hold),
             y_fit[hold],
             None if sw is None else sw[hold],
+            progress,
         )
         return self
 
@@ -503,7 +501,8 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
     n_jobs : int or None, default None
         Member fits run in parallel by joblib; None runs them one after the other.
     verbose : int, default 0
-        > 0: one progress line per stage on stderr. Silent by default.
+        > 0: one progress report per member and one for the final estimator
+        (a line on stdout, or a bar in a notebook). Silent by default.
     cv : int, splitter or iterable of (train, test), default 5
         The folds (an int gives stratified k-fold without shuffling, as
         scikit-learn's ``check_cv``). The test folds must partition the rows.
@@ -567,7 +566,8 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
     n_jobs : int or None, default None
         Member fits run in parallel by joblib; None runs them one after the other.
     verbose : int, default 0
-        > 0: one progress line per stage on stderr. Silent by default.
+        > 0: one progress report per member and one for the final estimator
+        (a line on stdout, or a bar in a notebook). Silent by default.
     cv : int, splitter or iterable of (train, test), default 5
         The folds (an int gives k-fold without shuffling, as scikit-learn's
         ``check_cv``; pass a shuffling splitter for sorted rows). The test
@@ -620,7 +620,8 @@ class BlendingClassifier(_ClassifierOutputs, _Blending):
     n_jobs : int or None, default None
         Member fits run in parallel by joblib; None runs them one after the other.
     verbose : int, default 0
-        > 0: one progress line per stage on stderr. Silent by default.
+        > 0: a progress report when the members are fitted, one for the final
+        estimator (a line on stdout, or a bar in a notebook). Silent by default.
     holdout : float, default 0.2
         Fraction of the rows that trains the final estimator (stratified).
     stack_method : str, default "auto"
@@ -673,7 +674,8 @@ class BlendingRegressor(_RegressorOutputs, _Blending):
     n_jobs : int or None, default None
         Member fits run in parallel by joblib; None runs them one after the other.
     verbose : int, default 0
-        > 0: one progress line per stage on stderr. Silent by default.
+        > 0: a progress report when the members are fitted, one for the final
+        estimator (a line on stdout, or a bar in a notebook). Silent by default.
     holdout : float, default 0.2
     random_state : int, RandomState or None, default None
     """

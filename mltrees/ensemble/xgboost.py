@@ -33,6 +33,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._progress import Progress
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -131,7 +132,8 @@ _XGB_PARAMS = """
     n_jobs : int or None, default None
         Threads for the histograms (None: all cores).
     verbose : int, default 0
-        If > 0, print the metric every ``verbose`` rounds to stderr.
+        If > 0, report the evaluation metrics every ``verbose`` rounds (a line on
+        stdout, or a bar in a notebook). Silent by default.
 """
 
 
@@ -252,6 +254,7 @@ class _BaseXGBoost(BaseEstimator):
                 timings=timings,
             )
         start = time.perf_counter()
+        progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
         try:
             for m in range(self.n_estimators):
                 clock = time.perf_counter()
@@ -282,13 +285,14 @@ class _BaseXGBoost(BaseEstimator):
                     m,
                     history,
                     watched,
-                    verbose=self.verbose,
+                    verbose=progress,
                     patience=self.early_stopping_rounds,
                     start=start,
                     prefix="eval",
                 ):
                     break
         finally:
+            progress.close()
             grower.close()
         self._timings = timings
         return trees, history, watched[1]

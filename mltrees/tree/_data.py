@@ -434,3 +434,62 @@ def validate_fit_input(estimator, X, y, sample_weight, *, stacklevel: int = 3):
         raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
     weights = check_sample_weight(sample_weight, n_samples)
     return X, y, weights
+
+
+@dataclass
+class TrainingData:
+    """The rows a tree (or every tree of an ensemble) is grown on, binned once.
+
+    ``kept`` indexes the rows of positive weight in ``X``; ``X_kept`` holds
+    them (``X`` itself when all are kept); ``codes`` and ``specs`` are their
+    binning; ``statistics`` their sufficient statistics; ``attributes`` the
+    fitted attributes that the target's preparation owns (``classes_``, ...).
+    """
+
+    kept: np.ndarray
+    keep: np.ndarray
+    X_kept: object
+    codes: np.ndarray
+    specs: list
+    attributes: dict
+    statistics: object
+    total_weight: float
+
+
+def prepare_training_data(
+    X, y, weights, prepare_target, bin_rows, *, who: str, splits_numbers: bool, advice: str
+) -> TrainingData:
+    """The one fit pipeline of trees and tree ensembles, up to growth.
+
+    ``prepare_target(y, weights)`` checks the target and returns the final
+    weights, the fitted attributes and a maker of statistics for a mask of
+    kept rows; ``bin_rows(X)`` bins a table. A sample of weight 0 must not
+    influence a tree, not even through its feature values (candidate
+    thresholds) or by making a branch non-empty: it is dropped before
+    binning. An algorithm that splits categories only (``splits_numbers``
+    false, ID3) rejects numeric columns, with ``advice`` on what to do.
+    """
+    weights, attributes, make_statistics = prepare_target(y, weights)
+    keep = weights > 0
+    if not keep.any():
+        raise ValueError(
+            "every sample has weight 0 (after sample_weight and class_weight); "
+            "at least one positive weight is needed"
+        )
+    kept = np.flatnonzero(keep)
+    if kept.size == X.shape[0]:
+        X_kept = X
+    else:
+        X_kept = X.iloc[kept] if isinstance(X, pd.DataFrame) else X[kept]
+    codes, specs = bin_rows(X_kept)
+    if not splits_numbers:
+        numeric = [spec.name for spec in specs if spec.kind == NUMERIC]
+        if numeric:
+            raise ValueError(
+                f"{who} splits categorical features only, but column(s) {numeric[:5]} are "
+                f"numeric{advice}"
+            )
+    statistics = make_statistics(keep)
+    return TrainingData(
+        kept, keep, X_kept, codes, specs, attributes, statistics, float(weights[keep].sum())
+    )

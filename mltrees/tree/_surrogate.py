@@ -294,8 +294,8 @@ def _best_thresholds(node, code, w, to_left, to_right, n_codes):
 class _SideCounts:
     """Per-cell sums for the surrogate search: rows and weight sent left and right.
 
-    Plays the part of the statistics models of :mod:`mltrees.tree._split`
-    for :func:`~mltrees.tree._split._cell_statistics`, which groups rows
+    Plays the part of the statistics models of :mod:`mltrees.tree._statistics`
+    for :func:`~mltrees.tree._cuts._cell_statistics`, which groups rows
     into sorted (node, code) cells densely or by a sort, whichever is cheaper.
     """
 

@@ -301,11 +301,13 @@ class Tree:
                 walk(start)
         return nodes
 
-    def compute_feature_importances(self, n_features: int) -> np.ndarray:
+    def compute_feature_importances(self, n_features: int, normalize: bool = True) -> np.ndarray:
         """Mean decrease in impurity per feature, normalised to sum to 1.
 
         Each internal node adds ``W_t * impurity_t - sum_c W_c * impurity_c``
-        (weights ``W`` of the node and its children) to its feature.
+        (weights ``W`` of the node and its children) to its feature. With
+        ``normalize=False`` the sums are returned as they are, in units of
+        weight times impurity (ensembles weigh their trees with them).
         """
         importances = np.zeros(n_features)
         internal = np.flatnonzero(~self.is_leaf)
@@ -317,6 +319,8 @@ class Tree:
         np.add.at(children_sum, self.parent[child_ids], weighted[child_ids])
         decrease = weighted[internal] - children_sum[internal]
         np.add.at(importances, self.feature[internal], decrease)
+        if not normalize:
+            return importances
         total = importances.sum()
         return importances / total if total > 0 else importances
 
@@ -540,16 +544,27 @@ class _StepTables:
         )
 
 
-def category_step(value, node, first, n_categories, route_offset, route_table) -> np.ndarray:
-    """Next node of samples at categorical nodes ``node`` whose category codes are ``value``.
+def category_slot(value, node, n_categories, route_offset, route_table) -> np.ndarray:
+    """Child slot of samples at categorical nodes ``node`` whose category codes are ``value``.
 
-    The child is ``first + route_table[route_offset[node] + code]``. A code
-    outside the node's table, a missing one (NaN) or one whose slot is -1
-    (the category never reached this node in training) keeps the sample at
-    ``node``. Used by :meth:`Tree.apply` and the ensembles' stacked walk.
+    The slot is ``route_table[route_offset[node] + code]``; -1 for a code
+    outside the node's table, a missing one (NaN or a negative code) or one
+    whose slot is -1 (the category never reached this node in training).
+    The one place categorical routing is read: :func:`category_step`, the
+    walk on training codes and C4.5's raising pruner use it.
     """
     codes = np.where(value >= 0, value, -1).astype(np.intp)  # NaN -> -1
     known = (codes >= 0) & (codes < n_categories[node])
     slot = route_table[np.where(known, route_offset[node] + codes, 0)]
-    slot = np.where(known, slot, -1)
+    return np.where(known, slot, -1)
+
+
+def category_step(value, node, first, n_categories, route_offset, route_table) -> np.ndarray:
+    """Next node of samples at categorical nodes ``node`` whose category codes are ``value``.
+
+    The child is ``first + slot`` (:func:`category_slot`); a sample without a
+    slot stays at ``node``. Used by :meth:`Tree.apply` and the ensembles'
+    stacked walk.
+    """
+    slot = category_slot(value, node, n_categories, route_offset, route_table)
     return np.where(slot >= 0, first + slot, node)

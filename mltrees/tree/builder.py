@@ -26,7 +26,7 @@ import copy
 import numpy as np
 from sklearn.base import clone
 
-from mltrees.tree._data import bin_features
+from mltrees.tree._data import TrainingData, prepare_training_data
 from mltrees.tree._split import ClassificationStatistics
 from mltrees.tree._tree import Tree
 from mltrees.tree.classes import _BaseTree, _resolve_max_features
@@ -106,13 +106,24 @@ class TreeBuilder:
 
     def bin(self, X):
         """Bin the features once for every tree: ``(codes, specs)``."""
-        est = self.estimator
-        return bin_features(
+        return self.estimator._bin(X)
+
+    def training_data(self, X, y, weights, *, classifier: bool) -> TrainingData:
+        """Targets checked, zero-weight rows dropped, features binned: the trees' fit pipeline."""
+
+        def prepare_target(y, weights):
+            return self.targets(y, weights, classifier=classifier)
+
+        return prepare_training_data(
             X,
-            categorical_features=est.categorical_features,
-            max_bins=est.max_bins,
-            allow_nan=self.missing != "error",
-            random_state=0,
+            y,
+            weights,
+            prepare_target,
+            self.bin,
+            who=type(self.estimator).__name__,
+            splits_numbers=self.splits_numbers,
+            advice="; mark them with categorical_features= or choose a base estimator "
+            "that splits numbers",
         )
 
     def targets(self, y, weights, *, classifier: bool):

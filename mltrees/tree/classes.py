@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._validation import check_int
 from mltrees.tree._data import (
     CATEGORICAL,
     NUMERIC,
@@ -23,6 +24,7 @@ from mltrees.tree._data import (
     as_table,
     bin_features,
     encode_features,
+    prepare_training_data,
     validate_fit_input,
 )
 from mltrees.tree._grow import GrowthLimits, grow_tree
@@ -93,7 +95,7 @@ def _split_values(codes, specs, weights) -> list:
     """C4.5 release 8: per numeric feature, the values its thresholds may take.
 
     The distinct values of the rows with positive weight (C4.5's split point
-    is a value of the training set, :func:`mltrees.tree._split.c45_split_point`);
+    is a value of the training set, :func:`mltrees.tree._split_c45.c45_split_point`);
     None for the other features.
     """
     weighted = weights[: codes.shape[0]] > 0
@@ -106,14 +108,6 @@ def _split_values(codes, specs, weights) -> list:
         present = np.bincount(column[column >= 0], minlength=spec.n_codes) > 0
         out.append(spec.values[present])
     return out
-
-
-def _check_int(value, name: str, low: int, allow_none: bool = False):
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        expected = f"an int >= {low}" + (" or None" if allow_none else "")
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
 
 
 class _BaseTree(BaseEstimator):
@@ -131,9 +125,9 @@ class _BaseTree(BaseEstimator):
         self._validate_missing()
         if self.criterion not in self._criteria:
             raise ValueError(f"criterion must be one of {self._criteria}, got {self.criterion!r}")
-        _check_int(self.max_depth, "max_depth", 1, allow_none=True)
-        _check_int(self.min_samples_split, "min_samples_split", 2)
-        _check_int(self.min_samples_leaf, "min_samples_leaf", 1)
+        check_int(self.max_depth, "max_depth", 1, allow_none=True)
+        check_int(self.min_samples_split, "min_samples_split", 2)
+        check_int(self.min_samples_leaf, "min_samples_leaf", 1)
         decrease = self.min_impurity_decrease
         if (
             isinstance(decrease, bool)
@@ -144,9 +138,9 @@ class _BaseTree(BaseEstimator):
             raise ValueError(
                 f"min_impurity_decrease must be a float >= 0, got {self.min_impurity_decrease!r}"
             )
-        _check_int(self.max_bins, "max_bins", 2, allow_none=True)
+        check_int(self.max_bins, "max_bins", 2, allow_none=True)
         if getattr(self, "max_leaf_nodes", None) is not None:
-            _check_int(self.max_leaf_nodes, "max_leaf_nodes", 2, allow_none=True)
+            check_int(self.max_leaf_nodes, "max_leaf_nodes", 2, allow_none=True)
             if self._missing == "c45":
                 raise ValueError(
                     "max_leaf_nodes is not available with missing='c45' (fractional rows "
@@ -176,44 +170,37 @@ class _BaseTree(BaseEstimator):
         self._validate_params()
         # Wording as scikit-learn's, so messages read the same across libraries.
         X, y, weights = validate_fit_input(self, X, y, sample_weight, stacklevel=4)
-        weights, attributes, make_statistics = prepare_target(y, weights)
-        # A sample of weight 0 must not influence the tree, not even through
-        # its feature values (candidate thresholds) or by making a branch
-        # non-empty: drop it before binning.
-        keep = weights > 0
-        if not keep.any():
-            raise ValueError(
-                "every sample has weight 0 (after sample_weight and class_weight); "
-                "at least one positive weight is needed"
-            )
-        rows = None if keep.all() else np.flatnonzero(keep)
-        X_kept = X if rows is None else (X.iloc[rows] if isinstance(X, pd.DataFrame) else X[rows])
-        codes, specs = bin_features(
-            X_kept,
+        data = prepare_training_data(
+            X,
+            y,
+            weights,
+            prepare_target,
+            self._bin,
+            who=type(self).__name__,
+            splits_numbers=self._numeric_features,
+            advice=". Discretize them first (pd.cut or "
+            "sklearn.preprocessing.KBinsDiscretizer), mark them with "
+            "categorical_features=, or use C45Classifier or CARTClassifier, which "
+            "bi-partition numeric features.",
+        )
+        tree = self._grow(data.codes, data.specs, data.statistics, data.total_weight)
+        tree = self._prune_grown(tree, data.X_kept, data.specs, data.statistics)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        for name, value in data.attributes.items():
+            setattr(self, name, value)
+        self._specs = data.specs
+        self.tree_ = tree
+        return self
+
+    def _bin(self, X):
+        """Bin the training table with this estimator's parameters: ``(codes, specs)``."""
+        return bin_features(
+            X,
             categorical_features=self.categorical_features,
             max_bins=self.max_bins,
             allow_nan=self._missing != "error",
             random_state=0,
         )
-        if not self._numeric_features:
-            numeric = [spec.name for spec in specs if spec.kind == NUMERIC]
-            if numeric:
-                raise ValueError(
-                    f"{type(self).__name__} splits categorical features only, but column(s) "
-                    f"{numeric[:5]} are numeric. Discretize them first (pd.cut or "
-                    "sklearn.preprocessing.KBinsDiscretizer), mark them with "
-                    "categorical_features=, or use C45Classifier or CARTClassifier, which "
-                    "bi-partition numeric features."
-                )
-        statistics = make_statistics(keep)
-        tree = self._grow(codes, specs, statistics, float(weights[keep].sum()))
-        tree = self._prune_grown(tree, X_kept, specs, statistics)
-        validate_data(self, X, reset=True, skip_check_array=True)
-        for name, value in attributes.items():
-            setattr(self, name, value)
-        self._specs = specs
-        self.tree_ = tree
-        return self
 
     def _grow(self, codes, specs, stats_model, total_weight: float, rng=None) -> Tree:
         """Grow a tree on already-binned rows with this estimator's parameters.
@@ -273,7 +260,7 @@ class _BaseTree(BaseEstimator):
                 "available with criterion='absolute_error'; use missing='c45'"
             )
         if hasattr(self, "max_surrogates"):
-            _check_int(self.max_surrogates, "max_surrogates", 1)
+            check_int(self.max_surrogates, "max_surrogates", 1)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -305,7 +292,7 @@ class _BaseTree(BaseEstimator):
                 f"of Quinlan's 1993 book), got {self.release!r}"
             )
         if hasattr(self, "min_cases"):
-            _check_int(self.min_cases, "min_cases", 1)
+            check_int(self.min_cases, "min_cases", 1)
         if hasattr(self, "pruning"):
             if self.pruning not in (None, "pessimistic"):
                 raise ValueError(f"pruning must be 'pessimistic' or None, got {self.pruning!r}")

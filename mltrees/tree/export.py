@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._validation import check_int
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree
 from mltrees.tree.classes import _BaseTree
 from mltrees.tree.oblique import ObliqueTree, _BaseObliqueTree
@@ -164,14 +165,6 @@ class _View:
         return tuple(alpha * c + (1.0 - alpha) * 255.0 for c in base)
 
 
-def _check_int(value, name: str, low: int, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        expected = f"an int >= {low}" + (" or None" if allow_none else "")
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
-
-
 def _names(value, name: str, expected: int, what: str) -> list[str]:
     if isinstance(value, str | bytes) or not hasattr(value, "__iter__"):
         raise TypeError(f"{name} must be a list of {expected} strings, got {type(value).__name__}")
@@ -193,7 +186,7 @@ def _view(estimator, function: str, feature_names, class_names, decimals) -> _Vi
             f"got {type(estimator).__name__}{hint}"
         )
     check_is_fitted(estimator, "tree_")
-    _check_int(decimals, "decimals", 0)
+    check_int(decimals, "decimals", 0)
     n_features = int(estimator.n_features_in_)
     if feature_names is None:
         if hasattr(estimator, "feature_names_in_"):
@@ -350,7 +343,7 @@ def export_text(
     |   |--- class: 1
     """
     view = _view(estimator, "export_text", feature_names, class_names, decimals)
-    _check_int(max_depth, "max_depth", 0, allow_none=True)
+    check_int(max_depth, "max_depth", 0, allow_none=True)
     tree = view.tree
     height = _subtree_heights(tree) if max_depth is not None else None
 
@@ -578,7 +571,7 @@ def plot_tree(
     5
     """
     view = _view(estimator, "plot_tree", feature_names, class_names, decimals)
-    _check_int(max_depth, "max_depth", 0, allow_none=True)
+    check_int(max_depth, "max_depth", 0, allow_none=True)
     if fontsize is not None and (
         isinstance(fontsize, bool) or not isinstance(fontsize, numbers.Real) or fontsize <= 0
     ):

@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from mltrees._validation import check_bool, check_int
 from mltrees.tree._tree import LEAF, NUMERIC_NODE, Tree
 from mltrees.tree.pruning import prune_cost_complexity
 
@@ -392,14 +393,6 @@ def pocket_perceptron(X, z, sample_weight=None, max_epochs: int = 100):
 # ---------------------------------------------------------------------------
 
 
-def _check_int(value, name: str, low: int, allow_none: bool = False):
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        expected = f"an int >= {low}" + (" or None" if allow_none else "")
-        raise ValueError(f"{name} must be {expected}, got {value!r}")
-
-
 def _check_float(value, name: str):
     if (
         isinstance(value, bool)
@@ -428,16 +421,15 @@ class _BaseObliqueTree(BaseEstimator):
             )
         if self.criterion not in self._criteria:
             raise ValueError(f"criterion must be one of {self._criteria}, got {self.criterion!r}")
-        _check_int(self.max_depth, "max_depth", 1, allow_none=True)
-        _check_int(self.min_samples_split, "min_samples_split", 2)
-        _check_int(self.min_samples_leaf, "min_samples_leaf", 1)
-        _check_int(self.n_restarts, "n_restarts", 0)
-        _check_int(self.n_perturbations, "n_perturbations", 0)
-        _check_int(self.max_epochs, "max_epochs", 1)
+        check_int(self.max_depth, "max_depth", 1, allow_none=True)
+        check_int(self.min_samples_split, "min_samples_split", 2)
+        check_int(self.min_samples_leaf, "min_samples_leaf", 1)
+        check_int(self.n_restarts, "n_restarts", 0)
+        check_int(self.n_perturbations, "n_perturbations", 0)
+        check_int(self.max_epochs, "max_epochs", 1)
         _check_float(self.min_impurity_decrease, "min_impurity_decrease")
         _check_float(self.ccp_alpha, "ccp_alpha")
-        if not isinstance(self.standardize, bool | np.bool_):
-            raise TypeError(f"standardize must be True or False, got {self.standardize!r}")
+        check_bool(self.standardize, "standardize")
 
     def _validate_X_y(self, X, y, sample_weight):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._classifier)

@@ -32,7 +32,7 @@ from statistics import NormalDist
 import numpy as np
 
 from mltrees.criteria import class_impurity
-from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree
+from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree, category_slot
 
 __all__ = [
     "added_errors",
@@ -513,10 +513,8 @@ class _RaisingPruner:
         n_children, first = int(tree.n_children[test]), int(tree.first_child[test])
         x = self.values[rows, tree.feature[test]]
         if tree.kind[test] == CATEGORICAL_NODE:
-            code = np.where(np.isfinite(x), x, -1).astype(np.intp)
-            known = (code >= 0) & (code < tree.n_categories[test])
-            slot = np.full(rows.size, -1, dtype=np.intp)
-            slot[known] = tree.route_table[tree.route_offset[test] + code[known]]
+            at = np.full(rows.size, test, dtype=np.intp)
+            slot = category_slot(x, at, tree.n_categories, tree.route_offset, tree.route_table)
         else:
             slot = np.where(np.isnan(x), -1, (x > tree.threshold[test]).astype(np.intp))
         known = slot >= 0

@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from mltrees._validation import check_sample_weight
+from mltrees._validation import check_bool, check_sample_weight
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF
 from mltrees.tree.pruning import added_errors
 
@@ -244,11 +244,7 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
             )
         if not 0 < cf <= 0.5:
             raise ValueError(f"confidence must be a float in (0, 0.5], got {cf!r}")
-        if not isinstance(self.drop_redundant, bool | np.bool_):
-            raise TypeError(
-                f"drop_redundant must be True or False, got {self.drop_redundant!r} "
-                f"of type {type(self.drop_redundant).__name__}"
-            )
+        check_bool(self.drop_redundant, "drop_redundant")
         if self.estimator is not None and not isinstance(self.estimator, _TreeClassifier):
             raise TypeError(
                 "estimator must be None or an mltrees tree classifier (ID3Classifier, "

@@ -1,0 +1,43 @@
+"""Threads of bagging and forests: how many, and sums that do not depend on them."""
+
+from __future__ import annotations
+
+import numbers
+import threading
+
+import numpy as np
+
+from mltrees.tree._tree import available_cores
+
+
+def _n_workers(n_jobs) -> int:
+    if n_jobs is None:
+        return 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be None or a non-zero int, got {n_jobs!r}")
+    cores = available_cores()
+    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+
+class _OrderedSum:
+    """Out-of-bag sums added in member order, whatever order the threads finish in.
+
+    Floating-point addition is not associative, so adding in completion order
+    would make the last bits of ``oob_*`` depend on ``n_jobs``. A finished
+    member's contribution waits until all earlier ones have been added.
+    """
+
+    def __init__(self, n_samples: int, width: int):
+        self.total = np.zeros((n_samples, width))
+        self.count = np.zeros(n_samples, dtype=np.intp)
+        self.pending: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.next, self.lock = 0, threading.Lock()
+
+    def add(self, index: int, rows: np.ndarray, values: np.ndarray) -> None:
+        with self.lock:
+            self.pending[index] = (rows, values)
+            while self.next in self.pending:
+                rows, values = self.pending.pop(self.next)
+                self.total[rows] += values
+                self.count[rows] += 1
+                self.next += 1

@@ -1,0 +1,221 @@
+"""Sufficient statistics of tree nodes (chapter 3).
+
+A statistics model sums the statistics of rows by group (``aggregate``) and
+scores them: class counts for classification, (count, sum w, sum wy, sum wy^2)
+for squared error, samples for absolute error. The split search
+(:mod:`mltrees.tree._split`) reads nodes and candidate children only through
+these models.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mltrees.criteria import class_impurity, squared_error_impurity
+
+
+def _xlog2x(values: np.ndarray) -> np.ndarray:
+    """Elementwise ``v lg v`` with ``0 lg 0 = 0``."""
+    logs = np.zeros_like(values)
+    np.log2(values, out=logs, where=values > 0)
+    return values * logs
+
+
+class ClassificationStatistics:
+    """Sufficient statistics of a classification node: sample count and weighted class counts."""
+
+    def __init__(self, y_codes: np.ndarray, weights: np.ndarray, n_classes: int, criterion: str):
+        self.y = y_codes.astype(np.intp)
+        self.w = weights
+        self.n_classes = n_classes
+        self.criterion = criterion
+
+    def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
+        """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 1 + n_classes)."""
+        k = self.n_classes
+        out = np.empty((n_groups, 1 + k), order="F")  # columns are read one at a time
+        out[:, 0] = np.bincount(group, minlength=n_groups)
+        cells = group * k + self.y[rows]
+        class_weight = np.bincount(cells, weights=self.w[rows], minlength=n_groups * k)
+        out[:, 1:] = class_weight.reshape(n_groups, k)
+        return out
+
+    @staticmethod
+    def count(stats):
+        return stats[..., 0]
+
+    def take(self, index: np.ndarray, scale: np.ndarray) -> ClassificationStatistics:
+        """Statistics of the rows ``index`` with their weights multiplied by ``scale``.
+
+        The growth engine uses it for C4.5's fractional entries (chapter 6): a
+        row whose tested value is missing is present in every child, with a
+        share of its weight in each.
+        """
+        return ClassificationStatistics(
+            self.y[index], self.w[index] * scale, self.n_classes, self.criterion
+        )
+
+    @staticmethod
+    def weight(stats):
+        return stats[..., 1:].sum(axis=-1)
+
+    @staticmethod
+    def weight_of_columns(columns):
+        return sum(columns[1:])
+
+    def impurity(self, stats):
+        return class_impurity(stats[..., 1:], self.criterion)
+
+    def weighted_impurity(self, columns: list[np.ndarray]) -> np.ndarray:
+        """``W * impurity`` of many nodes given as columns (count, w_1, ..., w_k).
+
+        Column-wise, without normalising: Gini ``W - sum_c w_c^2 / W`` and
+        entropy ``W lg W - sum_c w_c lg w_c``, the forms that make scoring
+        every candidate of a level cheap.
+        """
+        classes = columns[1:]
+        total = sum(classes)
+        if self.criterion == "gini":
+            squares = sum(w * w for w in classes)
+            return total - squares / np.where(total > 0, total, 1.0)
+        return _xlog2x(total) - sum(_xlog2x(w) for w in classes)
+
+    def value(self, stats):
+        """Class fractions: the node's posterior distribution."""
+        weights = stats[..., 1:]
+        total = weights.sum(axis=-1, keepdims=True)
+        return weights / np.where(total > 0, total, 1.0)
+
+    def order_score(self, stats, parent_stats):
+        """Key that orders categories for CART's subset split (Breiman's ordering).
+
+        Two classes: the share of the second class, for which the ordering is
+        provably optimal. More classes: the share of the parent's majority
+        class, a heuristic (the optimal search is exponential).
+        """
+        fractions = self.value(stats)
+        if self.n_classes == 2:
+            return fractions[:, 1]
+        majority = np.argmax(parent_stats[:, 1:], axis=1)
+        return fractions[np.arange(len(fractions)), majority]
+
+
+class _RegressionColumns:
+    """Column layout shared by the regression statistics: (count, Σw, ...)."""
+
+    @staticmethod
+    def count(stats):
+        return stats[..., 0]
+
+    @staticmethod
+    def weight(stats):
+        return stats[..., 1]
+
+    @staticmethod
+    def weight_of_columns(columns):
+        return columns[1]
+
+    def take(self, index: np.ndarray, scale: np.ndarray):
+        """Statistics of the rows ``index`` with their weights multiplied by ``scale``."""
+        return type(self)(self.y[index], self.w[index] * scale)
+
+
+class RegressionStatistics(_RegressionColumns):
+    """Sufficient statistics of a regression node: (count, Σw, Σwy, Σwy²)."""
+
+    criterion = "squared_error"
+
+    def __init__(self, y: np.ndarray, weights: np.ndarray):
+        self.y = y
+        self.w = weights
+        self.wy = weights * y
+        self.wy2 = weights * y * y
+
+    def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
+        """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 4)."""
+        out = np.empty((n_groups, 4), order="F")  # columns are read one at a time
+        out[:, 0] = np.bincount(group, minlength=n_groups)
+        for c, values in enumerate((self.w, self.wy, self.wy2), start=1):
+            out[:, c] = np.bincount(group, weights=values[rows], minlength=n_groups)
+        return out
+
+    def impurity(self, stats):
+        return squared_error_impurity(stats[..., 1], stats[..., 2], stats[..., 3])
+
+    def weighted_impurity(self, columns: list[np.ndarray]) -> np.ndarray:
+        """``W * variance`` from columns (count, Σw, Σwy, Σwy²): ``Σwy² - (Σwy)² / Σw``."""
+        _, w, wy, wy2 = columns
+        return np.maximum(wy2 - wy * wy / np.where(w > 0, w, 1.0), 0.0)
+
+    def value(self, stats):
+        """The weighted mean: the constant that minimises squared error."""
+        w = stats[..., 1:2]
+        return stats[..., 2:3] / np.where(w > 0, w, 1.0)
+
+    def order_score(self, stats, parent_stats):
+        """Mean target of each category: Breiman's optimal ordering for regression."""
+        return self.value(stats)[:, 0]
+
+
+class AbsoluteErrorStatistics(_RegressionColumns):
+    """Statistics of a regression node under absolute error.
+
+    Columns: (count, Σw, Σwy, Σw|y - m|, m) with ``m`` the weighted median,
+    the constant that minimises absolute error. Unlike sums, a median cannot
+    be combined from the medians of parts, so node columns are computed from
+    the samples (a sort by node, then y), and candidate splits are scored with
+    :class:`~mltrees.tree._order_statistics.RangeAbsoluteDeviation`.
+    """
+
+    criterion = "absolute_error"
+    needs_samples = True
+
+    def __init__(self, y: np.ndarray, weights: np.ndarray):
+        self.y = y
+        self.w = weights
+
+    def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
+        """Per group: count, weight, weighted sum, absolute deviation, weighted median."""
+        y, w = self.y[rows], self.w[rows]
+        order = np.lexsort((y, group))
+        y, w, group = y[order], w[order], group[order]
+        count = np.bincount(group, minlength=n_groups).astype(np.float64)
+        weight = np.bincount(group, weights=w, minlength=n_groups)
+        weighted_y = np.bincount(group, weights=w * y, minlength=n_groups)
+        cum_w = np.concatenate([[0.0], np.cumsum(w)])
+        cum_wy = np.concatenate([[0.0], np.cumsum(w * y)])
+        start = np.concatenate([[0], np.cumsum(count).astype(np.int64)[:-1]])
+        present = count > 0
+        # The median: the first sample of the group whose cumulative weight
+        # reaches half of the group's weight.
+        target = cum_w[start] + weight / 2.0
+        position = np.searchsorted(cum_w[1:], target, side="left")
+        position = np.clip(position, 0, max(y.size - 1, 0))
+        median = np.where(present, y[position] if y.size else 0.0, 0.0)
+        below_w = cum_w[position] - cum_w[start]
+        below_wy = cum_wy[position] - cum_wy[start]
+        deviation = weighted_y - 2.0 * below_wy - median * (weight - 2.0 * below_w)
+        deviation = np.where(present, np.maximum(deviation, 0.0), 0.0)
+        # When the weight splits exactly in half (an even number of equal
+        # weights, say), every value between the two middle samples is a median;
+        # predict their midpoint, as numpy.median and scikit-learn do. The
+        # deviation above is the same for any of them.
+        following = np.minimum(position + 1, max(y.size - 1, 0))
+        in_group = following < start + count
+        exact_half = np.isclose(cum_w[position + 1] - cum_w[start], weight / 2.0, rtol=1e-12)
+        split_median = present & in_group & exact_half
+        if y.size:
+            median = np.where(split_median, (median + y[following]) / 2.0, median)
+        return np.column_stack([count, weight, weighted_y, deviation, median])
+
+    def impurity(self, stats):
+        w = stats[..., 1]
+        return stats[..., 3] / np.where(w > 0, w, 1.0)
+
+    def value(self, stats):
+        """The weighted median: the constant that minimises absolute error."""
+        return stats[..., 4:5].copy()
+
+    def order_score(self, stats, parent_stats):
+        """Median target of each category (a heuristic order for subset splits)."""
+        return stats[:, 4]
