@@ -1,7 +1,8 @@
 """Progress output of long fits: the ``verbose`` parameter of every ensemble.
 
 One implementation for bagging, forests, AdaBoost, LogitBoost, gradient
-boosting, stacking, XGBoost and LightGBM, so that they all behave alike:
+boosting, stacking, XGBoost, LightGBM and oblivious boosting, so that they all
+behave alike:
 
 * ``verbose=0`` (the default): silent.
 * In a Jupyter kernel where ``tqdm`` and ``ipywidgets`` can be imported: a

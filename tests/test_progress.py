@@ -86,6 +86,14 @@ ENSEMBLES = {
         lambda v: mltrees.LightGBMRegressor(n_estimators=3, num_leaves=4, verbose=v),
         "r",
     ),
+    "ObliviousBoostingClassifier": (
+        lambda v: mltrees.ObliviousBoostingClassifier(n_estimators=3, depth=2, verbose=v),
+        "c",
+    ),
+    "ObliviousBoostingRegressor": (
+        lambda v: mltrees.ObliviousBoostingRegressor(n_estimators=3, depth=2, verbose=v),
+        "r",
+    ),
 }
 STEPS = {"StackingClassifier": 3, "StackingRegressor": 3}  # members, then the final fit
 STEPS |= {"BlendingClassifier": 2, "BlendingRegressor": 2}

@@ -36,6 +36,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._progress import Progress, check_verbose
 from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
@@ -94,7 +95,8 @@ _PARAMS = """
         Start from the mean (regression) or the log-odds of the class share;
         None: True for regression, False for classification, as CatBoost.
     verbose : int, default 0
-        If > 0, print the training loss every ``verbose`` rounds.
+        If > 0, report the training loss every ``verbose`` rounds (a line on
+        stdout, or a progress bar in a notebook).
 """
 
 
@@ -165,7 +167,7 @@ class _BaseObliviousBoosting(BaseEstimator):
         check_positive_int(self.border_count, "border_count")
         if self.border_count > 254:
             raise ValueError(f"border_count must be at most 254, got {self.border_count!r}")
-        check_positive_int(self.verbose, "verbose", low=0)
+        check_verbose(self.verbose)
 
     def _split_input(self, X, *, reset: bool):
         """Float32 numeric matrix, the numeric column indices, the categorical columns."""
@@ -302,65 +304,71 @@ class _BaseObliviousBoosting(BaseEstimator):
         history = []
         watched = [np.inf, 0]
         start = time.perf_counter()
-        for m in range(self.n_estimators):
-            S, H = self._derivatives(y, F, w, objective)
-            if ordered:
-                S_e, H_e = self._derivatives(entry_y, approx, entry_w, objective)
-                feature, border = grow_oblivious(
-                    entry_codes,
-                    self._n_borders,
-                    int(self.depth),
-                    S_e,
-                    None if unit else entry_w,
-                    lam,
-                    self.score_function,
-                    part=part,
-                    groups=groups,
+        progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
+        try:
+            for m in range(self.n_estimators):
+                S, H = self._derivatives(y, F, w, objective)
+                if ordered:
+                    S_e, H_e = self._derivatives(entry_y, approx, entry_w, objective)
+                    feature, border = grow_oblivious(
+                        entry_codes,
+                        self._n_borders,
+                        int(self.depth),
+                        S_e,
+                        None if unit else entry_w,
+                        lam,
+                        self.score_function,
+                        part=part,
+                        groups=groups,
+                    )
+                else:
+                    feature, border = grow_oblivious(
+                        codes,
+                        self._n_borders,
+                        int(self.depth),
+                        S,
+                        None if unit else w,
+                        lam,
+                        self.score_function,
+                        groups=groups,
+                    )
+                leaf = leaf_index(codes, feature, border)
+                n_leaves = 1 << int(self.depth)
+                value = lr * self._leaf_values(leaf, n_leaves, S, H if newton else w[:, None], lam)
+                F += value[leaf]
+                trees.append(
+                    ObliviousTree(
+                        feature,
+                        border,
+                        value,
+                        np.bincount(leaf, w, minlength=n_leaves),
+                        np.bincount(leaf, minlength=n_leaves),
+                        np.stack(
+                            [np.bincount(leaf, S[:, k], minlength=n_leaves) for k in range(K)], 1
+                        ),
+                    )
                 )
-            else:
-                feature, border = grow_oblivious(
-                    codes,
-                    self._n_borders,
-                    int(self.depth),
-                    S,
-                    None if unit else w,
-                    lam,
-                    self.score_function,
-                    groups=groups,
-                )
-            leaf = leaf_index(codes, feature, border)
-            n_leaves = 1 << int(self.depth)
-            value = lr * self._leaf_values(leaf, n_leaves, S, H if newton else w[:, None], lam)
-            F += value[leaf]
-            trees.append(
-                ObliviousTree(
-                    feature,
-                    border,
-                    value,
-                    np.bincount(leaf, w, minlength=n_leaves),
-                    np.bincount(leaf, minlength=n_leaves),
-                    np.stack([np.bincount(leaf, S[:, k], minlength=n_leaves) for k in range(K)], 1),
-                )
-            )
-            if ordered:
-                entry_leaf = leaf_index(entry_codes, feature, border)
-                key = block * n_leaves + entry_leaf
-                n_keys = len(block_sizes) * n_leaves
-                step = self._leaf_values(
-                    key, n_keys, S_e, H_e if newton else entry_w[:, None], lam, rows=body
-                )
-                approx += lr * step[key]
-            if self.verbose:
-                history.append(self._loss(y, F, w, objective))
-                watch_round(
-                    m,
-                    [history],
-                    watched,
-                    verbose=self.verbose,
-                    patience=None,
-                    start=start,
-                    prefix="learn_",
-                )
+                if ordered:
+                    entry_leaf = leaf_index(entry_codes, feature, border)
+                    key = block * n_leaves + entry_leaf
+                    n_keys = len(block_sizes) * n_leaves
+                    step = self._leaf_values(
+                        key, n_keys, S_e, H_e if newton else entry_w[:, None], lam, rows=body
+                    )
+                    approx += lr * step[key]
+                if self.verbose:
+                    history.append(self._loss(y, F, w, objective))
+                    watch_round(
+                        m,
+                        [history],
+                        watched,
+                        verbose=progress,
+                        patience=None,
+                        start=start,
+                        prefix="learn_",
+                    )
+        finally:
+            progress.close()
         self._trees = trees
         self._lambda = lam
         self.init_score_ = bias
