@@ -1,0 +1,1 @@
+"""Random forests on a Dask cluster (placeholder, filled below)."""
