@@ -28,7 +28,7 @@ except ImportError as error:  # pragma: no cover - exercised only without dask
     ) from error
 
 from mltrees.dask.allreduce import DaskRows, merged_cuts, tree_sum
-
+from mltrees.dask.forest import DaskRandomForestClassifier, DaskRandomForestRegressor
 from mltrees.dask.xgboost import DaskXGBoostClassifier, DaskXGBoostRegressor
 
 __all__ = [

@@ -70,6 +70,11 @@ def tree_sum(client, futures: list, combine=_add):
 
 
 # ---------------------------------------------------------------- worker tasks
+def _unwrap(store):
+    """The store of a task result: a :class:`NodeRows`, or ``(store, answer)`` of a split."""
+    return store[0] if isinstance(store, tuple) else store
+
+
 def _store(binned, statistics, k: int, features):
     """The :class:`NodeRows` of one partition for output ``k`` (a worker task)."""
     data = binned[0]
@@ -78,15 +83,16 @@ def _store(binned, statistics, k: int, features):
 
 
 def _root(store):
+    store = _unwrap(store)
     return store.histograms(), store.totals()
 
 
 def _histograms(store, nodes):
-    return store.histograms(nodes)
+    return _unwrap(store).histograms(nodes)
 
 
 def _squares(store):
-    return store.squares()
+    return _unwrap(store).squares()
 
 
 def _advance(store, method: str, args: tuple):
@@ -95,6 +101,7 @@ def _advance(store, method: str, args: tuple):
     The input is left as it was, so a task that runs twice (a retry after a
     worker died) sees the same store and returns the same answer.
     """
+    store = _unwrap(store)
     new = copy.copy(store)
     new.order = store.order.copy()
     new._leaves = list(store._leaves)
@@ -102,7 +109,7 @@ def _advance(store, method: str, args: tuple):
 
 
 def _leaf_of_row(store):
-    return store.leaf_of_row()
+    return _unwrap(store).leaf_of_row()
 
 
 class DaskRows:
@@ -112,7 +119,9 @@ class DaskRows:
     on it exactly as on one machine: every histogram it asks for is the
     sum over the partitions (:eq:`eq-scale-allreduce`), and so are the
     totals and the row counts of the children. Each request is one round
-    trip between the driver and the workers (``round_trips`` counts them).
+    trip between the driver and the workers (``round_trips`` counts them);
+    a split and the histograms of the next level share one when the
+    smaller children are guessed right.
 
     Parameters
     ----------
@@ -139,6 +148,7 @@ class DaskRows:
             for b, s in zip(binned, statistics, strict=True)
         ]
         self._totals = None
+        self._ahead = None  # (nodes, summed histograms) built with the last split
 
     def _each(self, function, *args) -> list:
         return [self.client.submit(function, s, *args, pure=False) for s in self._stores]
@@ -152,6 +162,8 @@ class DaskRows:
         if nodes is None:
             hist, self._totals = self._gather_sum(self._each(_root))
             return hist
+        if self._ahead is not None and np.array_equal(self._ahead[0], nodes):
+            return self._ahead[1]  # built with the split
         return self._gather_sum(self._each(_histograms, np.asarray(nodes)))
 
     def totals(self) -> np.ndarray:
@@ -165,16 +177,23 @@ class DaskRows:
         return self._gather_sum(self._each(_squares))
 
     def _advance_all(self, method: str, args: tuple) -> list:
-        pairs = self._each(_advance, method, args)
-        self._stores = [self.client.submit(operator.getitem, p, 0, pure=False) for p in pairs]
-        return [self.client.submit(operator.getitem, p, 1, pure=False) for p in pairs]
+        # The next requests read the store out of the pair themselves: one
+        # task fewer on the path of every level.
+        self._stores = self._each(_advance, method, args)
+        return [self.client.submit(operator.getitem, p, 1, pure=False) for p in self._stores]
 
     def settle(self, ids, keep=None) -> None:
         """The frontier nodes become leaves on every partition (no round trip)."""
         self._advance_all("settle", (np.asarray(ids), keep))
 
-    def split(self, ids, nodes, feature, split_bin, default_left) -> np.ndarray:
-        """Split the frontier ``nodes`` on every partition; returns the summed left counts."""
+    def split(self, ids, nodes, feature, split_bin, default_left, guess=None) -> np.ndarray:
+        """Split the frontier ``nodes`` on every partition; returns the summed left counts.
+
+        With ``guess`` (whether each right child is the smaller, from the
+        hessian sums) the histograms of the guessed smaller children are
+        built and summed in the same round trip; :meth:`histograms` returns
+        them if the grower, knowing the counts, asks for those children.
+        """
         answers = self._advance_all(
             "split",
             (
@@ -185,7 +204,17 @@ class DaskRows:
                 np.asarray(default_left),
             ),
         )
-        return self._gather_sum(answers)
+        counts = tree_sum(self.client, answers)
+        self._ahead = None
+        if guess is None:
+            self.round_trips += 1
+            return self.client.gather(counts)
+        small = 2 * np.arange(len(guess)) + np.asarray(guess, dtype=np.intp)
+        built = tree_sum(self.client, self._each(_histograms, small))
+        self.round_trips += 1
+        n_left, hist = self.client.gather([counts, built])
+        self._ahead = (small, hist)
+        return n_left
 
     def leaf_of_row(self) -> list:
         """Per partition, a future of the leaf of each of its rows (they stay on the workers)."""

@@ -245,11 +245,13 @@ class NodeRows:
         keep = np.arange(self.starts.size) if keep is None else keep
         self._leaves.append((self.starts[keep], self.counts[keep], ids[keep]))
 
-    def split(self, ids, nodes, feature, split_bin, default_left) -> np.ndarray:
+    def split(self, ids, nodes, feature, split_bin, default_left, guess=None) -> np.ndarray:
         """Split the frontier ``nodes``; the others become leaves (node ``ids``).
 
         The new frontier is the (left, right) children of ``nodes``, in
         order. Returns the number of left rows of every split node.
+        ``guess`` (whether each right child will be the smaller) is for
+        stores that build histograms ahead; this one builds them when asked.
         """
         self.settle(ids, np.setdiff1d(np.arange(self.starts.size), nodes))
         starts, counts = self.starts[nodes], self.counts[nodes]
@@ -468,7 +470,13 @@ class DepthwiseGrower:
 
             # The nodes that stay leaves leave the frontier; the split ones
             # are replaced by their (left, right) children, in order.
-            n_left = rows.split(ids, s, best.feature[s], best.split_bin[s], best.default_left[s])
+            # Which child has fewer rows, guessed from the hessian sums (exact
+            # for unit hessians): a distributed store builds those histograms
+            # in the same round trip as the partition.
+            guess = best.right[s][:, 1] < best.left[s][:, 1]
+            n_left = rows.split(
+                ids, s, best.feature[s], best.split_bin[s], best.default_left[s], guess
+            )
             n_right = counts[s] - n_left
             clock = self._tick("partition", clock)
             child_counts = np.column_stack([n_left, n_right]).reshape(-1)
