@@ -35,7 +35,7 @@ from mltrees.ensemble.forest import RandomForestClassifier
 from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.binning import BinnedData
 
-SMALL = {"n_estimators": 4, "max_depth": 3, "random_state": 0}
+SMALL = {"n_estimators": 3, "max_depth": 3, "random_state": 0}
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,12 @@ def client():
     yield client
     client.close()
     cluster.close()
+
+
+@pytest.fixture(scope="module")
+def cancer_model(client):
+    X, y = load_breast_cancer(return_X_y=True)
+    return X, y, DaskXGBoostClassifier(**SMALL, client=client).fit(X, y)
 
 
 def _numeric(X: pd.DataFrame) -> np.ndarray:
@@ -100,7 +106,7 @@ def test_penguins_three_classes_with_nan(client):
 def test_car_evaluation_ordinal_codes_dask_dataframe(client):
     X, y = load_car_evaluation(return_X_y=True)
     frame = pd.DataFrame(_numeric(X), columns=X.columns)
-    target = pd.Series(y, name="y")
+    target = pd.Series(np.asarray(y, dtype=str), name="y")
     params = {**SMALL, "n_estimators": 2}
     local = XGBoostClassifier(**params, n_jobs=1).fit(frame, target)
     dist = DaskXGBoostClassifier(**params, client=client).fit(
@@ -166,10 +172,8 @@ def test_merged_sketch_cut_ranks_within_eps(client):
 
 
 # ------------------------------------------------------------ failures
-def test_killed_worker_gives_the_same_model_or_an_error(client, monkeypatch):
-    X, y = load_breast_cancer(return_X_y=True)
-    params = {**SMALL, "n_estimators": 3}
-    reference = DaskXGBoostClassifier(**params, client=client).fit(X, y)
+def test_killed_worker_gives_the_same_model_or_an_error(client, cancer_model, monkeypatch):
+    X, y, reference = cancer_model
     killed = []
 
     class KillingRows(DaskRows):
@@ -193,7 +197,7 @@ def test_killed_worker_gives_the_same_model_or_an_error(client, monkeypatch):
     monkeypatch.setattr(dask_xgboost, "DaskRows", KillingRows)
     monkeypatch.setattr(dask_xgboost.DepthwiseGrower, "grow_rows", counting_grow)
     try:
-        model = DaskXGBoostClassifier(**params, client=client).fit(X, y)
+        model = DaskXGBoostClassifier(**SMALL, client=client).fit(X, y)
     except Exception as error:  # a clear error is acceptable, a different model is not
         message = str(error)
         model = None
@@ -206,9 +210,8 @@ def test_killed_worker_gives_the_same_model_or_an_error(client, monkeypatch):
 
 
 # ------------------------------------------------------------ prediction and input
-def test_lazy_prediction_on_dask_collections(client):
-    X, y = load_breast_cancer(return_X_y=True)
-    model = DaskXGBoostClassifier(**SMALL, client=client).fit(X, y)
+def test_lazy_prediction_on_dask_collections(cancer_model):
+    X, _, model = cancer_model
     Xd = da.from_array(X, chunks=(200, 30))
     lazy = model.predict_proba(Xd)
     assert isinstance(lazy, da.Array)  # nothing computed yet
