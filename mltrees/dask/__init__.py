@@ -28,6 +28,12 @@ except ImportError as error:  # pragma: no cover - exercised only without dask
     ) from error
 
 from mltrees.dask.allreduce import DaskRows, merged_cuts, tree_sum
+from mltrees.dask.cost import (
+    histogram_bytes,
+    pv_tree_candidates,
+    row_bytes,
+    tree_reduce_bytes,
+)
 from mltrees.dask.forest import DaskRandomForestClassifier, DaskRandomForestRegressor
 from mltrees.dask.xgboost import DaskXGBoostClassifier, DaskXGBoostRegressor
 
@@ -37,6 +43,10 @@ __all__ = [
     "DaskRows",
     "DaskXGBoostClassifier",
     "DaskXGBoostRegressor",
+    "histogram_bytes",
     "merged_cuts",
+    "pv_tree_candidates",
+    "row_bytes",
+    "tree_reduce_bytes",
     "tree_sum",
 ]
