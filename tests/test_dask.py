@@ -27,7 +27,11 @@ from mltrees.dask import (
     DaskRows,
     DaskXGBoostClassifier,
     DaskXGBoostRegressor,
+    histogram_bytes,
     merged_cuts,
+    pv_tree_candidates,
+    row_bytes,
+    tree_reduce_bytes,
 )
 from mltrees.dask._data import as_dask_arrays, partitions
 from mltrees.datasets import load_car_evaluation, load_heart_disease, load_penguins
@@ -106,7 +110,7 @@ def test_penguins_three_classes_with_nan(client):
 def test_car_evaluation_ordinal_codes_dask_dataframe(client):
     X, y = load_car_evaluation(return_X_y=True)
     frame = pd.DataFrame(_numeric(X), columns=X.columns)
-    target = pd.Series(np.asarray(y, dtype=str), name="y")
+    target = pd.Series(np.unique(np.asarray(y, dtype=str), return_inverse=True)[1], name="y")
     params = {**SMALL, "n_estimators": 2}
     local = XGBoostClassifier(**params, n_jobs=1).fit(frame, target)
     dist = DaskXGBoostClassifier(**params, client=client).fit(
@@ -288,3 +292,39 @@ def test_forest_regressor_small_samples(client):
     assert 0.12 * len(y) < np.mean(sizes) < 0.28 * len(y)
     r2 = forest.score(X, y)
     assert 0.3 < r2 < 1.0
+
+
+# ------------------------------------------------------------ communication arithmetic
+def test_histogram_bytes_by_hand():
+    # A depth-6 tree builds 1 + 1 + 2 + 4 + 8 + 16 = 32 nodes' histograms:
+    # 32 nodes x 28 features x 256 bins x 3 statistics x 8 bytes = 5 505 024 bytes.
+    assert histogram_bytes(32, 28, 256) == 5_505_024
+    levels = [histogram_bytes(1 if d == 0 else 2 ** (d - 1), 28, 256) for d in range(6)]
+    assert sum(levels) == 5_505_024
+    with pytest.raises(ValueError, match="n_bins"):
+        histogram_bytes(1, 28, 0)
+
+
+def test_tree_reduce_and_rows_by_hand():
+    out = tree_reduce_bytes(100, 10.0)
+    assert out == {"total": 990.0, "steps": 7, "max_received": 70.0, "gather_received": 1000.0}
+    assert tree_reduce_bytes(1, 10.0)["steps"] == 0
+    assert row_bytes(10**9, 28) == {"once": 28e9, "per_tree": 16e9}
+
+
+def test_pv_tree_vote_by_hand():
+    gains = np.array(
+        [
+            [5.0, 1.0, 4.0, 0.0, 2.0],  # top-1: feature 0; top-2: 0, 2
+            [1.0, 6.0, 5.0, 0.0, 2.0],  # top-1: 1;         top-2: 1, 2
+            [4.0, 0.0, 5.0, 0.0, 1.0],  # top-1: 2;         top-2: 2, 0
+        ]
+    )
+    # k = 1: one vote each for 0, 1, 2; ties to the smaller index: 0, 1.
+    np.testing.assert_array_equal(pv_tree_candidates(gains, 1), [0, 1])
+    # k = 2: votes 0 -> 2, 1 -> 1, 2 -> 3: candidates 2, 0, 1, then 3 (0 votes, smaller than 4).
+    np.testing.assert_array_equal(pv_tree_candidates(gains, 2), [2, 0, 1, 3])
+    with pytest.raises(ValueError, match="k must be"):
+        pv_tree_candidates(gains, 0)
+    with pytest.raises(ValueError, match="2-D"):
+        pv_tree_candidates(gains[0], 1)
