@@ -98,7 +98,7 @@ def main():
 
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         Client(cluster) as client,
     ):
@@ -155,7 +155,7 @@ def main():
                 n_workers=2,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",
                 memory_limit=args.memory_limit,
             ) as cluster,
             Client(cluster) as client,

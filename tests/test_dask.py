@@ -45,7 +45,7 @@ SMALL = {"n_estimators": 3, "max_depth": 3, "random_state": 0}
 @pytest.fixture(scope="module")
 def client():
     cluster = LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0"
     )
     client = Client(cluster)
     yield client
