@@ -175,44 +175,6 @@ def test_merged_sketch_cut_ranks_within_eps(client):
     assert abs(rmse_dist - rmse_local) < 0.05 * rmse_local
 
 
-# ------------------------------------------------------------ failures
-def test_killed_worker_gives_the_same_model_or_an_error(client, cancer_model, monkeypatch):
-    X, y, reference = cancer_model
-    killed = []
-
-    class KillingRows(DaskRows):
-        def split(self, *args):
-            if not killed and len(dask_xgboost_trees) == 1:
-                # Mid-fit, with partition state on both workers: one worker dies.
-                victim = sorted(client.scheduler_info()["workers"])[0]
-                pid = client.run(os.getpid, workers=[victim])[victim]
-                os.kill(pid, signal.SIGKILL)
-                killed.append(victim)
-            return super().split(*args)
-
-    dask_xgboost_trees = []
-    original_grow = dask_xgboost.DepthwiseGrower.grow_rows
-
-    def counting_grow(self, rows, features=None):
-        grown = original_grow(self, rows, features)
-        dask_xgboost_trees.append(grown)
-        return grown
-
-    monkeypatch.setattr(dask_xgboost, "DaskRows", KillingRows)
-    monkeypatch.setattr(dask_xgboost.DepthwiseGrower, "grow_rows", counting_grow)
-    try:
-        model = DaskXGBoostClassifier(**SMALL, client=client).fit(X, y)
-    except Exception as error:  # a clear error is acceptable, a different model is not
-        message = str(error)
-        model = None
-    assert killed
-    if model is None:
-        assert message
-    else:
-        _same_trees(reference, model)
-    client.wait_for_workers(2, timeout=30)
-
-
 # ------------------------------------------------------------ prediction and input
 def test_lazy_prediction_on_dask_collections(cancer_model):
     X, _, model = cancer_model
@@ -328,3 +290,41 @@ def test_pv_tree_vote_by_hand():
         pv_tree_candidates(gains, 0)
     with pytest.raises(ValueError, match="2-D"):
         pv_tree_candidates(gains[0], 1)
+
+
+# ------------------------------------------------------------ failures (last: a worker restarts)
+def test_killed_worker_gives_the_same_model_or_an_error(client, cancer_model, monkeypatch):
+    X, y, reference = cancer_model
+    killed = []
+
+    class KillingRows(DaskRows):
+        def split(self, *args):
+            if not killed and len(dask_xgboost_trees) == 1:
+                # Mid-fit, with partition state on both workers: one worker dies.
+                victim = sorted(client.scheduler_info()["workers"])[0]
+                pid = client.run(os.getpid, workers=[victim])[victim]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(victim)
+            return super().split(*args)
+
+    dask_xgboost_trees = []
+    original_grow = dask_xgboost.DepthwiseGrower.grow_rows
+
+    def counting_grow(self, rows, features=None):
+        grown = original_grow(self, rows, features)
+        dask_xgboost_trees.append(grown)
+        return grown
+
+    monkeypatch.setattr(dask_xgboost, "DaskRows", KillingRows)
+    monkeypatch.setattr(dask_xgboost.DepthwiseGrower, "grow_rows", counting_grow)
+    try:
+        model = DaskXGBoostClassifier(**SMALL, client=client).fit(X, y)
+    except Exception as error:  # a clear error is acceptable, a different model is not
+        message = str(error)
+        model = None
+    assert killed
+    if model is None:
+        assert message
+    else:
+        _same_trees(reference, model)
+    client.wait_for_workers(2, timeout=30)
