@@ -230,8 +230,11 @@ def _summaries(X: np.ndarray, w: np.ndarray, max_bin: int, b: int):
     of ``1 / b`` (:eq:`eq-xgb-sketch-prune`).
     """
     out, exact = [], []
+    if w is not None and np.all(w == 1.0):
+        w = None  # unit weights: a sort instead of an argsort and two gathers
+    columns = np.ascontiguousarray(X.T)
     for j in range(X.shape[1]):
-        summary = WeightedQuantileSummary.from_data(X[:, j], w)
+        summary = WeightedQuantileSummary.from_data(columns[j], w)
         exact.append(summary.size <= max_bin)
         out.append(summary if exact[-1] else summary.prune(b))
     return out, np.array(exact)
