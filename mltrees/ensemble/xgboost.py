@@ -89,6 +89,25 @@ class _Objective:
         return float(np.average(self.loss.value(y, margin), weights=weight))
 
 
+def newton_statistics(objective: _Objective, y, margin, weight=None):
+    """Gradients and hessians of every row and output at the margins (:eq:`eq-xgb-taylor`).
+
+    As XGBoost computes them: float32 values, multiplied by the sample
+    weights (None: unit weights), returned as float64 arrays of shape
+    ``margin.shape``. A function of the rows alone, so that each partition
+    of a distributed data set computes its own.
+    """
+    n, K = margin.shape
+    g, h = objective.gradients(y, margin[:, 0] if K == 1 else margin)
+    g = np.asarray(g, dtype=np.float32).reshape(n, K)
+    h = np.asarray(h, dtype=np.float32).reshape(n, K)
+    if weight is not None:
+        w = np.asarray(weight).astype(np.float32)[:, None]
+        g *= w
+        h *= w
+    return g.astype(np.float64), h.astype(np.float64)
+
+
 _XGB_PARAMS = """
     n_estimators : int, default 100
         Boosting rounds.
@@ -303,16 +322,8 @@ class _BaseXGBoost(BaseEstimator):
         As XGBoost: float32 values, multiplied by the sample weights; rows
         left out of this round's subsample get ``g = h = 0``.
         """
-        n, K = margin.shape
-        g, h = objective.gradients(y, margin[:, 0] if K == 1 else margin)
-        g = np.asarray(g, dtype=np.float32).reshape(n, K)
-        h = np.asarray(h, dtype=np.float32).reshape(n, K)
-        if not self._unit_weights:
-            w = weight.astype(np.float32)[:, None]
-            g *= w
-            h *= w
-        g = g.astype(np.float64)
-        h = h.astype(np.float64)
+        n = margin.shape[0]
+        g, h = newton_statistics(objective, y, margin, None if self._unit_weights else weight)
         if self.subsample < 1.0:
             out = rng.random(n) >= self.subsample
             g[out] = 0.0
@@ -344,6 +355,10 @@ class _BaseXGBoost(BaseEstimator):
             ew = None if len(item) == 2 else np.asarray(item[2], dtype=np.float64)
             evals.append((E, ey, ew))
         trees, history, best_round = self._boost(X32, y, weight, objective, evals, base_margin)
+        return self._set_fitted(trees, history, best_round, objective, base_margin, bool(evals))
+
+    def _set_fitted(self, trees, history, best_round, objective, base_margin, watched):
+        """Store the grown trees as the fitted model (also for models grown elsewhere)."""
         self._objective = objective
         self._trees = trees
         self.base_margin_ = base_margin
@@ -351,7 +366,7 @@ class _BaseXGBoost(BaseEstimator):
             f"validation_{i}": {objective.metric: h} for i, h in enumerate(history)
         }
         self.n_estimators_ = len(trees)
-        if evals and self.early_stopping_rounds is not None:
+        if watched and self.early_stopping_rounds is not None:
             self.best_iteration = best_round
             self.best_score = history[-1][best_round]
         elif hasattr(self, "best_iteration"):

@@ -27,7 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BinnedData", "fit_cuts", "sorted_weighted_quantile_cuts", "weighted_quantile_cuts"]
+__all__ = [
+    "BinnedData",
+    "fit_cuts",
+    "sorted_weighted_quantile_cuts",
+    "summary_cuts",
+    "weighted_quantile_cuts",
+]
 
 
 def _upper_sentinel(largest: np.float32) -> np.float32:
@@ -108,6 +114,29 @@ def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None
         known = ~np.isnan(values)
         inner = weighted_quantile_cuts(values[known], np.asarray(weights, float)[known], max_bin)
     return np.concatenate([inner, [_upper_sentinel(ordered[-1])]]).astype(np.float32)
+
+
+def summary_cuts(summary, max_bin: int, exact: bool) -> np.ndarray:
+    """The cut points of one feature from a weighted quantile summary, sentinel included.
+
+    The summary (:class:`~mltrees.hist.sketch.WeightedQuantileSummary`) is
+    what workers holding parts of the data merge (:eq:`eq-xgb-sketch-merge`).
+    When it is ``exact`` (no part was pruned) and keeps at most ``max_bin``
+    values, they are all the distinct values and the cuts are
+    :func:`fit_cuts`'s. Otherwise the cuts are the values the query function
+    returns at the weighted ranks ``k / max_bin`` (:eq:`eq-xgb-rank`), each
+    within ε of its target rank for an ε-approximate summary.
+    """
+    if summary.size == 0:
+        return np.array([np.float32(1.0)], dtype=np.float32)
+    values = summary.values
+    if exact and summary.size <= max_bin:
+        inner = values[1:]
+    else:
+        picked = np.unique(summary.query(summary.total_weight * np.arange(1, max_bin) / max_bin))
+        inner = picked[picked > values[0]]
+    sentinel = _upper_sentinel(np.float32(values[-1]))
+    return np.concatenate([inner.astype(np.float32), [sentinel]]).astype(np.float32)
 
 
 @dataclass

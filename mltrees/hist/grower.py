@@ -51,6 +51,7 @@ from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 __all__ = [
     "DepthwiseGrower",
     "GrownTree",
+    "NodeRows",
     "draw_features",
     "leaf_values",
     "segment_positions",
@@ -151,6 +152,153 @@ def _segment_sums(values: np.ndarray, order: np.ndarray, starts, counts) -> np.n
     return running[starts + counts] - running[starts]
 
 
+@dataclass(eq=False)
+class NodeRows:
+    """The rows of one data set grouped by the node they are in: a row store.
+
+    ``order`` is a permutation of the rows in which the rows of every node
+    of the frontier (the level being grown) are contiguous: node ``q`` is
+    the segment ``order[starts[q] : starts[q] + counts[q]]``. A grower
+    (:meth:`DepthwiseGrower.grow_rows`) asks the store for histograms of
+    frontier nodes and tells it how the frontier splits; the store knows
+    its rows and nothing of the split search. The same store runs on every
+    partition of a distributed data set, whose histograms add up
+    (:mod:`mltrees.dask`): everything it holds is a function of its rows,
+    their statistics and the splits so far.
+
+    Parameters
+    ----------
+    data : BinnedData
+    g, h : ndarray of float, shape (n_rows,)
+    count : ndarray of float, shape (n_rows,), optional
+        With ``variance``: the third statistic (1 for rows in the sample).
+    variance : bool
+        Statistics for CART's variance rule ``(w r, w, count)`` instead of ``(g, h)``.
+    features : ndarray of intp, optional
+        The features histograms are built for (all if None).
+    executor : ThreadPoolExecutor, optional
+    """
+
+    data: BinnedData
+    g: np.ndarray
+    h: np.ndarray
+    count: np.ndarray | None = None
+    variance: bool = False
+    features: np.ndarray | None = None
+    executor: ThreadPoolExecutor | None = None
+
+    def __post_init__(self):
+        n = self.data.n_rows
+        g = np.asarray(self.g, dtype=np.float64)
+        h = np.asarray(self.h, dtype=np.float64)
+        self.statistics = (g, h)
+        self._squares_of_row = None
+        same_h = False
+        if self.variance:
+            count = np.ones(n) if self.count is None else np.asarray(self.count, dtype=np.float64)
+            self.statistics = (g, h, count)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                self._squares_of_row = np.where(h > 0, g * g / h, 0.0)  # w r² = (w r)² / w
+            # Unit weights (h equal to the row counts): two sums per bin, not three.
+            same_h = bool(np.array_equal(h, count))
+        self._same_h = same_h
+        self._summed = (g, self.statistics[2]) if same_h else self.statistics
+        if same_h and bool(np.all(self.statistics[2] == 1.0)):
+            self._summed = (g, None)  # every row counts once: a bincount without weights
+        if self.features is None:
+            self.features = np.arange(self.data.n_features)
+        self.order = np.arange(n, dtype=np.intp)
+        self.starts = np.zeros(1, dtype=np.intp)
+        self.counts = np.array([n], dtype=np.intp)
+        self._leaves = []  # (start, count, id) of the leaves: they tile 0 .. n - 1
+
+    @property
+    def n_rows(self) -> int:
+        """Number of rows."""
+        return self.data.n_rows
+
+    def totals(self) -> np.ndarray:
+        """Sums of the statistics over all rows, shape (1, n_statistics)."""
+        return np.array([[s.sum() for s in self.statistics]])
+
+    def squares(self) -> np.ndarray:
+        """Σ w r² of every frontier node (CART's variance rule)."""
+        return _segment_sums(self._squares_of_row, self.order, self.starts, self.counts)
+
+    def histograms(self, nodes: np.ndarray | None = None) -> np.ndarray:
+        """Histograms of the frontier ``nodes`` (all if None), shape (q, features, stride, s)."""
+        segments = ()
+        if nodes is not None:
+            segments = (self.order, self.starts[nodes], self.counts[nodes])
+        built = build_histograms(
+            self.data.codes,
+            self.data.stride,
+            self._summed,
+            *segments,
+            executor=self.executor,
+            features=self.features,
+        )
+        return built[..., [0, 1, 1]] if self._same_h else built
+
+    def settle(self, ids: np.ndarray, keep: np.ndarray | None = None) -> None:
+        """The frontier nodes (all, or those in ``keep``) become leaves with node ``ids``."""
+        keep = np.arange(self.starts.size) if keep is None else keep
+        self._leaves.append((self.starts[keep], self.counts[keep], ids[keep]))
+
+    def split(self, ids, nodes, feature, split_bin, default_left, guess=None) -> np.ndarray:
+        """Split the frontier ``nodes``; the others become leaves (node ``ids``).
+
+        The new frontier is the (left, right) children of ``nodes``, in
+        order. Returns the number of left rows of every split node.
+        ``guess`` (whether each right child will be the smaller) is for
+        stores that build histograms ahead; this one builds them when asked.
+        """
+        self.settle(ids, np.setdiff1d(np.arange(self.starts.size), nodes))
+        starts, counts = self.starts[nodes], self.counts[nodes]
+        n_left = self._partition(starts, counts, feature, split_bin, default_left)
+        self.starts = np.column_stack([starts, starts + n_left]).reshape(-1)
+        self.counts = np.column_stack([n_left, counts - n_left]).reshape(-1)
+        return n_left
+
+    def _partition(self, starts, counts, feature, split_bin, default_left):
+        """Send every split node's rows to its children; returns the left counts.
+
+        With few nodes, node by node on slices of ``order`` (a gather of one
+        byte per row and two compressions); with many, all at once
+        (:func:`stable_partition`), so that the loop never runs over many nodes.
+        """
+        data, order = self.data, self.order
+        if starts.size <= NODES_PER_LOOP:
+            n_left = np.empty(starts.size, dtype=np.intp)
+            for i, (start, count) in enumerate(zip(starts, counts, strict=True)):
+                rows = order[start : start + count]
+                code = data.codes[feature[i]].take(rows)
+                go_left = code <= split_bin[i]  # a missing code is above every bin
+                if default_left[i]:
+                    go_left |= code == data.missing_code
+                left = rows[go_left]
+                n_left[i] = left.size
+                order[start + left.size : start + count] = rows[~go_left]
+                order[start : start + left.size] = left
+            return n_left
+        positions, segment = segment_positions(starts, counts)
+        rows = order[positions]
+        code = data.codes.reshape(-1).take(feature[segment] * data.n_rows + rows)
+        go_left = np.where(
+            code == data.missing_code, default_left[segment], code <= split_bin[segment]
+        )
+        return stable_partition(order, starts, counts, go_left, positions, segment)
+
+    def leaf_of_row(self) -> np.ndarray:
+        """The leaf (node id) of every row, once the tree is grown."""
+        # The leaves' segments tile the positions: one pass gives every row its leaf.
+        start, count, leaf = (np.concatenate(part) for part in zip(*self._leaves, strict=True))
+        by_start = np.argsort(start, kind="stable")
+        leaf_of_row = np.empty(self.n_rows, dtype=np.intp)
+        leaf_of_row[self.order] = np.repeat(leaf[by_start], count[by_start])
+        return leaf_of_row
+
+
 @dataclass
 class DepthwiseGrower:
     """XGBoost's depth-wise growth on binned data.
@@ -235,54 +383,46 @@ class DepthwiseGrower:
         (gradient boosting's CART trees) ``g = w r``, ``h = w`` and ``count``
         (1 for rows in the tree's sample) is a third statistic.
         """
-        data, params = self.data, self.params
+        rows = NodeRows(
+            self.data,
+            g,
+            h,
+            count=count,
+            variance=isinstance(self.params, VarianceRule),
+            features=features,
+            executor=self._executor,
+        )
+        return self.grow_rows(rows, features)
+
+    def grow_rows(self, rows, features: np.ndarray | None = None) -> GrownTree:
+        """Grow one tree on the rows of a row store, level by level.
+
+        ``rows`` holds the rows' statistics grouped by node (a
+        :class:`NodeRows` on one machine; :mod:`mltrees.dask` sums the
+        stores of many partitions). The grower only sees what a split needs:
+        the histograms of a level, the totals of the root and the row counts
+        of the children.
+        """
+        params = self.params
         variance = isinstance(params, VarianceRule)
-        n = data.n_rows
-        g = np.asarray(g, dtype=np.float64)
-        h = np.asarray(h, dtype=np.float64)
-        statistics = (g, h)
-        squares_of_row = None
-        if variance:
-            count = np.ones(n) if count is None else np.asarray(count, dtype=np.float64)
-            statistics = (g, h, count)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                squares_of_row = np.where(h > 0, g * g / h, 0.0)  # w r² = (w r)² / w
-        tree_features = np.arange(data.n_features) if features is None else np.asarray(features)
-        n_bins = data.n_bins
-        order = np.arange(n, dtype=np.intp)
-        # Unit weights (h equal to the row counts): two sums per bin, not three.
-        same_h = variance and np.array_equal(h, statistics[2])
-        summed = (g, statistics[2]) if same_h else statistics
-        if same_h and bool(np.all(statistics[2] == 1.0)):
-            summed = (g, None)  # every row counts once: a bincount without weights
-
-        def histograms(*segments):
-            built = build_histograms(
-                data.codes,
-                data.stride,
-                summed,
-                *segments,
-                executor=self._executor,
-                features=tree_features,
-            )
-            return built[..., [0, 1, 1]] if same_h else built
-
+        tree_features = (
+            np.arange(self.data.n_features) if features is None else np.asarray(features)
+        )
+        n_bins = self.data.n_bins
         clock = time.perf_counter()
-        hist = histograms()
+        hist = rows.histograms()
         clock = self._tick("histograms", clock)
-        totals = np.array([[s.sum() for s in statistics]])
-        starts = np.zeros(1, dtype=np.intp)
-        counts = np.array([n], dtype=np.intp)
+        totals = rows.totals()
+        counts = np.array([rows.n_rows], dtype=np.intp)
         parents = np.array([-1], dtype=np.intp)
-        leaf_segments = []  # (start, count, id) of the leaves: they tile 0 .. n - 1
         levels = []
         next_id = 1
         for depth in range(self.max_depth + 1):
-            n_nodes = starts.size
+            n_nodes = counts.size
             ids = next_id - n_nodes + np.arange(n_nodes)
             squares = None
             if variance:
-                squares = _segment_sums(squares_of_row, order, starts, counts)
+                squares = rows.squares()
                 weight = totals[:, 0] / np.where(totals[:, 1] > 0, totals[:, 1], 1.0)
             else:
                 weight = leaf_weight(totals[:, 0], totals[:, 1], params)
@@ -316,9 +456,8 @@ class DepthwiseGrower:
                 "gain": np.zeros(n_nodes),
                 "first_child": np.zeros(n_nodes, dtype=np.intp),
             }
-            leaves = np.flatnonzero(~split)
-            leaf_segments.append((starts[leaves], counts[leaves], ids[leaves]))
             if s.size == 0:
+                rows.settle(ids)
                 levels.append(level)
                 break
             level["feature"][s] = best.feature[s]
@@ -329,19 +468,17 @@ class DepthwiseGrower:
             levels.append(level)
             next_id += 2 * s.size
 
-            n_left = self._partition(
-                order,
-                starts[s],
-                counts[s],
-                best.feature[s],
-                best.split_bin[s],
-                best.default_left[s],
+            # The nodes that stay leaves leave the frontier; the split ones
+            # are replaced by their (left, right) children, in order.
+            # Which child has fewer rows, guessed from the hessian sums (exact
+            # for unit hessians): a distributed store builds those histograms
+            # in the same round trip as the partition.
+            guess = best.right[s][:, 1] < best.left[s][:, 1]
+            n_left = rows.split(
+                ids, s, best.feature[s], best.split_bin[s], best.default_left[s], guess
             )
             n_right = counts[s] - n_left
             clock = self._tick("partition", clock)
-
-            # Children: (left, right) of every split node, in order.
-            child_starts = np.column_stack([starts[s], starts[s] + n_left]).reshape(-1)
             child_counts = np.column_stack([n_left, n_right]).reshape(-1)
             child_totals = np.stack([best.left[s], best.right[s]], axis=1).reshape(
                 -1, totals.shape[1]
@@ -349,21 +486,16 @@ class DepthwiseGrower:
             # Build the smaller child of each pair; the larger is parent - smaller.
             small_is_right = n_right < n_left
             small = 2 * np.arange(s.size) + small_is_right
-            built = histograms(order, child_starts[small], child_counts[small])
+            built = rows.histograms(small)
             child_hist = np.empty((2 * s.size, *hist.shape[1:]))
             child_hist[small] = built
             child_hist[small ^ 1] = hist[s] - built
             hist = child_hist
             clock = self._tick("histograms", clock)
             totals = child_totals
-            starts, counts = child_starts, child_counts
+            counts = child_counts
             parents = np.repeat(ids[s], 2)
-        # The leaves' segments tile the positions: one pass gives every row its leaf.
-        start, count, leaf = (np.concatenate(part) for part in zip(*leaf_segments, strict=True))
-        by_start = np.argsort(start, kind="stable")
-        leaf_of_row = np.empty(n, dtype=np.intp)
-        leaf_of_row[order] = np.repeat(leaf[by_start], count[by_start])
-        grown = self._assemble(levels, leaf_of_row)
+        grown = self._assemble(levels, rows.leaf_of_row())
         self._tick("partition", clock)  # the leaves' rows and the tree's arrays
         return grown
 
@@ -372,35 +504,6 @@ class DepthwiseGrower:
         now = time.perf_counter()
         self.timings[stage] = self.timings.get(stage, 0.0) + now - since
         return now
-
-    def _partition(self, order, starts, counts, feature, split_bin, default_left):
-        """Send every split node's rows to its children; returns the left counts.
-
-        With few nodes, node by node on slices of ``order`` (a gather of one
-        byte per row and two compressions); with many, all at once
-        (:func:`stable_partition`), so that the loop never runs over many nodes.
-        """
-        data = self.data
-        if starts.size <= NODES_PER_LOOP:
-            n_left = np.empty(starts.size, dtype=np.intp)
-            for i, (start, count) in enumerate(zip(starts, counts, strict=True)):
-                rows = order[start : start + count]
-                code = data.codes[feature[i]].take(rows)
-                go_left = code <= split_bin[i]  # a missing code is above every bin
-                if default_left[i]:
-                    go_left |= code == data.missing_code
-                left = rows[go_left]
-                n_left[i] = left.size
-                order[start + left.size : start + count] = rows[~go_left]
-                order[start : start + left.size] = left
-            return n_left
-        positions, segment = segment_positions(starts, counts)
-        rows = order[positions]
-        code = data.codes.reshape(-1).take(feature[segment] * data.n_rows + rows)
-        go_left = np.where(
-            code == data.missing_code, default_left[segment], code <= split_bin[segment]
-        )
-        return stable_partition(order, starts, counts, go_left, positions, segment)
 
     def _assemble(self, levels, leaf_of_row) -> GrownTree:
         def cat(key):

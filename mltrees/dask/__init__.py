@@ -1,0 +1,52 @@
+"""Training on a Dask cluster: trees at scale (chapter on scale).
+
+A split needs only sums of per-row statistics, and sums of partitions add
+up. :class:`DaskXGBoostClassifier` and :class:`DaskXGBoostRegressor` train
+the histogram learner of :mod:`mltrees.hist` on data spread over the
+workers of a ``dask.distributed`` cluster: every worker bins its rows
+against global cut points (a merged quantile sketch), builds the
+histograms of its rows, and the histograms are summed by a tree reduction
+before the split search. The fitted model is an ordinary
+:class:`~mltrees.ensemble.xgboost.XGBoostClassifier` /
+:class:`~mltrees.ensemble.xgboost.XGBoostRegressor` (the same trees as on
+one machine when the cut points coincide).
+
+:class:`DaskRandomForestClassifier` and :class:`DaskRandomForestRegressor`
+grow whole trees on the workers, each on a Poisson bootstrap sample drawn
+partition by partition.
+
+Dask is an optional dependency: ``pip install mltrees[dask]``.
+"""
+
+try:
+    import dask  # noqa: F401
+    import distributed  # noqa: F401
+except ImportError as error:  # pragma: no cover - exercised only without dask
+    raise ImportError(
+        "mltrees.dask needs dask and distributed; install them with "
+        '`pip install mltrees[dask]` (or `pip install "dask[distributed]"`)'
+    ) from error
+
+from mltrees.dask.allreduce import DaskRows, merged_cuts, tree_sum
+from mltrees.dask.cost import (
+    histogram_bytes,
+    pv_tree_candidates,
+    row_bytes,
+    tree_reduce_bytes,
+)
+from mltrees.dask.forest import DaskRandomForestClassifier, DaskRandomForestRegressor
+from mltrees.dask.xgboost import DaskXGBoostClassifier, DaskXGBoostRegressor
+
+__all__ = [
+    "DaskRandomForestClassifier",
+    "DaskRandomForestRegressor",
+    "DaskRows",
+    "DaskXGBoostClassifier",
+    "DaskXGBoostRegressor",
+    "histogram_bytes",
+    "merged_cuts",
+    "pv_tree_candidates",
+    "row_bytes",
+    "tree_reduce_bytes",
+    "tree_sum",
+]

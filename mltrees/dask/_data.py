@@ -1,0 +1,139 @@
+"""Input of the Dask estimators: collections cut into row partitions on the workers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def get_client(client):
+    """``client``, or the default client of the session (a clear error if there is none)."""
+    if client is not None:
+        return client
+    from distributed import default_client
+
+    try:
+        return default_client()
+    except ValueError:
+        raise ValueError(
+            "no Dask client: pass client= or create one first "
+            "(e.g. distributed.Client(distributed.LocalCluster()))"
+        ) from None
+
+
+def dataframe_module():
+    """``dask.dataframe``, or None when it is not installed (it needs pyarrow)."""
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        return None
+    return dd
+
+
+def is_dask_collection(X) -> bool:
+    """Whether ``X`` is a dask array, dataframe or series."""
+    from dask.base import is_dask_collection as is_collection
+
+    return is_collection(X)
+
+
+def _check_numeric_columns(dtypes, names):
+    for name, dtype in zip(names, dtypes, strict=True):
+        if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
+            if pd.api.types.is_bool_dtype(dtype):
+                continue
+            raise TypeError(
+                f"X column {name!r} has dtype {dtype}; the XGBoost estimators take numbers "
+                "only (encode categories first)"
+            )
+
+
+def as_dask_arrays(X, y, sample_weight, n_partitions: int):
+    """``X`` (2-D, float32), ``y`` and the weights as dask arrays with the same row chunks.
+
+    Returns ``(X, y, w, feature_names)``; ``w`` is None without weights.
+    """
+    import dask.array as da
+
+    dd = dataframe_module()
+    feature_names = None
+    if dd is not None and isinstance(X, dd.DataFrame):
+        _check_numeric_columns(X.dtypes, X.columns)
+        feature_names = np.asarray([str(c) for c in X.columns], dtype=object)
+        X = X.to_dask_array(lengths=True)
+    elif isinstance(X, da.Array):
+        pass
+    else:
+        if isinstance(X, pd.DataFrame):
+            _check_numeric_columns(X.dtypes, X.columns)
+            feature_names = np.asarray([str(c) for c in X.columns], dtype=object)
+        values = np.asarray(X)
+        if values.ndim != 2:
+            raise ValueError(f"X must be 2-D, got an array of shape {values.shape}")
+        rows = max(1, -(-values.shape[0] // max(1, n_partitions)))
+        X = da.from_array(values, chunks=(rows, values.shape[1]))
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D, got a dask array of {X.ndim} dimension(s)")
+    if X.dtype.kind not in "biuf":
+        raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        X = X.compute_chunk_sizes()
+    X = X.astype(np.float32).rechunk({1: -1})
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X is empty: shape {X.shape}; at least 1 sample and 1 feature needed")
+
+    def aligned(v, name):
+        if v is None:
+            return None
+        if dd is not None and isinstance(v, (dd.DataFrame, dd.Series)):
+            v = v.to_dask_array(lengths=True)
+        if not isinstance(v, da.Array):
+            v = np.asarray(v)
+            if v.ndim == 2 and v.shape[1] == 1:
+                v = v.ravel()
+            v = da.from_array(v, chunks=(X.chunks[0],))
+        if v.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got {v.ndim} dimension(s)")
+        if any(np.isnan(c) for c in v.chunks[0]):
+            v = v.compute_chunk_sizes()
+        if v.shape[0] != X.shape[0]:
+            raise ValueError(f"{name} has {v.shape[0]} rows, X has {X.shape[0]}")
+        return v.rechunk((X.chunks[0],))
+
+    if y is None:
+        raise ValueError("y is required")
+    return X, aligned(y, "y"), aligned(sample_weight, "sample_weight"), feature_names
+
+
+def clean_part(X, y, w):
+    """One partition as ``(X, y, w)``: float32 numbers, weights checked, weight-0 rows dropped."""
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    if np.isinf(X).any():
+        raise ValueError("X contains inf; missing values are NaN, infinite ones are not allowed")
+    y = np.asarray(y)
+    w = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("sample_weight must be finite and >= 0")
+    keep = w > 0  # a row of weight 0 changes no sum and stays out of the cuts, as on one machine
+    if not keep.all():
+        X, y, w = X[keep], y[keep], w[keep]
+    return X, y, w
+
+
+def partitions(client, X, y, w) -> list:
+    """Futures of the cleaned partitions ``(X, y, w)``, recomputable from the collections."""
+    xs = X.to_delayed().ravel()
+    ys = y.to_delayed().ravel()
+    ws = [None] * len(xs) if w is None else list(w.to_delayed().ravel())
+    futures = client.compute([*xs, *ys, *(v for v in ws if v is not None)])
+    n = len(xs)
+    xf, yf = futures[:n], futures[n : 2 * n]
+    wf = futures[2 * n :] if w is not None else [None] * n
+    return [
+        client.submit(clean_part, a, b, c, pure=False) for a, b, c in zip(xf, yf, wf, strict=True)
+    ]
+
+
+def n_workers(client) -> int:
+    """Number of workers of the cluster (at least 1)."""
+    return max(1, len(client.scheduler_info().get("workers", {})))

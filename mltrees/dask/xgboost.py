@@ -1,0 +1,528 @@
+"""XGBoost on a Dask cluster: the histogram all-reduce (chapter on scale).
+
+:class:`DaskXGBoostRegressor` and :class:`DaskXGBoostClassifier` are the
+estimators of :mod:`mltrees.ensemble.xgboost` with a ``fit`` that reads
+dask collections. Every boosting round:
+
+1. each partition computes the gradients and hessians of its rows at its
+   margins (:eq:`eq-xgb-taylor`), on the worker that holds it;
+2. the driver's :class:`~mltrees.hist.grower.DepthwiseGrower` grows the
+   tree on a :class:`~mltrees.dask.allreduce.DaskRows`: each level's
+   histograms are the sums of the partitions' (:eq:`eq-scale-allreduce`),
+   so the driver picks the splits one machine would pick;
+3. each partition adds its rows' leaf values to its margins.
+
+The fitted estimator *is* an
+:class:`~mltrees.ensemble.xgboost.XGBoostRegressor` /
+:class:`~mltrees.ensemble.xgboost.XGBoostClassifier` (a subclass), with
+the same trees as one machine grows on the same cut points; it predicts
+on numpy arrays and pandas frames as those do, and lazily on dask
+collections (one task per block). :meth:`to_local` returns the plain
+estimator, without the client.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_is_fitted
+
+from mltrees.dask._data import (
+    as_dask_arrays,
+    dataframe_module,
+    get_client,
+    is_dask_collection,
+    n_workers,
+    partitions,
+)
+from mltrees.dask.allreduce import DaskRows, bin_partition, header, merged_cuts, tree_sum
+from mltrees.ensemble._common import class_codes
+from mltrees.ensemble.xgboost import (
+    _XGB_PARAMS,
+    XGBoostClassifier,
+    XGBoostRegressor,
+    _Objective,
+    newton_statistics,
+)
+from mltrees.hist.grower import DepthwiseGrower
+from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
+
+__all__ = ["DaskXGBoostClassifier", "DaskXGBoostRegressor"]
+
+
+# ---------------------------------------------------------------- worker tasks
+def _bin(part, cuts, minimum, encode_target):
+    X, y, w = part
+    return bin_partition(X, cuts, minimum), encode_target(y), w
+
+
+def _start_margin(binned, base_margin):
+    return np.tile(base_margin, (binned[0].n_rows, 1)).astype(np.float64)
+
+
+def _statistics(binned, margin, objective, unit_weights):
+    _, y, w = binned
+    return newton_statistics(objective, y, margin, None if unit_weights else w)
+
+
+def _add_leaves(margin, leaf_of_rows, values):
+    out = margin.copy()
+    for k, (leaf, value) in enumerate(zip(leaf_of_rows, values, strict=True)):
+        out[:, k] += value[leaf]
+    return out
+
+
+def _target_sums(part):
+    _, y, w = part
+    y = np.asarray(y, dtype=np.float64)
+    if not np.isfinite(y).all():
+        raise ValueError("y contains NaN or inf")
+    return np.array([np.dot(w, y), w.sum(), float(y.min(initial=np.inf))]), bool(np.all(w == 1.0))
+
+
+def _sum_target(a, b):
+    (sa, ua), (sb, ub) = a, b
+    return np.array([sa[0] + sb[0], sa[1] + sb[1], min(sa[2], sb[2])]), ua and ub
+
+
+def _classes(part):
+    _, y, w = part
+    classes, _ = class_codes(np.asarray(y))
+    return classes, bool(np.all(w == 1.0))
+
+
+def _union(a, b):
+    return np.union1d(a[0], b[0]), a[1] and b[1]
+
+
+def _class_weights(part, encode_target, n_classes):
+    _, y, w = part
+    return np.bincount(encode_target(y), weights=w, minlength=n_classes)
+
+
+def _rows(binned):
+    return binned[0].n_rows
+
+
+def _as_float(y):
+    return np.asarray(y, dtype=np.float64)
+
+
+class _Encode:
+    """Class labels to codes 0 .. K-1 (picklable, for the workers)."""
+
+    def __init__(self, classes):
+        self.classes = classes
+
+    def __call__(self, y):
+        return np.searchsorted(self.classes, np.asarray(y)).astype(np.intp)
+
+
+_DASK_PARAMS = """
+    client : distributed.Client or None, default None
+        The cluster to train on; None: the session's default client.
+    cuts : list of array_like or None, default None
+        Cut points per feature (bin ``b`` holds ``cuts[j][b-1] <= x < cuts[j][b]``,
+        the last one above every value). None: from the summaries of the
+        partitions, merged (:func:`~mltrees.dask.allreduce.merged_cuts`).
+    sketch_eps : float or None, default None
+        Rank error ε of the merged summaries; None: ``1 / (8 max_bin)``.
+    n_partitions : int or None, default None
+        Partitions a numpy or pandas ``X`` is cut into (None: one per
+        worker); dask collections keep their own.
+"""
+
+
+class _DaskXGBoost:
+    """The distributed ``fit`` shared by the two estimators."""
+
+    _local_class = None
+
+    def _dask_params_check(self):
+        if self.tree_method != "hist":
+            raise ValueError(
+                f"the Dask estimators grow with tree_method='hist', got {self.tree_method!r}"
+            )
+        if self.subsample < 1.0:
+            raise ValueError(
+                "subsample < 1 is not available on a cluster (each row's draw would "
+                "depend on the partitioning); use subsample=1.0"
+            )
+        if self.early_stopping_rounds is not None:
+            raise ValueError("early_stopping_rounds is not available on a cluster")
+        if self.sketch_eps is not None and not 0 < self.sketch_eps <= 1:
+            raise ValueError(f"sketch_eps must lie in (0, 1], got {self.sketch_eps!r}")
+
+    def _dask_fit(self, X, y, sample_weight):
+        self._validate_params()
+        self._dask_params_check()
+        client = get_client(self.client)
+        n_parts = self.n_partitions or n_workers(client)
+        Xd, yd, wd, names = as_dask_arrays(X, y, sample_weight, n_parts)
+        self.n_features_in_ = int(Xd.shape[1])
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        parts = partitions(client, Xd, yd, wd)
+        objective, base_margin, encode_target, unit = self._dask_objective(client, parts)
+        self._unit_weights = unit
+        if self.cuts is None:
+            eps = self.sketch_eps or 1.0 / (8 * self.max_bin)
+            cuts, minimum, _ = merged_cuts(client, parts, self.max_bin, eps)
+        else:
+            cuts = [np.asarray(c, dtype=np.float32) for c in self.cuts]
+            if len(cuts) != self.n_features_in_:
+                raise ValueError(
+                    f"cuts has {len(cuts)} entries, X has {self.n_features_in_} features"
+                )
+            if any(c.ndim != 1 or c.size == 0 or np.any(np.diff(c) <= 0) for c in cuts):
+                raise ValueError("every entry of cuts must be a non-empty increasing 1-D array")
+            minimum = np.array([c[0] for c in cuts], dtype=np.float32)
+        binned = [client.submit(_bin, p, cuts, minimum, encode_target, pure=False) for p in parts]
+        del parts  # the raw partitions can go: the codes are all the learner reads
+        n_rows = int(sum(client.gather([client.submit(_rows, b, pure=False) for b in binned])))
+        margins = [client.submit(_start_margin, b, base_margin, pure=False) for b in binned]
+        trees = self._dask_boost(client, binned, margins, header(cuts, minimum), objective, n_rows)
+        self._cuts = cuts
+        return self._set_fitted(trees, [], 0, objective, base_margin, False)
+
+    def _dask_boost(self, client, binned, margins, data, objective, n_rows):
+        """The boosting loop of ``XGBoost._boost`` with the rows on the workers."""
+        rng = np.random.default_rng(self.random_state)
+        K = objective.n_outputs
+        grower = DepthwiseGrower(
+            data,
+            self._split_params(objective),
+            max_depth=self.max_depth,
+            learning_rate=float(self.learning_rate),
+            colsample_bylevel=float(self.colsample_bylevel),
+            colsample_bynode=float(self.colsample_bynode),
+            rng=rng,
+            n_threads=1,
+        )
+        n_features = data.n_features
+        trees = []
+        self.round_trips_ = 0
+        for _ in range(self.n_estimators):
+            statistics = [
+                client.submit(_statistics, b, m, objective, self._unit_weights, pure=False)
+                for b, m in zip(binned, margins, strict=True)
+            ]
+            features = None
+            if self.colsample_bytree < 1.0:  # the same draw as on one machine
+                k = max(1, round(self.colsample_bytree * n_features))
+                features = np.sort(rng.choice(n_features, size=k, replace=False))
+            stage, leaves = [], []
+            for k in range(K):
+                rows = DaskRows(client, binned, statistics, k, features, n_rows)
+                grown = grower.grow_rows(rows, features)
+                self.round_trips_ += rows.round_trips
+                stage.append(grown.tree)
+                leaves.append(grown.leaf_of_row)
+            values = [tree.value[:, 0] for tree in stage]
+            margins = [
+                client.submit(_add_leaves, m, [leaf[p] for leaf in leaves], values, pure=False)
+                for p, m in enumerate(margins)
+            ]
+            trees.append(stage)
+        client.gather(margins)  # the last update, so that a failure there is not silent
+        return trees
+
+    # ------------------------------------------------------------ prediction
+    def to_local(self):
+        """The fitted model as a plain mltrees estimator (no client, picklable)."""
+        check_is_fitted(self, "_stack")
+        local_params = self._local_class().get_params()
+        model = self._local_class(
+            **{k: v for k, v in self.get_params().items() if k in local_params}
+        )
+        for name, value in vars(self).items():
+            if name not in local_params and name not in ("client", "cuts", "sketch_eps"):
+                setattr(model, name, value)
+        return model
+
+    def _lazy(self, X, method: str, n_columns: int | None, dtype):
+        """``method`` of the local model on every block of a dask collection, lazily."""
+        import dask.array as da
+
+        dd = dataframe_module()
+        model = self.to_local()
+
+        def block(part):
+            out = getattr(model, method)(part)
+            if isinstance(part, pd.DataFrame) and out.ndim == 1:
+                return pd.Series(out, index=part.index)
+            if isinstance(part, pd.DataFrame):
+                return pd.DataFrame(out, index=part.index)
+            return out
+
+        if dd is not None and isinstance(X, dd.DataFrame):
+            if n_columns is None:
+                meta = pd.Series(np.empty(0, dtype=dtype))
+            else:
+                meta = pd.DataFrame(np.empty((0, n_columns), dtype=dtype))
+            return X.map_partitions(block, meta=meta)
+        if not isinstance(X, da.Array) or X.ndim != 2:
+            raise TypeError("X must be a 2-D dask array or a dask dataframe")
+        X = X.rechunk({1: -1})
+        if n_columns is None:
+            return X.map_blocks(block, drop_axis=1, dtype=dtype)
+        return X.map_blocks(block, chunks=(X.chunks[0], (n_columns,)), dtype=dtype)
+
+
+class DaskXGBoostRegressor(_DaskXGBoost, XGBoostRegressor):
+    """XGBoost regression on a Dask cluster (chapter on scale).
+
+    Implements the histogram all-reduce :eq:`eq-scale-allreduce`: the
+    model is the one :class:`~mltrees.ensemble.xgboost.XGBoostRegressor`
+    grows on the same cut points. ``tree_method`` must be "hist";
+    ``subsample < 1`` and early stopping are not available.
+
+    Parameters
+    ----------
+    objective : {"reg:squarederror", "count:poisson"}, default "reg:squarederror"
+    {params}
+    {dask}
+
+    Attributes
+    ----------
+    round_trips_ : int
+        Driver-worker round trips of the fit (one per histogram level and per split).
+    """
+
+    _local_class = XGBoostRegressor
+
+    def __init__(
+        self,
+        *,
+        client=None,
+        cuts=None,
+        sketch_eps=None,
+        n_partitions=None,
+        objective="reg:squarederror",
+        n_estimators=100,
+        learning_rate=0.3,
+        max_depth=6,
+        reg_lambda=1.0,
+        reg_alpha=0.0,
+        gamma=0.0,
+        min_child_weight=1.0,
+        max_delta_step=None,
+        subsample=1.0,
+        colsample_bytree=1.0,
+        colsample_bylevel=1.0,
+        colsample_bynode=1.0,
+        tree_method="hist",
+        sketch="global",
+        max_bin=256,
+        base_score=None,
+        early_stopping_rounds=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        super().__init__(
+            objective=objective,
+            n_estimators=n_estimators,
+            learning_rate=learning_rate,
+            max_depth=max_depth,
+            reg_lambda=reg_lambda,
+            reg_alpha=reg_alpha,
+            gamma=gamma,
+            min_child_weight=min_child_weight,
+            max_delta_step=max_delta_step,
+            subsample=subsample,
+            colsample_bytree=colsample_bytree,
+            colsample_bylevel=colsample_bylevel,
+            colsample_bynode=colsample_bynode,
+            tree_method=tree_method,
+            sketch=sketch,
+            max_bin=max_bin,
+            base_score=base_score,
+            early_stopping_rounds=early_stopping_rounds,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
+        self.client = client
+        self.cuts = cuts
+        self.sketch_eps = sketch_eps
+        self.n_partitions = n_partitions
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost ``n_estimators`` trees on the rows of ``X`` spread over the workers."""
+        if self.objective not in self._objectives:
+            raise ValueError(f"objective must be one of {self._objectives}, got {self.objective!r}")
+        return self._dask_fit(X, y, sample_weight)
+
+    def _dask_objective(self, client, parts):
+        sums, unit = client.gather(
+            tree_sum(
+                client, [client.submit(_target_sums, p, pure=False) for p in parts], _sum_target
+            )
+        )
+        if sums[1] <= 0:
+            raise ValueError("every sample has weight 0; at least one positive weight is needed")
+        if self.objective == "count:poisson":
+            if sums[2] < 0:
+                raise ValueError("y must be >= 0 for objective='count:poisson'")
+            delta = 0.7 if self.max_delta_step is None else float(self.max_delta_step)
+            objective = _Objective("count:poisson", PoissonLoss(delta), metric="poisson-nloglik")
+        else:
+            objective = _Objective("reg:squarederror", SquaredError(), metric="rmse")
+        base = float(sums[0] / sums[1]) if self.base_score is None else self.base_score
+        if objective.name == "count:poisson" and base <= 0:
+            raise ValueError(f"base_score must be > 0 for Poisson regression, got {base!r}")
+        base_margin = np.atleast_1d(objective.margin_of(base)).astype(np.float64)
+        return objective, base_margin, _as_float, unit
+
+    def predict(self, X, output_margin: bool = False, iteration_range=None):
+        """Predictions; a lazy dask collection for a dask ``X``."""
+        if is_dask_collection(X):
+            if output_margin or iteration_range is not None:
+                raise ValueError("output_margin and iteration_range need numpy input")
+            return self._lazy(X, "predict", None, np.float64)
+        return super().predict(X, output_margin=output_margin, iteration_range=iteration_range)
+
+
+class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
+    """XGBoost classification on a Dask cluster (chapter on scale).
+
+    Implements the histogram all-reduce :eq:`eq-scale-allreduce`: the
+    model is the one :class:`~mltrees.ensemble.xgboost.XGBoostClassifier`
+    grows on the same cut points. ``tree_method`` must be "hist";
+    ``subsample < 1`` and early stopping are not available.
+
+    Parameters
+    ----------
+    {params}
+    {dask}
+
+    Attributes
+    ----------
+    classes_ : ndarray
+    round_trips_ : int
+        Driver-worker round trips of the fit.
+    """
+
+    _local_class = XGBoostClassifier
+
+    def __init__(
+        self,
+        *,
+        client=None,
+        cuts=None,
+        sketch_eps=None,
+        n_partitions=None,
+        n_estimators=100,
+        learning_rate=0.3,
+        max_depth=6,
+        reg_lambda=1.0,
+        reg_alpha=0.0,
+        gamma=0.0,
+        min_child_weight=1.0,
+        max_delta_step=None,
+        subsample=1.0,
+        colsample_bytree=1.0,
+        colsample_bylevel=1.0,
+        colsample_bynode=1.0,
+        tree_method="hist",
+        sketch="global",
+        max_bin=256,
+        base_score=None,
+        early_stopping_rounds=None,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        super().__init__(
+            n_estimators=n_estimators,
+            learning_rate=learning_rate,
+            max_depth=max_depth,
+            reg_lambda=reg_lambda,
+            reg_alpha=reg_alpha,
+            gamma=gamma,
+            min_child_weight=min_child_weight,
+            max_delta_step=max_delta_step,
+            subsample=subsample,
+            colsample_bytree=colsample_bytree,
+            colsample_bylevel=colsample_bylevel,
+            colsample_bynode=colsample_bynode,
+            tree_method=tree_method,
+            sketch=sketch,
+            max_bin=max_bin,
+            base_score=base_score,
+            early_stopping_rounds=early_stopping_rounds,
+            random_state=random_state,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
+        self.client = client
+        self.cuts = cuts
+        self.sketch_eps = sketch_eps
+        self.n_partitions = n_partitions
+
+    def fit(self, X, y, sample_weight=None):
+        """Boost ``n_estimators`` rounds on the rows of ``X`` spread over the workers."""
+        return self._dask_fit(X, y, sample_weight)
+
+    def _dask_objective(self, client, parts):
+        classes, unit = client.gather(
+            tree_sum(client, [client.submit(_classes, p, pure=False) for p in parts], _union)
+        )
+        self.classes_ = classes
+        K = len(classes)
+        encode_target = _Encode(classes)
+        self._encode_target = encode_target
+        weights = client.gather(
+            tree_sum(
+                client,
+                [client.submit(_class_weights, p, encode_target, K, pure=False) for p in parts],
+            )
+        )
+        if K < 2 or np.count_nonzero(weights) < 2:
+            raise ValueError(
+                f"y contains {min(K, int(np.count_nonzero(weights)))} class after sample_weight "
+                "trimmed classes with zero weights, while a minimum of 2 classes are required"
+            )
+        if K == 2:
+            objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
+            p = float(weights[1] / weights.sum()) if self.base_score is None else self.base_score
+            if not 0.0 < p < 1.0:
+                raise ValueError(f"base_score must lie in (0, 1) for classification, got {p!r}")
+            base_margin = np.atleast_1d(objective.margin_of(p))
+        else:
+            objective = _Objective(
+                "multi:softprob",
+                MultinomialLogLoss(K),
+                n_outputs=K,
+                hessian_factor=2.0,
+                metric="mlogloss",
+            )
+            if self.base_score is None:
+                # The class shares from the summed class weights: init(codes, weights).
+                base_margin = objective.loss.init(np.arange(K), weights)
+            else:
+                base_margin = np.full(K, float(self.base_score))
+        return objective, np.asarray(base_margin, dtype=np.float64), encode_target, unit
+
+    def predict(self, X, output_margin: bool = False, iteration_range=None):
+        """Classes; a lazy dask collection for a dask ``X``."""
+        if is_dask_collection(X):
+            if output_margin or iteration_range is not None:
+                raise ValueError("output_margin and iteration_range need numpy input")
+            return self._lazy(X, "predict", None, self.classes_.dtype)
+        return super().predict(X, output_margin=output_margin, iteration_range=iteration_range)
+
+    def predict_proba(self, X, iteration_range=None):
+        """Class probabilities; a lazy dask collection for a dask ``X``."""
+        if is_dask_collection(X):
+            return self._lazy(X, "predict_proba", len(self.classes_), np.float64)
+        return super().predict_proba(X, iteration_range=iteration_range)
+
+
+for _cls in (DaskXGBoostRegressor, DaskXGBoostClassifier):
+    _cls.__doc__ = _cls.__doc__.replace("    {dask}\n", _DASK_PARAMS.lstrip("\n")).replace(
+        "    {params}\n", _XGB_PARAMS.lstrip("\n")
+    )

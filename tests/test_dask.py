@@ -1,0 +1,330 @@
+"""mltrees.dask: training on a Dask cluster gives the trees one machine grows.
+
+The cluster (two worker processes, one thread each) is started once for
+the module and stopped at its end; nothing leaves the machine.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("distributed")
+
+import dask.array as da
+import dask.dataframe as dd
+from distributed import Client, LocalCluster
+from sklearn.datasets import load_breast_cancer, load_diabetes
+
+import mltrees.dask.xgboost as dask_xgboost
+from mltrees.dask import (
+    DaskRandomForestClassifier,
+    DaskRandomForestRegressor,
+    DaskRows,
+    DaskXGBoostClassifier,
+    DaskXGBoostRegressor,
+    histogram_bytes,
+    merged_cuts,
+    pv_tree_candidates,
+    row_bytes,
+    tree_reduce_bytes,
+)
+from mltrees.dask._data import as_dask_arrays, partitions
+from mltrees.datasets import load_car_evaluation, load_heart_disease, load_penguins
+from mltrees.ensemble.forest import RandomForestClassifier
+from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor
+from mltrees.hist.binning import BinnedData
+
+SMALL = {"n_estimators": 3, "max_depth": 3, "random_state": 0}
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0"
+    )
+    client = Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def cancer_model(client):
+    X, y = load_breast_cancer(return_X_y=True)
+    return X, y, DaskXGBoostClassifier(**SMALL, client=client).fit(X, y)
+
+
+def _numeric(X: pd.DataFrame) -> np.ndarray:
+    """Category columns as their codes, missing as NaN: what the XGBoost estimators take."""
+    out = X.copy()
+    for c in out.columns:
+        if isinstance(out[c].dtype, pd.CategoricalDtype):
+            out[c] = out[c].cat.codes.astype(float).where(out[c].notna())
+    return out.to_numpy(dtype=np.float32)
+
+
+def _same_trees(a, b):
+    ta = [t for stage in a.trees_ for t in stage]
+    tb = [t for stage in b.trees_ for t in stage]
+    assert len(ta) == len(tb)
+    for x, y in zip(ta, tb, strict=True):
+        np.testing.assert_array_equal(x.feature, y.feature)
+        np.testing.assert_array_equal(x.threshold, y.threshold)
+        np.testing.assert_array_equal(x.missing_slot, y.missing_slot)
+        np.testing.assert_array_equal(x.n_node_samples, y.n_node_samples)
+        np.testing.assert_allclose(x.value, y.value, rtol=1e-9, atol=1e-12)
+
+
+# ------------------------------------------------------------ identity
+def test_heart_disease_with_nan_and_categories_from_merged_sketch(client):
+    # Every feature has at most max_bin distinct values: the merged summaries
+    # are exact, so the cuts are one machine's without passing them in.
+    X, y = load_heart_disease(return_X_y=True)
+    X = _numeric(X)
+    assert np.isnan(X).any()
+    local = XGBoostClassifier(**SMALL, n_jobs=1).fit(X, y)
+    dist = DaskXGBoostClassifier(**SMALL, client=client, n_partitions=3).fit(X, y)
+    for ours, theirs in zip(dist._cuts, BinnedData.fit(X, 256).cuts, strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    _same_trees(local, dist)
+    np.testing.assert_allclose(
+        dist.predict_proba(X), local.predict_proba(X), rtol=1e-12, atol=1e-14
+    )
+
+
+def test_penguins_three_classes_with_nan(client):
+    X, y = load_penguins(return_X_y=True)
+    X = _numeric(X)
+    params = {**SMALL, "n_estimators": 2, "colsample_bynode": 0.7}
+    local = XGBoostClassifier(**params, n_jobs=1).fit(X, y)
+    dist = DaskXGBoostClassifier(**params, client=client).fit(X, y)
+    _same_trees(local, dist)
+    np.testing.assert_allclose(dist.decision_function(X), local.decision_function(X), atol=1e-12)
+
+
+def test_car_evaluation_ordinal_codes_dask_dataframe(client):
+    X, y = load_car_evaluation(return_X_y=True)
+    frame = pd.DataFrame(_numeric(X), columns=X.columns)
+    target = pd.Series(np.unique(np.asarray(y, dtype=str), return_inverse=True)[1], name="y")
+    params = {**SMALL, "n_estimators": 2}
+    local = XGBoostClassifier(**params, n_jobs=1).fit(frame, target)
+    dist = DaskXGBoostClassifier(**params, client=client).fit(
+        dd.from_pandas(frame, npartitions=3), dd.from_pandas(target, npartitions=3)
+    )
+    assert list(dist.feature_names_in_) == list(frame.columns)
+    _same_trees(local, dist)
+
+
+@pytest.mark.parametrize("loader", [load_diabetes, load_breast_cancer])
+def test_many_distinct_values_with_cuts_passed_in(client, loader):
+    X, y = loader(return_X_y=True)
+    X = X.astype(np.float32)
+    X[::5, 1] = np.nan
+    w = np.linspace(0.5, 2.0, len(y))
+    cuts = BinnedData.fit(X, 32, weights=w).cuts  # one machine's weighted quantiles
+    Model = XGBoostRegressor if loader is load_diabetes else XGBoostClassifier
+    DaskModel = DaskXGBoostRegressor if loader is load_diabetes else DaskXGBoostClassifier
+    local = Model(**SMALL, max_bin=32, n_jobs=1).fit(X, y, sample_weight=w)
+    dist = DaskModel(**SMALL, max_bin=32, client=client, cuts=cuts, n_partitions=4).fit(
+        da.from_array(X, chunks=(150, 10)), y, sample_weight=w
+    )
+    _same_trees(local, dist)
+    np.testing.assert_allclose(
+        dist.predict(X, output_margin=True), local.predict(X, output_margin=True), atol=1e-12
+    )
+
+
+def test_merged_sketch_cut_ranks_within_eps(client):
+    # diabetes' columns have up to 214 distinct values: with max_bin = 16 the
+    # cuts come from pruned, merged summaries. Each cut's exact weighted rank
+    # interval, computed by brute force, must come within eps of its target.
+    X, _ = load_diabetes(return_X_y=True)
+    X = X.astype(np.float32)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(X))
+    eps, max_bin = 0.02, 16
+    Xd, yd, wd, _ = as_dask_arrays(X, np.zeros(len(X)), w, 5)
+    cuts, minimum, summaries = merged_cuts(client, partitions(client, Xd, yd, wd), max_bin, eps)
+    total = w.sum()
+    for j, cut in enumerate(cuts):
+        assert summaries[j].max_error() <= eps
+        assert minimum[j] == X[:, j].min()
+        col = X[:, j]
+        for c in cut[:-1]:
+            below = w[col < c].sum() / total
+            upto = w[col <= c].sum() / total
+            # The target rank of the nearest k / max_bin must lie in [below - eps, upto + eps].
+            targets = np.arange(1, max_bin) / max_bin
+            assert np.any(
+                (targets >= below - eps / 2 - 1e-12) & (targets <= upto + eps / 2 + 1e-12)
+            )
+        assert cut[-1] > col.max()
+    # Cuts from the sketch, passed to one machine, give the same trees again.
+    y = load_diabetes(return_X_y=True)[1]
+    local = XGBoostRegressor(**SMALL, max_bin=max_bin, n_jobs=1)
+    local.fit(X, y)  # its own exact quantile cuts
+    dist = DaskXGBoostRegressor(
+        **SMALL, max_bin=max_bin, sketch_eps=eps, client=client, n_partitions=5
+    ).fit(X, y)
+    rmse_local = np.sqrt(np.mean((local.predict(X) - y) ** 2))
+    rmse_dist = np.sqrt(np.mean((dist.predict(X) - y) ** 2))
+    assert abs(rmse_dist - rmse_local) < 0.05 * rmse_local
+
+
+# ------------------------------------------------------------ prediction and input
+def test_lazy_prediction_on_dask_collections(cancer_model):
+    X, _, model = cancer_model
+    Xd = da.from_array(X, chunks=(200, 30))
+    lazy = model.predict_proba(Xd)
+    assert isinstance(lazy, da.Array)  # nothing computed yet
+    np.testing.assert_allclose(lazy.compute(), model.predict_proba(X))
+    frame = dd.from_pandas(pd.DataFrame(X), npartitions=2)
+    labels = model.predict(frame)
+    assert isinstance(labels, dd.Series)
+    np.testing.assert_array_equal(labels.compute().to_numpy(), model.predict(X))
+    local = model.to_local()
+    assert type(local) is XGBoostClassifier
+    np.testing.assert_array_equal(local.predict(X), model.predict(X))
+
+
+def test_bad_input_and_unsupported_options(client):
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.raises(ValueError, match="tree_method"):
+        DaskXGBoostRegressor(client=client, tree_method="approx").fit(X, y)
+    with pytest.raises(ValueError, match="subsample"):
+        DaskXGBoostRegressor(client=client, subsample=0.5).fit(X, y)
+    bad = X.copy()
+    bad[3, 2] = np.inf
+    with pytest.raises(ValueError, match="inf"):
+        DaskXGBoostRegressor(**SMALL, client=client).fit(bad, y)
+    frame = pd.DataFrame({"a": pd.Categorical(["x", "y"] * 10), "b": np.arange(20.0)})
+    with pytest.raises(TypeError, match="encode categories"):
+        XGBoostRegressor().fit(frame, np.arange(20.0))
+    with pytest.raises(TypeError, match="encode categories"):
+        DaskXGBoostRegressor(client=client).fit(frame, np.arange(20.0))
+    with pytest.raises(ValueError, match="cuts"):
+        DaskXGBoostRegressor(client=client, cuts=[[1.0]]).fit(X, y)
+
+
+def test_dask_stays_optional():
+    code = (
+        "import sys; import mltrees; assert 'dask' not in sys.modules; "
+        "sys.modules['dask'] = None\n"
+        "try:\n    import mltrees.dask\nexcept ImportError as e:\n    print(e)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    assert "pip install mltrees[dask]" in out
+
+
+# ------------------------------------------------------------ forests
+def test_forest_trees_grown_on_workers(client):
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(0)
+    test = rng.random(len(y)) < 0.3
+    forest = DaskRandomForestClassifier(
+        client=client, n_estimators=8, max_depth=6, random_state=0
+    ).fit(X[~test], y[~test])
+    rows = -(-int((~test).sum()) // 2)  # the two partitions a numpy X is cut into
+    again = DaskRandomForestClassifier(
+        client=client, n_estimators=8, max_depth=6, random_state=0
+    ).fit(da.from_array(X[~test], chunks=(rows, 30)), y[~test])
+    assert len(forest.estimators_) == 8
+    # Each tree's Poisson sample depends on (seed, tree, partition): same partitions, same forest.
+    np.testing.assert_array_equal(forest.predict_proba(X[test]), again.predict_proba(X[test]))
+    one_machine = RandomForestClassifier(n_estimators=8, max_depth=6, random_state=0)
+    one_machine.fit(X[~test], y[~test])
+    assert forest.score(X[test], y[test]) > one_machine.score(X[test], y[test]) - 0.05
+    lazy = forest.predict(da.from_array(X[test], chunks=(50, 30)))
+    np.testing.assert_array_equal(lazy.compute(), forest.predict(X[test]))
+
+
+def test_forest_regressor_small_samples(client):
+    X, y = load_diabetes(return_X_y=True)
+    forest = DaskRandomForestRegressor(
+        client=client, n_estimators=6, max_samples=0.2, random_state=1, min_samples_leaf=5
+    ).fit(X, y)
+    sizes = [m.estimators_[0].tree_.weighted_n_node_samples[0] for m in forest.estimators_]
+    # Poisson(0.2) counts: about 0.2 n rows of weight per tree (n = 442).
+    assert 0.12 * len(y) < np.mean(sizes) < 0.28 * len(y)
+    r2 = forest.score(X, y)
+    assert 0.3 < r2 < 1.0
+
+
+# ------------------------------------------------------------ communication arithmetic
+def test_histogram_bytes_by_hand():
+    # A depth-6 tree builds 1 + 1 + 2 + 4 + 8 + 16 = 32 nodes' histograms:
+    # 32 nodes x 28 features x 256 bins x 3 statistics x 8 bytes = 5 505 024 bytes.
+    assert histogram_bytes(32, 28, 256) == 5_505_024
+    levels = [histogram_bytes(1 if d == 0 else 2 ** (d - 1), 28, 256) for d in range(6)]
+    assert sum(levels) == 5_505_024
+    with pytest.raises(ValueError, match="n_bins"):
+        histogram_bytes(1, 28, 0)
+
+
+def test_tree_reduce_and_rows_by_hand():
+    out = tree_reduce_bytes(100, 10.0)
+    assert out == {"total": 990.0, "steps": 7, "max_received": 70.0, "gather_received": 1000.0}
+    assert tree_reduce_bytes(1, 10.0)["steps"] == 0
+    assert row_bytes(10**9, 28) == {"once": 28e9, "per_tree": 16e9}
+
+
+def test_pv_tree_vote_by_hand():
+    gains = np.array(
+        [
+            [5.0, 1.0, 4.0, 0.0, 2.0],  # top-1: feature 0; top-2: 0, 2
+            [1.0, 6.0, 5.0, 0.0, 2.0],  # top-1: 1;         top-2: 1, 2
+            [4.0, 0.0, 5.0, 0.0, 1.0],  # top-1: 2;         top-2: 2, 0
+        ]
+    )
+    # k = 1: one vote each for 0, 1, 2; ties to the smaller index: 0, 1.
+    np.testing.assert_array_equal(pv_tree_candidates(gains, 1), [0, 1])
+    # k = 2: votes 0 -> 2, 1 -> 1, 2 -> 3: candidates 2, 0, 1, then 3 (0 votes, smaller than 4).
+    np.testing.assert_array_equal(pv_tree_candidates(gains, 2), [2, 0, 1, 3])
+    with pytest.raises(ValueError, match="k must be"):
+        pv_tree_candidates(gains, 0)
+    with pytest.raises(ValueError, match="2-D"):
+        pv_tree_candidates(gains[0], 1)
+
+
+# ------------------------------------------------------------ failures (last: a worker restarts)
+def test_killed_worker_gives_the_same_model_or_an_error(client, cancer_model, monkeypatch):
+    X, y, reference = cancer_model
+    killed = []
+
+    class KillingRows(DaskRows):
+        def split(self, *args):
+            if not killed and len(dask_xgboost_trees) == 1:
+                # Mid-fit, with partition state on both workers: one worker dies.
+                victim = sorted(client.scheduler_info()["workers"])[0]
+                pid = client.run(os.getpid, workers=[victim])[victim]
+                os.kill(pid, signal.SIGKILL)
+                killed.append(victim)
+            return super().split(*args)
+
+    dask_xgboost_trees = []
+    original_grow = dask_xgboost.DepthwiseGrower.grow_rows
+
+    def counting_grow(self, rows, features=None):
+        grown = original_grow(self, rows, features)
+        dask_xgboost_trees.append(grown)
+        return grown
+
+    monkeypatch.setattr(dask_xgboost, "DaskRows", KillingRows)
+    monkeypatch.setattr(dask_xgboost.DepthwiseGrower, "grow_rows", counting_grow)
+    try:
+        model = DaskXGBoostClassifier(**SMALL, client=client).fit(X, y)
+    except Exception as error:  # a clear error is acceptable, a different model is not
+        message = str(error)
+        model = None
+    assert killed
+    if model is None:
+        assert message
+    else:
+        _same_trees(reference, model)
+    client.wait_for_workers(2, timeout=30)
