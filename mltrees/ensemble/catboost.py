@@ -528,11 +528,7 @@ class _BaseObliviousBoosting(BaseEstimator):
         out = np.empty((numbers.shape[0], self.n_features_in_))
         out[:, numeric] = numbers
         for c, column in enumerate(cat_columns):
-            known = self._cat_stats.categories[c]
-            position = np.minimum(np.searchsorted(known, column), len(known) - 1)
-            out[:, self._cat_stats.features[c]] = np.where(
-                known[position] == column, position, len(known)
-            )
+            out[:, self._cat_stats.features[c]] = self._cat_stats.positions(c, column)
         return out
 
     def _binary_trees(self) -> list:

@@ -221,12 +221,13 @@ def fit_borders(X32: np.ndarray, border_count: int) -> ObliviousBins:
         column = X32[:, j]
         missing = np.isnan(column)
         known = column[~missing]
-        distinct = np.unique(known)
+        values = np.sort(known)  # one sort serves both border rules
+        distinct = values[np.r_[True, values[1:] != values[:-1]]] if values.size else values
         budget = border_count - 1 if missing.any() else border_count
         if len(distinct) <= budget + 1:
             b = midpoint_borders(distinct)
         else:
-            b = greedy_log_sum_borders(np.sort(known), budget)
+            b = greedy_log_sum_borders(values, budget)
         if missing.any() and len(distinct):
             # NaN is "below everything": a border under the smallest value.
             below = np.nextafter(distinct[0], np.float32(-np.inf), dtype=np.float32)

@@ -91,6 +91,12 @@ class CategoricalStatistics:
         n = len(columns[0]) if columns else 0
         return np.concatenate(codes) if codes else np.zeros((0, n), dtype=np.uint8)
 
+    def positions(self, c: int, column: np.ndarray) -> np.ndarray:
+        """Position of each value among feature ``c``'s training categories; unseen: their count."""
+        known = self.categories[c]
+        position = np.minimum(np.searchsorted(known, column), len(known) - 1)
+        return np.where(known[position] == column, position, len(known))
+
     def encode_feature(self, c: int, column: np.ndarray) -> np.ndarray:
         """Codes of the columns built from categorical feature ``c``, one row each.
 
@@ -98,8 +104,9 @@ class CategoricalStatistics:
         priors and its Counter is 0; it matches no one-hot column.
         """
         known = self.categories[c]
-        position = np.minimum(np.searchsorted(known, column), len(known) - 1)
-        seen = known[position] == column
+        position = self.positions(c, column)
+        seen = position < len(known)
+        position = np.minimum(position, len(known) - 1)
         if self.one_hot[c]:
             return np.asarray([(seen & (position == v)) for v in range(len(known))], dtype=np.uint8)
         n_c = np.where(seen, self.count[c][position], 0)
