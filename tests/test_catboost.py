@@ -16,7 +16,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 from mltrees import ObliviousBoostingClassifier, ObliviousBoostingRegressor
 from mltrees.datasets import load_adult, load_higgs, load_penguins
-from mltrees.hist.oblivious import doubling_blocks, leaf_index
+from mltrees.hist.oblivious import doubling_blocks, leaf_index, level_scores
 from mltrees.hist.oblivious_binning import MaxHeap, greedy_log_sum_borders, midpoint_borders
 from mltrees.hist.oblivious_ctr import ctr_codes
 from mltrees.inspection import importance
@@ -482,3 +482,39 @@ def test_split_gain_is_the_rise_of_the_l2_score():
     assert gains[f] == pytest.approx(expected, rel=1e-12)
     assert np.count_nonzero(gains) == 1
     assert model.feature_importances_[f] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("score_function", ["L2", "Cosine"])
+def test_level_scores_equal_a_loop_over_candidates(score_function):
+    """:eq:`eq-catboost-l2-score` and :eq:`eq-catboost-cosine-score` by partitioning the rows."""
+    rng = np.random.default_rng(3)
+    n, n_bins, lam = 500, 6, 2.0
+    codes = rng.integers(0, n_bins, size=(2, n))
+    node = rng.integers(0, 4, size=n)
+    w = rng.uniform(0.5, 2.0, size=n)
+    S = w * rng.normal(size=n)
+
+    def hist(values):
+        return np.stack(
+            [
+                np.bincount(node * n_bins + codes[f], values, minlength=4 * n_bins).reshape(
+                    4, n_bins
+                )
+                for f in range(2)
+            ]
+        )
+
+    got = level_scores(
+        hist(S)[None], hist(w), hist(S)[None], hist(w), [n_bins - 1] * 2, lam, score_function
+    )
+    for f in range(2):
+        for b in range(n_bins - 1):
+            num = den = 0.0
+            for leaf in range(4):
+                for side in (codes[f] <= b, codes[f] > b):
+                    cell = (node == leaf) & side
+                    avg = S[cell].sum() / (w[cell].sum() + lam)
+                    num += avg * S[cell].sum()
+                    den += avg**2 * w[cell].sum()
+            expected = num if score_function == "L2" else num / np.sqrt(den)
+            assert got[f, b] == pytest.approx(expected, rel=1e-12)
