@@ -145,7 +145,7 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
     """
     if limits.max_leaf_nodes is not None:
         return grow_tree_best_first(codes, specs, stats_model, rules, limits, rng)
-    n_samples, n_features = codes.shape
+    n_samples = codes.shape[0]
     all_rows = np.arange(n_samples)
     sample_node = np.zeros(n_samples, dtype=np.intp)
     missing = getattr(rules, "missing", "error")
@@ -200,8 +200,7 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
                 node_local = np.concatenate([node_local, local[entries.node - first_id]])
             keep = node_local >= 0
             rows, node_local = rows[keep], node_local[keep]
-            mask = _feature_mask(candidates.size, n_features, limits.max_features, rng)
-            splits = find_splits(
+            splits = _find_drawn_splits(
                 codes,
                 specs,
                 rows,
@@ -210,7 +209,8 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
                 stats_model if entries is None else entries.stats,
                 frontier_stats[candidates],
                 rules,
-                mask,
+                limits.max_features,
+                rng,
                 None if entries is None else entries.row_of(),
             )
             weight = stats_model.weight(frontier_stats[candidates])
@@ -330,7 +330,7 @@ def grow_tree_best_first(
             "max_leaf_nodes is not available with missing='c45'; use 'default_direction' "
             "or 'surrogate'"
         )
-    n_samples, n_features = codes.shape
+    n_samples = codes.shape[0]
     n_surrogates = rules.max_surrogates if missing == "surrogate" else 0
     capacity = 2 * int(limits.max_leaf_nodes) - 1
     max_depth = np.inf if limits.max_depth is None else limits.max_depth
@@ -389,8 +389,7 @@ def grow_tree_best_first(
         position[candidates] = np.arange(candidates.size)
         node_local = position[local]
         keep = node_local >= 0
-        mask = _feature_mask(candidates.size, n_features, limits.max_features, rng)
-        splits = find_splits(
+        splits = _find_drawn_splits(
             codes,
             specs,
             rows[keep],
@@ -399,7 +398,8 @@ def grow_tree_best_first(
             stats_model,
             stats[candidates],
             rules,
-            mask,
+            limits.max_features,
+            rng,
         )
         # scikit-learn's improvement: the decrease weighted by the node's share.
         decrease = stats_model.weight(stats[candidates]) / total_weight * splits.gain
@@ -531,14 +531,99 @@ def _splittable(stats_model, stats, impurity, cases, below_max_depth, rules, lim
     return splittable
 
 
-def _feature_mask(n_nodes, n_features, max_features, rng):
-    """Which features each node may use; None means all of them."""
+def _find_drawn_splits(
+    codes,
+    specs,
+    rows,
+    node,
+    n_nodes,
+    stats_model,
+    node_stats,
+    rules,
+    max_features,
+    rng,
+    row_of=None,
+):
+    """:func:`find_splits` with each node drawing ``max_features`` features (chapter 10).
+
+    Every node orders the features at random and looks at the first
+    ``max_features`` of them. If all of those are constant in the node, the
+    node keeps going down its order to the first feature that is not, and
+    splits on that one -- Breiman's forests as scikit-learn grows them: a node
+    becomes a leaf because it is pure or cannot be split, never because its
+    draw was unlucky. Without this rule, on data with many binary or discrete
+    columns deep nodes stop early and the forest loses accuracy.
+    """
+    n_features = codes.shape[1]
     if max_features is None or max_features >= n_features:
-        return None
-    ranks = np.argsort(rng.random((n_nodes, n_features)), axis=1)
+        return find_splits(
+            codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, None, row_of
+        )
+    order = np.argsort(rng.random((n_nodes, n_features)), axis=1)
     mask = np.zeros((n_nodes, n_features), dtype=bool)
-    np.put_along_axis(mask, ranks[:, :max_features], True, axis=1)
-    return mask
+    np.put_along_axis(mask, order[:, :max_features], True, axis=1)
+    splits = find_splits(
+        codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, mask, row_of
+    )
+    failed = np.flatnonzero(~np.isfinite(splits.gain))
+    if failed.size == 0:
+        return splits
+    # Which features are constant (at most one known value) in the failed nodes.
+    local = np.full(n_nodes, -1, dtype=np.intp)
+    local[failed] = np.arange(failed.size)
+    in_failed = local[node] >= 0
+    failed_rows, failed_node = rows[in_failed], local[node[in_failed]]
+    by_node = np.argsort(failed_node, kind="stable")
+    code_rows = failed_rows[by_node] if row_of is None else row_of[failed_rows[by_node]]
+    block = codes[code_rows].astype(np.int64)
+    starts = np.searchsorted(failed_node[by_node], np.arange(failed.size))
+    present = starts < block.shape[0]
+    largest = np.full((failed.size, n_features), -1, dtype=np.int64)
+    smallest_known = np.full((failed.size, n_features), -1, dtype=np.int64)
+    if present.any():
+        at = starts[present]
+        largest[present] = np.maximum.reduceat(block, at, axis=0)
+        known = np.where(block < 0, np.iinfo(np.int64).max, block)
+        smallest_known[present] = np.minimum.reduceat(known, at, axis=0)
+    varies = (largest >= 0) & (largest > smallest_known)  # missing codes are negative
+    # Redraw where every drawn feature is constant but some other one varies.
+    varies_in_order = np.take_along_axis(varies, order[failed], axis=1)
+    redraw = ~varies_in_order[:, :max_features].any(axis=1) & varies_in_order.any(axis=1)
+    if not redraw.any():
+        return splits
+    again = failed[redraw]
+    first_varying = order[again, np.argmax(varies_in_order[redraw], axis=1)]
+    position = np.full(n_nodes, -1, dtype=np.intp)
+    position[again] = np.arange(again.size)
+    keep = position[node] >= 0
+    one = np.zeros((again.size, n_features), dtype=bool)
+    one[np.arange(again.size), first_varying] = True
+    second = find_splits(
+        codes,
+        specs,
+        rows[keep],
+        position[node[keep]],
+        again.size,
+        stats_model,
+        node_stats[again],
+        rules,
+        one,
+        row_of,
+    )
+    return _merge_splits(splits, second, again)
+
+
+def _merge_splits(splits: FrontierSplits, second: FrontierSplits, at: np.ndarray):
+    """``splits`` with the nodes ``at`` replaced by ``second``'s results (in order)."""
+    for name in ("gain", "feature", "threshold", "split_code", "n_children", "missing_slot"):
+        target = getattr(splits, name)
+        if target is not None:
+            target[at] = getattr(second, name)
+    for local_id in at:
+        splits.routes.pop(int(local_id), None)
+    for i, route in second.routes.items():
+        splits.routes[int(at[i])] = route
+    return splits
 
 
 def _default_slots(learned, first_child_local, next_stats, stats_model):
