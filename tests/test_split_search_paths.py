@@ -171,3 +171,28 @@ def test_the_search_path_does_not_change_the_forest():
             np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
             np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
             np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
+
+
+@pytest.mark.parametrize("missing", ["error", "default_direction", "c45"])
+def test_threads_score_features_without_changing_the_tree(monkeypatch, missing):
+    """Large levels score their features on several threads; every array of the
+    tree is the same as on one thread (features write their own columns)."""
+    from mltrees import C45Classifier, CARTClassifier
+
+    monkeypatch.setattr(split_module, "PARALLEL_CELLS", 1)  # every level in parallel
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 6)).round(2)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int) + (X[:, 3] > 1)
+    if missing != "error":
+        X[rng.random(X.shape) < 0.1] = np.nan
+    model = C45Classifier() if missing == "c45" else CARTClassifier(missing=missing)
+    data = model.fit(X, y)  # parameters checked; the tree below is regrown
+    builder_inputs = model._bin(X)
+    stats = ClassificationStatistics(y, np.ones(len(y)), 3, model._engine_criterion)
+    trees = [
+        data._grow(*builder_inputs, stats, float(len(y)), np.random.default_rng(1), n_threads=t)
+        for t in (1, 2)
+    ]
+    assert trees[0].node_count > 50
+    for name in ("feature", "threshold", "first_child", "value", "missing_slot"):
+        np.testing.assert_array_equal(getattr(trees[0], name), getattr(trees[1], name))

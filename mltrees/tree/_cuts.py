@@ -89,7 +89,14 @@ def _best_ordered_cut(
     # Column by column, so every array below is contiguous: left = prefix sums
     # within the node's run, right = node total - left.
     left, right = [], []
+    # The count column (0) only serves min_samples_leaf: with a minimum of one
+    # row, every cut inside a node's run leaves a row on each side.
+    skip_count = rules.min_samples_leaf <= 1 and missing_stats is None
     for c in range(entry_stats.shape[1]):
+        if c == 0 and skip_count:
+            left.append(None)
+            right.append(None)
+            continue
         left_c = _run_prefix_sums(entry_stats[:, c], starts, run)
         left.append(left_c)
         right.append(node_stats[entry_node, c] - left_c)
@@ -162,7 +169,8 @@ def _run_prefix_sums(column: np.ndarray, starts: np.ndarray, run: np.ndarray) ->
 def _valid_cuts(stats_model, left, right, last_of_run, rules):
     """Cuts that leave both children big enough (a cut after a node's last entry is none)."""
     valid = ~last_of_run
-    valid &= (left[0] >= rules.min_samples_leaf) & (right[0] >= rules.min_samples_leaf)
+    if left[0] is not None:  # counts are left out only where the check cannot fail
+        valid &= (left[0] >= rules.min_samples_leaf) & (right[0] >= rules.min_samples_leaf)
     if rules.min_cases > 1:  # C4.5's MINOBJS counts weight, so fractional cases count too
         weight = stats_model.weight_of_columns
         valid &= (weight(left) >= rules.min_cases) & (weight(right) >= rules.min_cases)

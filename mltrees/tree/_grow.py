@@ -32,6 +32,7 @@ Only the rows that met a missing value are listed that way
 from __future__ import annotations
 
 import heapq
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,7 +122,9 @@ class _NodeStore:
         )
 
 
-def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits, rng) -> Tree:
+def grow_tree(
+    codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits, rng, n_threads: int = 1
+) -> Tree:
     """Grow one tree on binned training data.
 
     Parameters
@@ -138,6 +141,9 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
         Stopping rules.
     rng : numpy.random.Generator
         Draws the feature subsets when ``limits.max_features`` is set.
+    n_threads : int
+        Threads that score the features of large levels (ensembles, which
+        grow their trees in parallel, pass 1). The tree does not depend on it.
 
     Returns
     -------
@@ -145,6 +151,14 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
     """
     if limits.max_leaf_nodes is not None:
         return grow_tree_best_first(codes, specs, stats_model, rules, limits, rng)
+    if n_threads > 1:
+        with ThreadPoolExecutor(n_threads) as executor:
+            return _grow_levels(codes, specs, stats_model, rules, limits, rng, executor)
+    return _grow_levels(codes, specs, stats_model, rules, limits, rng, None)
+
+
+def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tree:
+    """:func:`grow_tree`'s level-by-level loop."""
     n_samples = codes.shape[0]
     all_rows = np.arange(n_samples)
     sample_node = np.zeros(n_samples, dtype=np.intp)
@@ -212,6 +226,7 @@ def grow_tree(codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits
                 limits.max_features,
                 rng,
                 None if entries is None else entries.row_of(),
+                executor,
             )
             weight = stats_model.weight(frontier_stats[candidates])
             decrease = weight / total_weight * splits.gain
@@ -543,6 +558,7 @@ def _find_drawn_splits(
     max_features,
     rng,
     row_of=None,
+    executor=None,
 ):
     """:func:`find_splits` with each node drawing ``max_features`` features (chapter 10).
 
@@ -557,13 +573,23 @@ def _find_drawn_splits(
     n_features = codes.shape[1]
     if max_features is None or max_features >= n_features:
         return find_splits(
-            codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, None, row_of
+            codes,
+            specs,
+            rows,
+            node,
+            n_nodes,
+            stats_model,
+            node_stats,
+            rules,
+            None,
+            row_of,
+            executor,
         )
     order = np.argsort(rng.random((n_nodes, n_features)), axis=1)
     mask = np.zeros((n_nodes, n_features), dtype=bool)
     np.put_along_axis(mask, order[:, :max_features], True, axis=1)
     splits = find_splits(
-        codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, mask, row_of
+        codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, mask, row_of, executor
     )
     failed = np.flatnonzero(~np.isfinite(splits.gain))
     if failed.size == 0:

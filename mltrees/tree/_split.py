@@ -86,6 +86,10 @@ from mltrees.tree._statistics import (  # noqa: F401  (re-exported for their imp
     _xlog2x,
 )
 
+# A level is scored on several threads from this many (row, feature) pairs on:
+# below it, thread hand-offs cost more than the features' work.
+PARALLEL_CELLS = 1 << 18
+
 __all__ = [
     "AbsoluteErrorStatistics",
     "ClassificationStatistics",
@@ -107,6 +111,7 @@ def find_splits(
     rules: SplitRules,
     feature_mask: np.ndarray | None = None,
     row_of: np.ndarray | None = None,
+    executor=None,
 ) -> FrontierSplits:
     """Find the best split of every frontier node.
 
@@ -134,6 +139,8 @@ def find_splits(
         When ``rows`` index the entries of ``stats_model`` rather than the
         rows of ``codes`` (C4.5's fractional entries, chapter 6): the row of
         ``codes`` of every entry.
+    executor : concurrent.futures.Executor, optional
+        Scores the features of large levels in parallel.
 
     Returns
     -------
@@ -153,21 +160,22 @@ def find_splits(
     default_direction = rules.missing == "default_direction"
     missing_left = np.ones((n_nodes, n_features), dtype=bool)
     has_missing = np.zeros((n_nodes, n_features), dtype=bool)
-    level_code_rows = None
+    level_code_rows = None if row_of is None else row_of[rows]
     by_feature = None if feature_mask is None else _rows_by_feature(rows, node, feature_mask)
-    for j, spec in enumerate(specs):
+
+    def score_feature(j: int) -> None:
+        spec = specs[j]
         rows_j, node_j = rows, node
         if by_feature is not None:
             # Random forests: only the nodes that drew feature j need its
             # statistics, so the work per level shrinks with max_features.
             rows_j, node_j = by_feature(j)
             if rows_j.size == 0:
-                continue
+                return
         if row_of is None:
             code_rows = rows_j
-        elif rows_j is rows:  # every node uses feature j: map the rows once per level
-            code_rows = level_code_rows if level_code_rows is not None else row_of[rows]
-            level_code_rows = code_rows
+        elif rows_j is rows:  # every node uses feature j: the rows mapped once per level
+            code_rows = level_code_rows
         else:
             code_rows = row_of[rows_j]
         code = codes[:, j][code_rows].astype(np.intp)
@@ -214,7 +222,7 @@ def find_splits(
                 branch[entry_node, entry_code] = stats_model.weight(entry_stats)
                 gain_j, ratio_j = _unknown_outcome(gain_j, branch, stats_model.weight(missing_j))
             gains[:, j], ratios[:, j] = gain_j, ratio_j
-            continue
+            return
         entry_of_sample = None
         if getattr(stats_model, "needs_samples", False):
             keys = entry_node.astype(np.int64) * spec.n_codes + entry_code
@@ -292,6 +300,15 @@ def find_splits(
                 values = spec.values if rules.split_values is None else rules.split_values[j]
                 threshold_j[between] = c45_split_point(values, threshold_j[between])
             thresholds[has, j] = threshold_j
+
+    # Features are scored independently into their own columns, so large
+    # levels are shared among threads (NumPy releases the GIL in its sorts,
+    # sums and gathers); the result does not depend on the number of threads.
+    if executor is not None and rows.size * n_features >= PARALLEL_CELLS:
+        list(executor.map(score_feature, range(n_features)))
+    else:
+        for j in range(n_features):
+            score_feature(j)
     if feature_mask is not None:
         gains[~feature_mask] = NEG_INF
         ratios[~feature_mask] = NEG_INF

@@ -29,13 +29,30 @@ class ClassificationStatistics:
         self.w = weights
         self.n_classes = n_classes
         self.criterion = criterion
+        # With unit weights the class weights are class counts: an integer
+        # bincount, no weight gathered, and the row count is their sum.
+        self._unit_weights = bool(np.all(weights == 1.0))
+        self._labels_of = (None, None)  # (rows, y[rows]) of the last call
+
+    def _labels(self, rows: np.ndarray) -> np.ndarray:
+        """``y[rows]``, gathered once for all features of a level (same ``rows`` object)."""
+        cached_rows, labels = self._labels_of
+        if cached_rows is not rows:
+            labels = self.y[rows]
+            self._labels_of = (rows, labels)
+        return labels
 
     def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
         """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 1 + n_classes)."""
         k = self.n_classes
         out = np.empty((n_groups, 1 + k), order="F")  # columns are read one at a time
+        cells = group * k + self._labels(rows)
+        if self._unit_weights:
+            class_weight = np.bincount(cells, minlength=n_groups * k).reshape(n_groups, k)
+            out[:, 1:] = class_weight
+            out[:, 0] = class_weight.sum(axis=1)
+            return out
         out[:, 0] = np.bincount(group, minlength=n_groups)
-        cells = group * k + self.y[rows]
         class_weight = np.bincount(cells, weights=self.w[rows], minlength=n_groups * k)
         out[:, 1:] = class_weight.reshape(n_groups, k)
         return out
@@ -74,11 +91,20 @@ class ClassificationStatistics:
         every candidate of a level cheap.
         """
         classes = columns[1:]
-        total = sum(classes)
+        # In place, in the order of Python's sum(): the same floats, fewer arrays.
+        total = classes[0].copy()
+        for w in classes[1:]:
+            total += w
         if self.criterion == "gini":
-            squares = sum(w * w for w in classes)
-            return total - squares / np.where(total > 0, total, 1.0)
-        return _xlog2x(total) - sum(_xlog2x(w) for w in classes)
+            squares = classes[0] * classes[0]
+            for w in classes[1:]:
+                squares += w * w
+            squares /= np.where(total > 0, total, 1.0)
+            return np.subtract(total, squares, out=squares)
+        parts = _xlog2x(classes[0])
+        for w in classes[1:]:
+            parts += _xlog2x(w)
+        return np.subtract(_xlog2x(total), parts, out=parts)
 
     def value(self, stats):
         """Class fractions: the node's posterior distribution."""

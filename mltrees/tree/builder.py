@@ -148,8 +148,11 @@ class TreeBuilder:
     # What it does ----------------------------------------------------------
 
     def grow(self, codes, specs, statistics, total_weight: float, rng) -> Tree:
-        """Grow one tree on binned rows, with the estimator's parameters."""
-        return self.estimator._grow(codes, specs, statistics, float(total_weight), rng)
+        """Grow one tree on binned rows, with the estimator's parameters.
+
+        One thread per tree: ensembles grow their trees in parallel.
+        """
+        return self.estimator._grow(codes, specs, statistics, float(total_weight), rng, n_threads=1)
 
     def prune(self, tree: Tree, X, specs, statistics) -> Tree:
         """Prune a grown tree as the estimator's ``fit`` would (unchanged if it does not)."""

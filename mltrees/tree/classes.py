@@ -34,7 +34,7 @@ from mltrees.tree._split import (
     RegressionStatistics,
     SplitRules,
 )
-from mltrees.tree._tree import Tree
+from mltrees.tree._tree import Tree, available_cores
 from mltrees.tree.pruning import (
     cost_complexity_path,
     prune_collapse,
@@ -202,13 +202,18 @@ class _BaseTree(BaseEstimator):
             random_state=0,
         )
 
-    def _grow(self, codes, specs, stats_model, total_weight: float, rng=None) -> Tree:
+    def _grow(
+        self, codes, specs, stats_model, total_weight: float, rng=None, n_threads=None
+    ) -> Tree:
         """Grow a tree on already-binned rows with this estimator's parameters.
 
         ``fit`` calls it after validating and binning; ensembles call it
         directly, binning once for all their trees. ``stats_model`` holds the
         rows' targets and weights (see ``mltrees.tree._split``); ``rng``
-        (default: from ``random_state``) draws the ``max_features`` subsets.
+        (default: from ``random_state``) draws the ``max_features`` subsets;
+        ``n_threads`` (default: one per available core) score the features of
+        large levels in parallel -- ensembles, whose trees grow in parallel,
+        pass 1.
         """
         release8 = getattr(self, "release", "1993") == "8"
         rules = SplitRules(
@@ -234,7 +239,8 @@ class _BaseTree(BaseEstimator):
         )
         if rng is None:
             rng = np.random.default_rng(self.random_state)
-        tree = grow_tree(codes, specs, stats_model, rules, limits, rng)
+        n_threads = available_cores() if n_threads is None else int(n_threads)
+        tree = grow_tree(codes, specs, stats_model, rules, limits, rng, n_threads)
         ccp_alpha = getattr(self, "ccp_alpha", 0.0)
         if ccp_alpha > 0:
             tree = prune_cost_complexity(tree, ccp_alpha)
