@@ -458,8 +458,9 @@ class _StepTables:
         ended = np.empty(n_samples, dtype=np.intp)
         path_samples, path_nodes = [np.arange(n_samples)], [node]
         for level in range(1, self.max_depth + 1):
-            value = flat[row_start + self.feature[node]]
-            step = self.first_child[node] + (value > self.threshold[node])
+            # np.take: the same gathers as indexing, with less overhead per call.
+            value = flat.take(row_start + self.feature.take(node))
+            step = self.first_child.take(node) + (value > self.threshold.take(node))
             if self.categorical:
                 self._route_categories(node, value, step)
             if self.missing_routes:
