@@ -50,7 +50,10 @@ class ClassificationStatistics:
         if self._unit_weights:
             class_weight = np.bincount(cells, minlength=n_groups * k).reshape(n_groups, k)
             out[:, 1:] = class_weight
-            out[:, 0] = class_weight.sum(axis=1)
+            # Column by column: a row-wise sum over k short rows is a slow reduction.
+            out[:, 0] = out[:, 1]
+            for c in range(2, k + 1):
+                out[:, 0] += out[:, c]
             return out
         out[:, 0] = np.bincount(group, minlength=n_groups)
         class_weight = np.bincount(cells, weights=self.w[rows], minlength=n_groups * k)
