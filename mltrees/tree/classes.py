@@ -4,6 +4,10 @@ Each estimator only chooses the parts of chapter 3's table: how candidates
 are generated (multiway on categories, or binary), how they are compared
 (information gain, C4.5's gain ratio rule, Gini, variance reduction), and the
 leaf value. The growth itself is :func:`mltrees.tree._grow.grow_tree`.
+
+On large data ``fit`` scores the features of each level on one thread per
+available core, and ``predict`` walks blocks of rows the same way; the tree
+and its predictions do not depend on the number of threads.
 """
 
 from __future__ import annotations
