@@ -19,6 +19,8 @@ __all__ = [
     "check_int",
     "check_labels",
     "check_sample_weight",
+    "class_codes",
+    "real_targets",
 ]
 
 
@@ -174,3 +176,34 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     if w.sum() == 0:
         raise ValueError("sample_weight sums to zero")
     return w
+
+
+# The targets of ``fit``, prepared here for the trees and the ensembles alike,
+# after ``validate_fit_input`` has made ``y`` a 1-D array of the right length.
+def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted classes of classification targets and the code of every sample's class.
+
+    Rejects missing labels (NaN, None), inf and continuous targets with a
+    ValueError; returns ``np.unique(y, return_inverse=True)``.
+    """
+    from sklearn.utils.multiclass import check_classification_targets
+
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError(f"y contains {'NaN' if np.isnan(y).any() else 'inf'}")
+    if y.dtype.kind == "O" and pd.isna(y).any():
+        raise ValueError("y contains missing values (None or NaN)")
+    check_classification_targets(y)  # rejects continuous targets
+    return np.unique(y, return_inverse=True)
+
+
+def real_targets(y: np.ndarray) -> np.ndarray:
+    """Regression targets as float64, rejecting complex, non-numeric and non-finite values."""
+    if y.dtype.kind == "c":
+        raise ValueError("y holds complex numbers; a regression model needs real targets")
+    try:
+        y = y.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"y must be numeric for a regression model: {exc}") from exc
+    if not np.isfinite(y).all():
+        raise ValueError("y contains NaN or inf")
+    return y

@@ -36,7 +36,7 @@ from mltrees.dask._data import (
     partitions,
 )
 from mltrees.dask.allreduce import DaskRows, bin_partition, header, merged_cuts, tree_sum
-from mltrees.ensemble._common import class_codes
+from mltrees.ensemble._common import class_codes, real_targets
 from mltrees.ensemble.xgboost import (
     _XGB_PARAMS,
     XGBoostClassifier,
@@ -74,9 +74,7 @@ def _add_leaves(margin, leaf_of_rows, values):
 
 def _target_sums(part):
     _, y, w = part
-    y = np.asarray(y, dtype=np.float64)
-    if not np.isfinite(y).all():
-        raise ValueError("y contains NaN or inf")
+    y = real_targets(np.asarray(y))
     return np.array([np.dot(w, y), w.sum(), float(y.min(initial=np.inf))]), bool(np.all(w == 1.0))
 
 

@@ -40,6 +40,7 @@ from mltrees.ensemble._common import (
     check_positive_int,
     class_codes,
     raw_importances,
+    real_targets,
     watch_round,
 )
 from mltrees.hist.binning import BinnedData
@@ -530,9 +531,7 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         if self.objective not in self._objectives:
             raise ValueError(f"objective must be one of {self._objectives}, got {self.objective!r}")
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
-        y = np.asarray(y, dtype=np.float64)
-        if not np.isfinite(y).all():
-            raise ValueError("y contains NaN or inf")
+        y = real_targets(y)
         weight = np.ones(len(y)) if sample_weight is None else sample_weight
         if self.objective == "count:poisson":
             if (y < 0).any():

@@ -24,10 +24,9 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mltrees._validation import check_bool, check_int
+from mltrees._validation import check_bool, check_int, check_sample_weight, class_codes
 from mltrees.tree._tree import LEAF, NUMERIC_NODE, Tree
 from mltrees.tree.pruning import prune_cost_complexity
 
@@ -433,9 +432,7 @@ class _BaseObliqueTree(BaseEstimator):
 
     def _validate_X_y(self, X, y, sample_weight):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._classifier)
-        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if not weights.sum() > 0:
-            raise ValueError("sample_weight sums to zero; at least one positive weight is needed")
+        weights = check_sample_weight(sample_weight, X.shape[0])
         return X, y, weights
 
     _classifier = False
@@ -670,8 +667,7 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         """Grow the tree on numeric ``X`` and class labels ``y``; returns self."""
         self._validate_params()
         X, y, weights = self._validate_X_y(X, y, sample_weight)
-        check_classification_targets(y)
-        classes, codes = np.unique(y, return_inverse=True)
+        classes, codes = class_codes(y)
         stats = np.zeros((X.shape[0], classes.size + 1))
         stats[np.arange(X.shape[0]), codes] = weights
         stats[:, -1] = 1.0
