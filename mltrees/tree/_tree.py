@@ -333,6 +333,30 @@ class Tree:
         total = importances.sum()
         return importances / total if total > 0 else importances
 
+    # Index fields that fit in int32 for any tree an ensemble grows.
+    _COMPACT_FIELDS: ClassVar[tuple] = (
+        "feature",
+        "first_child",
+        "n_children",
+        "route_offset",
+        "n_categories",
+        "n_node_samples",
+        "depth",
+        "parent",
+    )
+
+    def compact(self) -> Tree:
+        """Store the integer arrays as int32 rather than int64, in place; returns the tree.
+
+        A forest holds many trees; this cuts their memory by about a third.
+        A field whose values do not fit in int32 keeps its type.
+        """
+        for name in self._COMPACT_FIELDS:
+            array = getattr(self, name)
+            if array.dtype.itemsize > 4 and (array.size == 0 or abs(array).max() < 2**31 - 1):
+                setattr(self, name, array.astype(np.int32))
+        return self
+
     def collapse(self, make_leaf) -> Tree:
         """A new tree in which the given internal nodes become leaves (pruning).
 
