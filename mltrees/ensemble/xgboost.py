@@ -532,7 +532,7 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
             raise ValueError(f"objective must be one of {self._objectives}, got {self.objective!r}")
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         y = real_targets(y)
-        weight = np.ones(len(y)) if sample_weight is None else sample_weight
+        weight = sample_weight  # validate_fit_input gives ones when none was passed
         if self.objective == "count:poisson":
             if (y < 0).any():
                 raise ValueError("y must be >= 0 for objective='count:poisson'")
@@ -644,7 +644,7 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         self.classes_, codes = class_codes(np.asarray(y))
         K = len(self.classes_)
-        weight = np.ones(len(codes)) if sample_weight is None else sample_weight
+        weight = sample_weight  # validate_fit_input gives ones when none was passed
         present = np.unique(codes[weight > 0]).size
         if K < 2 or present < 2:
             raise ValueError(
