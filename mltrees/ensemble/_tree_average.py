@@ -20,6 +20,8 @@ from mltrees.tree.builder import TreeBuilder
 __all__ = [
     "build_stack",
     "mixed_values",
+    "node_tables",
+    "stored_codes",
     "tree_average",
     "tree_output",
     "walker_key",
@@ -31,7 +33,7 @@ def _hard(ensemble) -> bool:
     return getattr(ensemble, "voting", "soft") == "hard"
 
 
-def _node_tables(ensemble) -> list[np.ndarray]:
+def node_tables(ensemble) -> list[np.ndarray]:
     """What each node of each tree contributes to the average."""
     tables = [member.tree_.value for member in ensemble.estimators_]
     if not _hard(ensemble):
@@ -80,7 +82,7 @@ def tree_average(ensemble, X) -> np.ndarray:
         # C4.5's method sends a row down every branch of a node whose value
         # it misses: tree by tree, with the weighted walk (chapter 6).
         # Rows without missing values get the same sums as the walk below.
-        tables = _node_tables(ensemble)
+        tables = node_tables(ensemble)
         total = np.zeros((values.shape[0], tables[0].shape[1]))
         for tree, table in zip(trees, tables, strict=True):
             total += _member_mix(ensemble, tree, table, values, check)
@@ -121,11 +123,11 @@ def build_stack(ensemble, n_rows=None) -> StackedTrees:
     """The members' trees stacked for one walk (:class:`StackedTrees`), with stored codes."""
     trees = [member.tree_ for member in ensemble.estimators_]
     return StackedTrees(
-        trees, _node_tables(ensemble), n_rows=n_rows, **_stored_codes(ensemble, trees)
+        trees, node_tables(ensemble), n_rows=n_rows, **stored_codes(ensemble, trees)
     )
 
 
-def _stored_codes(ensemble, trees) -> dict:
+def stored_codes(ensemble, trees) -> dict:
     """The split codes stored at fit (histogram mode), as ``StackedTrees`` arguments.
 
     A member's codes are used only while it still holds the tree and the

@@ -164,6 +164,10 @@ class _BaseBagging(BaseEstimator):
         return self
 
     def _fit_binned(self, builder, X, y, weights, previous=None) -> dict:
+        """Members that are mltrees trees, grown on one binning of the data; the fitted attributes.
+
+        ``previous`` is the fitted ensemble a warm start extends (or None).
+        """
         template = builder.estimator
         # Bin once: every member reads the same integer codes.
         data = builder.training_data(X, y, weights, classifier=self._is_classifier)
