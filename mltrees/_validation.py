@@ -21,6 +21,7 @@ __all__ = [
     "check_sample_weight",
     "class_codes",
     "real_targets",
+    "require_two_classes",
 ]
 
 
@@ -194,6 +195,22 @@ def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("y contains missing values (None or NaN)")
     check_classification_targets(y)  # rejects continuous targets
     return np.unique(y, return_inverse=True)
+
+
+def require_two_classes(n_classes: int, who: str, n_weighted: int | None = None) -> None:
+    """Refuse a classification target with fewer than 2 classes (of positive weight).
+
+    For the boosting classifiers, whose losses need two classes at least.
+    ``n_weighted``, when given, counts the classes that keep a positive
+    weight after ``sample_weight``.
+    """
+    n = n_classes if n_weighted is None else min(n_classes, int(n_weighted))
+    if n < 2:
+        weighted = " of positive weight" if n < n_classes else ""
+        raise ValueError(
+            f"y contains {n} class{'' if n == 1 else 'es'}{weighted}, while {who} needs at "
+            "least 2 classes"
+        )
 
 
 def real_targets(y: np.ndarray) -> np.ndarray:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._validation import require_two_classes
 from mltrees.dask._data import (
     as_dask_arrays,
     dataframe_module,
@@ -479,11 +480,7 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
                 [client.submit(_class_weights, p, encode_target, K, pure=False) for p in parts],
             )
         )
-        if K < 2 or np.count_nonzero(weights) < 2:
-            raise ValueError(
-                f"y contains {min(K, int(np.count_nonzero(weights)))} class after sample_weight "
-                "trimmed classes with zero weights, while a minimum of 2 classes are required"
-            )
+        require_two_classes(K, type(self).__name__, np.count_nonzero(weights))
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
             p = float(weights[1] / weights.sum()) if self.base_score is None else self.base_score

@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress
+from mltrees._validation import require_two_classes
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -645,12 +646,7 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         self.classes_, codes = class_codes(np.asarray(y))
         K = len(self.classes_)
         weight = sample_weight  # validate_fit_input gives ones when none was passed
-        present = np.unique(codes[weight > 0]).size
-        if K < 2 or present < 2:
-            raise ValueError(
-                f"y contains {min(K, present)} class after sample_weight trimmed classes with "
-                "zero weights, while a minimum of 2 classes are required"
-            )
+        require_two_classes(K, type(self).__name__, np.unique(codes[weight > 0]).size)
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
             p = (
