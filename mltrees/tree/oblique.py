@@ -26,7 +26,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mltrees._validation import check_bool, check_int, check_sample_weight, class_codes
+from mltrees._validation import (
+    check_bool,
+    check_int,
+    check_sample_weight,
+    class_codes,
+    real_targets,
+)
+from mltrees.tree._data import check_target
 from mltrees.tree._tree import LEAF, NUMERIC_NODE, Tree
 from mltrees.tree.pruning import prune_cost_complexity
 
@@ -431,7 +438,8 @@ class _BaseObliqueTree(BaseEstimator):
         check_bool(self.standardize, "standardize")
 
     def _validate_X_y(self, X, y, sample_weight):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._classifier)
+        X = validate_data(self, X, dtype=np.float64)
+        y = check_target(self, y, X.shape[0], stacklevel=4)  # the user's fit, through fit
         weights = check_sample_weight(sample_weight, X.shape[0])
         return X, y, weights
 
@@ -769,6 +777,7 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         """Grow the tree on numeric ``X`` and targets ``y``; returns self."""
         self._validate_params()
         X, y, weights = self._validate_X_y(X, y, sample_weight)
+        y = real_targets(y)
         keep = weights > 0
         X, y, weights = X[keep], y[keep], weights[keep]
         # Centred targets keep Σwy² - (Σwy)²/Σw accurate.
