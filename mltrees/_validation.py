@@ -19,6 +19,9 @@ __all__ = [
     "check_int",
     "check_labels",
     "check_sample_weight",
+    "class_codes",
+    "real_targets",
+    "require_two_classes",
 ]
 
 
@@ -174,3 +177,50 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     if w.sum() == 0:
         raise ValueError("sample_weight sums to zero")
     return w
+
+
+# The targets of ``fit``, prepared here for the trees and the ensembles alike,
+# after ``validate_fit_input`` has made ``y`` a 1-D array of the right length.
+def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted classes of classification targets and the code of every sample's class.
+
+    Rejects missing labels (NaN, None), inf and continuous targets with a
+    ValueError; returns ``np.unique(y, return_inverse=True)``.
+    """
+    from sklearn.utils.multiclass import check_classification_targets
+
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError(f"y contains {'NaN' if np.isnan(y).any() else 'inf'}")
+    if y.dtype.kind == "O" and pd.isna(y).any():
+        raise ValueError("y contains missing values (None or NaN)")
+    check_classification_targets(y)  # rejects continuous targets
+    return np.unique(y, return_inverse=True)
+
+
+def require_two_classes(n_classes: int, who: str, n_weighted: int | None = None) -> None:
+    """Refuse a classification target with fewer than 2 classes (of positive weight).
+
+    For the boosting classifiers, whose losses need two classes at least.
+    ``n_weighted``, when given, counts the classes that keep a positive
+    weight after ``sample_weight``.
+    """
+    n = n_classes if n_weighted is None else min(n_classes, int(n_weighted))
+    if n < 2:
+        weighted = " of positive weight" if n < n_classes else ""
+        raise ValueError(
+            f"y contains {n} class{'' if n == 1 else 'es'}{weighted}, while {who} needs at "
+            "least 2 classes"
+        )
+
+
+def real_targets(y: np.ndarray) -> np.ndarray:
+    """Regression targets as float64, rejecting complex, non-numeric and non-finite values."""
+    if y.dtype.kind == "c":
+        raise ValueError("y holds complex numbers; a regression model needs real targets")
+    try:
+        y = y.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"y must be numeric for a regression model: {exc}") from exc
+    if not np.isfinite(y).all():
+        raise ValueError("y contains NaN or inf")
+    return y

@@ -482,12 +482,14 @@ def test_walk_is_built_at_fit_and_rebuilt_when_members_change(monkeypatch):
     walk of their own, and every answer stays the mean of the members' own outputs."""
     built = []
 
-    class Counting(bagging_module.StackedTrees):
+    from mltrees.ensemble import _tree_average  # where bagging and forests build the walk
+
+    class Counting(_tree_average.StackedTrees):
         def __init__(self, *args, **kwargs):
             built.append(1)
             super().__init__(*args, **kwargs)
 
-    monkeypatch.setattr(bagging_module, "StackedTrees", Counting)
+    monkeypatch.setattr(_tree_average, "StackedTrees", Counting)
     X, y = load_breast_cancer(return_X_y=True)
     forest = RandomForestClassifier(n_estimators=6, max_bins=32, random_state=0).fit(X, y)
     assert len(built) == 1

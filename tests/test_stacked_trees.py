@@ -40,6 +40,7 @@ from mltrees import (
 )
 from mltrees.ensemble import _walk
 from mltrees.ensemble._common import StackedTrees, prediction_values
+from mltrees.ensemble._tree_average import node_tables, stored_codes
 from mltrees.tree._tree import CATEGORICAL_NODE, MISSING_ALL_BRANCHES
 
 
@@ -534,8 +535,8 @@ def test_forest_predicts_with_its_stored_codes(monkeypatch):
     forest = RandomForestClassifier(n_estimators=8, max_bins=24, random_state=0)
     forest.fit(X[:600], y[:600])
     trees = [member.tree_ for member in forest.estimators_]
-    stored = forest._stored_codes(trees)
-    stack = StackedTrees(trees, forest._node_tables(), **stored)
+    stored = stored_codes(forest, trees)
+    stack = StackedTrees(trees, node_tables(forest), **stored)
     assert stack.thresholds is stored["thresholds"]
     assert all(group.coded for group in stack.groups)
     for group in stack.groups:  # the stored codes, not codes rebuilt from the trees
@@ -555,7 +556,7 @@ def test_exact_mode_and_missing_routes_store_no_codes():
     X, y = make_regression(500, 4, random_state=19)
     exact = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
     assert all(member._split_codes is None for member in exact.estimators_)
-    assert exact._stored_codes([m.tree_ for m in exact.estimators_]) == {}
+    assert stored_codes(exact, [m.tree_ for m in exact.estimators_]) == {}
     # A histogram tree with learned default directions for NaN cannot walk on
     # codes (a NaN code would go left); the same tree without routes can.
     X_missing = X.copy()
@@ -586,7 +587,7 @@ def test_codes_of_foreign_or_replaced_trees_are_not_used(monkeypatch):
     assert bigger.node_count != smaller.tree_.node_count
     smaller.tree_ = bigger  # its stored codes were computed for another tree
     trees = [member.tree_ for member in mixed.estimators_]
-    stored = mixed._stored_codes(trees)
+    stored = stored_codes(mixed, trees)
     kept = [codes is not None for codes in stored["split_codes"]]
     assert kept == [False, False] + [m is not smaller for m in mixed.estimators_[2:]]
     X_test = np.vstack([X[:200], X[:200] * 10])

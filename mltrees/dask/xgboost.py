@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._validation import require_two_classes
 from mltrees.dask._data import (
     as_dask_arrays,
     dataframe_module,
@@ -36,7 +37,7 @@ from mltrees.dask._data import (
     partitions,
 )
 from mltrees.dask.allreduce import DaskRows, bin_partition, header, merged_cuts, tree_sum
-from mltrees.ensemble._common import class_codes
+from mltrees.ensemble._common import class_codes, real_targets
 from mltrees.ensemble.xgboost import (
     _XGB_PARAMS,
     XGBoostClassifier,
@@ -74,9 +75,7 @@ def _add_leaves(margin, leaf_of_rows, values):
 
 def _target_sums(part):
     _, y, w = part
-    y = np.asarray(y, dtype=np.float64)
-    if not np.isfinite(y).all():
-        raise ValueError("y contains NaN or inf")
+    y = real_targets(np.asarray(y))
     return np.array([np.dot(w, y), w.sum(), float(y.min(initial=np.inf))]), bool(np.all(w == 1.0))
 
 
@@ -481,11 +480,7 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
                 [client.submit(_class_weights, p, encode_target, K, pure=False) for p in parts],
             )
         )
-        if K < 2 or np.count_nonzero(weights) < 2:
-            raise ValueError(
-                f"y contains {min(K, int(np.count_nonzero(weights)))} class after sample_weight "
-                "trimmed classes with zero weights, while a minimum of 2 classes are required"
-            )
+        require_two_classes(K, type(self).__name__, np.count_nonzero(weights))
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
             p = float(weights[1] / weights.sum()) if self.base_score is None else self.base_score

@@ -7,8 +7,10 @@ this one:
 
 * :mod:`mltrees.ensemble._walk` -- the stacked walk that predicts with many
   trees at once (:class:`StackedTrees`);
-* :mod:`mltrees.ensemble._rows` -- rows, codes and targets
-  (:func:`node_of_codes`, :func:`prediction_values`, :func:`class_codes`, ...).
+* :mod:`mltrees.ensemble._rows` -- rows and codes
+  (:func:`node_of_codes`, :func:`prediction_values`, ...);
+* :mod:`mltrees._validation` -- the targets (:func:`class_codes`,
+  :func:`real_targets`), shared with the single trees.
 """
 
 from __future__ import annotations
@@ -20,14 +22,12 @@ import time
 import numpy as np
 
 from mltrees._progress import Progress
-from mltrees._validation import check_int
+from mltrees._validation import check_int, class_codes, real_targets
 from mltrees.ensemble._rows import (
     _split_codes,
-    class_codes,
     node_of_codes,
     prediction_values,
     raw_importances,
-    real_targets,
     select_rows,
     take_rows,
 )

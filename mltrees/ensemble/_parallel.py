@@ -1,12 +1,14 @@
-"""Threads of bagging and forests: how many, and sums that do not depend on them."""
+"""Threads of bagging and forests: how many, sums that do not depend on them, progress."""
 
 from __future__ import annotations
 
 import numbers
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from mltrees._progress import Progress
 from mltrees.tree._tree import available_cores
 
 
@@ -17,6 +19,21 @@ def _n_workers(n_jobs) -> int:
         raise ValueError(f"n_jobs must be None or a non-zero int, got {n_jobs!r}")
     cores = available_cores()
     return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+
+
+def member_progress(verbose, total: int, name: str) -> Progress:
+    """Members' progress: 1, a line every tenth of them; 2 or more, every member."""
+    every = 1 if verbose > 1 else max(1, total // 10)
+    return Progress(verbose, total, name, unit="member", every=every)
+
+
+def map_members(function, n_items: int, n_jobs) -> list:
+    """``[function(i) for i in range(n_items)]`` on ``n_jobs`` threads, results in order."""
+    workers = min(_n_workers(n_jobs), n_items)
+    if workers <= 1:
+        return [function(i) for i in range(n_items)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(function, range(n_items)))
 
 
 class _OrderedSum:

@@ -6,7 +6,8 @@
 * :func:`take_rows` and :func:`select_rows` draw the rows of a member's
   sample from codes or from ``X``.
 * :func:`prediction_values` checks and encodes prediction input the way the
-  single trees do; :func:`class_codes` and :func:`real_targets` prepare ``y``.
+  single trees do (``y`` is prepared by :func:`mltrees._validation.class_codes`
+  and :func:`mltrees._validation.real_targets`, shared with the trees).
 * :func:`raw_importances` is a tree's impurity decrease per feature, in the
   scale ensembles add up.
 """
@@ -21,11 +22,9 @@ from mltrees.tree._data import NUMERIC, all_finite, as_table, encode_features
 from mltrees.tree._tree import CATEGORICAL_NODE, Tree, category_step
 
 __all__ = [
-    "class_codes",
     "node_of_codes",
     "prediction_values",
     "raw_importances",
-    "real_targets",
     "select_rows",
     "take_rows",
 ]
@@ -132,31 +131,6 @@ def prediction_values(estimator, X, attribute: str, *, allow_missing: bool = Fal
         )
 
     return values, check
-
-
-def class_codes(y):
-    """Classes and codes of classification targets, with the trees' checks."""
-    from sklearn.utils.multiclass import check_classification_targets
-
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
-        raise ValueError(f"y contains {'NaN' if np.isnan(y).any() else 'inf'}")
-    if y.dtype.kind == "O" and pd.isna(y).any():
-        raise ValueError("y contains missing values (None or NaN)")
-    check_classification_targets(y)
-    return np.unique(y, return_inverse=True)
-
-
-def real_targets(y):
-    """Regression targets as float64, rejecting complex, non-numeric and non-finite values."""
-    if y.dtype.kind == "c":
-        raise ValueError("y holds complex numbers; a regression model needs real targets")
-    try:
-        y = y.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"y must be numeric for a regression model: {exc}") from exc
-    if not np.isfinite(y).all():
-        raise ValueError("y contains NaN or inf")
-    return y
 
 
 def select_rows(X, rows):

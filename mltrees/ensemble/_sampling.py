@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["bootstrap_counts"]
+__all__ = ["bootstrap_counts", "draw_counts", "member_counts"]
 
 
 def bootstrap_counts(rng: np.random.Generator, n_samples: int, n_draws: int) -> np.ndarray:
@@ -23,6 +23,40 @@ def bootstrap_counts(rng: np.random.Generator, n_samples: int, n_draws: int) -> 
     member's fit, and rows with count 0 are its out-of-bag rows.
     """
     return np.bincount(rng.integers(0, n_samples, n_draws), minlength=n_samples)
+
+
+def draw_counts(
+    rng: np.random.Generator, n_samples: int, n_draws: int, *, bootstrap: bool, probabilities=None
+) -> np.ndarray:
+    """Per-row counts of one member's sample.
+
+    A bootstrap (:func:`bootstrap_counts`), a subsample without replacement
+    (``bootstrap=False``), or, given ``probabilities``, a bootstrap that draws
+    rows in proportion to them (members that cannot weight rows).
+    """
+    if probabilities is not None:
+        drawn = rng.choice(n_samples, n_draws, replace=True, p=probabilities)
+        return np.bincount(drawn, minlength=n_samples)
+    if bootstrap:
+        return bootstrap_counts(rng, n_samples, n_draws)
+    counts = np.zeros(n_samples, dtype=np.intp)
+    counts[rng.choice(n_samples, n_draws, replace=False)] = 1
+    return counts
+
+
+def member_counts(seed, n_samples: int, n_draws: int, *, bootstrap: bool, probabilities=None):
+    """How often the member of ``seed`` drew each row: the first draw of its generator.
+
+    Recomputing the counts from the seed is what lets a fitted ensemble keep
+    no per-member index arrays (out-of-bag rows, ``estimators_samples_``).
+    """
+    return draw_counts(
+        np.random.default_rng(seed),
+        n_samples,
+        n_draws,
+        bootstrap=bootstrap,
+        probabilities=probabilities,
+    )
 
 
 def _seed_sequence(random_state) -> np.random.SeedSequence:

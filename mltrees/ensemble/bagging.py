@@ -15,39 +15,43 @@ estimator (k-NN, a linear model) is cloned and fitted on its resampled rows.
 Reproducibility: each member's sample and feature draws come from its own
 :class:`numpy.random.SeedSequence`, spawned from ``random_state``, so the
 fitted ensemble does not depend on ``n_jobs``.
+
+This module holds the estimators and the fit of tree members; the other
+concerns live in modules named after them:
+
+* :mod:`~mltrees.ensemble._sampling` -- bootstrap counts and member seeds;
+* :mod:`~mltrees.ensemble._parallel` -- threads, order-independent sums, progress;
+* :mod:`~mltrees.ensemble._out_of_bag` -- the out-of-bag prediction and score;
+* :mod:`~mltrees.ensemble._warm_start` -- adding members to a fitted ensemble;
+* :mod:`~mltrees.ensemble._generic_members` -- members that are not mltrees trees;
+* :mod:`~mltrees.ensemble._tree_average` -- the average of the member trees at
+  prediction (one stacked walk, or C4.5's weighted walk).
 """
 
 from __future__ import annotations
 
 import numbers
-import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
-from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import get_tags
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mltrees._progress import Progress, check_verbose
-from mltrees._validation import check_bool
-from mltrees.ensemble._common import (
-    StackedTrees,
-    _Thresholds,
-    class_codes,
-    prediction_values,
-    real_targets,
-    select_rows,
-    take_rows,
-    threads_for_rows,
-)
-from mltrees.ensemble._parallel import _n_workers, _OrderedSum
+from mltrees._progress import check_verbose
+from mltrees._validation import check_bool, check_int
+from mltrees.ensemble._common import select_rows, take_rows
+from mltrees.ensemble._generic_members import _columns, fit_generic, generic_average
+from mltrees.ensemble._out_of_bag import OutOfBag
+from mltrees.ensemble._parallel import _n_workers, map_members, member_progress
 from mltrees.ensemble._sampling import (
     _as_case_weights,
-    _member_seeds,
     bootstrap_counts,
+    draw_counts,
+    member_counts,
 )
+from mltrees.ensemble._tree_average import build_stack, tree_average, tree_output, walker_key
+from mltrees.ensemble._walk import _Thresholds
+from mltrees.ensemble._warm_start import check_same_data, continued_seeds, ensemble_to_extend
 from mltrees.tree._data import encode_features, validate_fit_input
 from mltrees.tree._split import ClassificationStatistics
 from mltrees.tree._tree import LEAF
@@ -67,33 +71,6 @@ def _subset_statistics(stats, rows: np.ndarray, weights: np.ndarray):
     return type(stats)(stats.y[rows], weights)
 
 
-def _progress(verbose, total: int, name: str) -> Progress:
-    """Members' progress: 1, a line every tenth of them; 2 or more, every member."""
-    every = 1 if verbose > 1 else max(1, total // 10)
-    return Progress(verbose, total, name, unit="member", every=every)
-
-
-def _compact(tree):
-    """Store a grown tree's integer arrays as int32 rather than int64.
-
-    A forest holds many trees; this cuts their memory by about a third.
-    """
-    for name in (
-        "feature",
-        "first_child",
-        "n_children",
-        "route_offset",
-        "n_categories",
-        "n_node_samples",
-        "depth",
-        "parent",
-    ):
-        array = getattr(tree, name)
-        if array.dtype.itemsize > 4 and (array.size == 0 or abs(array).max() < 2**31 - 1):
-            setattr(tree, name, array.astype(np.int32))
-    return tree
-
-
 class _BaseBagging(BaseEstimator):
     """Resampling, fitting and averaging shared by bagging and random forests.
 
@@ -105,13 +82,7 @@ class _BaseBagging(BaseEstimator):
 
     # ------------------------------------------------------------ parameters
     def _validate_ensemble_params(self):
-        n_estimators = self.n_estimators
-        if (
-            isinstance(n_estimators, bool)
-            or not isinstance(n_estimators, numbers.Integral)
-            or n_estimators < 1
-        ):
-            raise ValueError(f"n_estimators must be an int >= 1, got {n_estimators!r}")
+        check_int(self.n_estimators, "n_estimators")
         check_bool(self.bootstrap, "bootstrap")
         check_bool(self.oob_score, "oob_score")
         if self.oob_score and not self.bootstrap:
@@ -143,14 +114,6 @@ class _BaseBagging(BaseEstimator):
     def _draw_features(self, rng, n_features: int):
         return None
 
-    def _draw_rows(self, rng, n_samples: int, n_draws: int) -> np.ndarray:
-        """Per-row counts of one member's sample (bootstrap or subsample)."""
-        if self.bootstrap:
-            return bootstrap_counts(rng, n_samples, n_draws)
-        counts = np.zeros(n_samples, dtype=np.intp)
-        counts[rng.choice(n_samples, n_draws, replace=False)] = 1
-        return counts
-
     # ------------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):
         """Fit ``n_estimators`` members, each on its own resampled training set.
@@ -179,27 +142,13 @@ class _BaseBagging(BaseEstimator):
         X, y, weights = validate_fit_input(self, X, y, sample_weight)
         template = self._make_template(n_samples=X.shape[0])
         weights = _as_case_weights(weights)
-        previous = None
-        if self.warm_start and hasattr(self, "estimators_"):
-            n_fitted = len(self.estimators_)
-            if self.n_estimators < n_fitted:
-                raise ValueError(
-                    f"n_estimators={self.n_estimators} must be >= len(estimators_)={n_fitted} "
-                    "when warm_start=True (members are only added)"
-                )
-            if self.n_estimators == n_fitted:
-                warnings.warn(
-                    "warm_start=True without a larger n_estimators fits no new member",
-                    UserWarning,
-                    stacklevel=2,
-                )
-                return self
-            validate_data(self, X, reset=False, skip_check_array=True)  # same features
-            previous = self
+        previous, nothing_to_add = ensemble_to_extend(self, X)
+        if nothing_to_add:
+            return self
         if TreeBuilder.accepts(template):
             fitted = self._fit_binned(TreeBuilder(template), X, y, weights, previous)
         else:
-            fitted = self._fit_generic(template, X, y, weights, sample_weight is not None, previous)
+            fitted = fit_generic(self, template, X, y, weights, sample_weight is not None, previous)
         validate_data(self, X, reset=True, skip_check_array=True)
         for name, value in fitted.items():
             setattr(self, name, value)
@@ -214,40 +163,36 @@ class _BaseBagging(BaseEstimator):
             self._stack, self._stack_key = self._build_stack(), self._walker_key()
         return self
 
-    def _map(self, function, n_items: int):
-        """``[function(i) for i in range(n_items)]`` on ``n_jobs`` threads."""
-        workers = min(_n_workers(self.n_jobs), n_items)
-        if workers <= 1:
-            return [function(i) for i in range(n_items)]
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(function, range(n_items)))
-
     def _fit_binned(self, builder, X, y, weights, previous=None) -> dict:
+        """Members that are mltrees trees, grown on one binning of the data; the fitted attributes.
+
+        ``previous`` is the fitted ensemble a warm start extends (or None).
+        """
         template = builder.estimator
         # Bin once: every member reads the same integer codes.
         data = builder.training_data(X, y, weights, classifier=self._is_classifier)
         kept, X_kept, codes, specs = data.kept, data.X_kept, data.codes, data.specs
         attributes, stats = data.attributes, data.statistics
         if previous is not None:
-            previous._check_warm_start(binned=True, kept=kept, specs=specs, attributes=attributes)
+            check_same_data(previous, binned=True, kept=kept, specs=specs, attributes=attributes)
         n_samples, n_features = codes.shape
         builder.features_per_node(template.max_features, n_features)  # fail before any tree
         n_draws = self._n_draws(n_samples)
-        first = 0 if previous is None else len(previous.estimators_)
-        seeds = _member_seeds(self.random_state, first, self.n_estimators)
-        if previous is not None:
-            seeds = previous._sampling[0] + seeds
+        first, seeds = continued_seeds(self, previous)
         balanced_subsample = getattr(self, "class_weight", None) == "balanced_subsample"
-        oob = self.oob_score
-        if oob:
+        oob = None
+        if self.oob_score:
             # Out-of-bag rows are predicted from their raw values, as new data would be.
             values = encode_features(X_kept, specs)
-            width = attributes["n_classes_"] if self._is_classifier else 1
-            oob_sums = _OrderedSum(n_samples, width)
+            oob = OutOfBag(n_samples, attributes["n_classes_"] if self._is_classifier else 1)
+
+            def add_out_of_bag(i, tree, counts):
+                oob.add(i, counts, lambda out: tree_output(tree, values[out], builder.missing))
+
             for i, member in enumerate([] if previous is None else previous.estimators_):
-                out = np.flatnonzero(self._member_counts(seeds[i], n_samples, n_draws) == 0)
-                oob_sums.add(i, out, self._tree_output(member.tree_, values[out], builder.missing))
-        progress = _progress(self.verbose, self.n_estimators - first, type(self).__name__)
+                counts = member_counts(seeds[i], n_samples, n_draws, bootstrap=self.bootstrap)
+                add_out_of_bag(i, member.tree_, counts)
+        progress = member_progress(self.verbose, self.n_estimators - first, type(self).__name__)
         # In histogram mode every threshold is a bin edge: each tree's split
         # codes against the edges are stored now, and prediction walks on
         # the codes without building tables from the trees (StackedTrees).
@@ -255,7 +200,7 @@ class _BaseBagging(BaseEstimator):
 
         def build(i):
             rng = np.random.default_rng(seeds[i])
-            counts = self._draw_rows(rng, n_samples, n_draws)
+            counts = draw_counts(rng, n_samples, n_draws, bootstrap=self.bootstrap)
             features = self._draw_features(rng, n_features)
             rows = np.flatnonzero(counts)
             tree_weights = stats.w[rows] * counts[rows]
@@ -282,15 +227,16 @@ class _BaseBagging(BaseEstimator):
             if features is not None:
                 internal = tree.feature != LEAF
                 tree.feature[internal] = features[tree.feature[internal]]
-            tree = _compact(tree)
-            if oob:
-                out = np.flatnonzero(counts == 0)
-                oob_sums.add(i, out, self._tree_output(tree, values[out], builder.missing))
+            tree = tree.compact()  # int32 indices: a forest holds many trees
+            if oob is not None:
+                add_out_of_bag(i, tree, counts)
             progress.step()
             return tree, features, bins.split_codes_of(tree)
 
         with progress:
-            results = self._map(lambda j: build(first + j), self.n_estimators - first)
+            results = map_members(
+                lambda j: build(first + j), self.n_estimators - first, self.n_jobs
+            )
         members = [] if previous is None else list(previous.estimators_)
         for tree, _, split_codes in results:
             members.append(builder.fitted(tree, specs, attributes, split_codes=split_codes))
@@ -306,219 +252,23 @@ class _BaseBagging(BaseEstimator):
             _binned=True,
             _sampling=(seeds, kept, n_draws, None),
         )
-        if oob:
-            fitted.update(self._oob_attributes(oob_sums.total, oob_sums.count, y[kept], attributes))
-        return fitted
-
-    @staticmethod
-    def _tree_output(tree, values, missing: str) -> np.ndarray:
-        """A member tree's node values for ``values`` (mixed over branches with C4.5)."""
-        if missing == "c45":  # a row may end in several leaves
-            return _mixed_values(tree, tree.value, values, n_threads=1)
-        return tree.value[tree.apply(values, n_threads=1)]
-
-    def _member_counts(self, seed, n_samples: int, n_draws: int, probabilities=None):
-        """How often member ``seed`` drew each row: the first draw of its generator."""
-        return self._draw_counts(np.random.default_rng(seed), n_samples, n_draws, probabilities)
-
-    def _draw_counts(self, rng, n_samples: int, n_draws: int, probabilities=None):
-        """Draw a member's rows: counts per row (a weighted bootstrap given ``probabilities``)."""
-        if probabilities is None:
-            return self._draw_rows(rng, n_samples, n_draws)
-        drawn = rng.choice(n_samples, n_draws, replace=True, p=probabilities)
-        return np.bincount(drawn, minlength=n_samples)
-
-    def _check_warm_start(self, *, binned: bool, kept, attributes, specs=None) -> None:
-        """A warm start adds members for the data of the first fit: refuse other data.
-
-        The new members must read the same binning (the old trees' thresholds
-        and category codes refer to it), the same rows and the same classes,
-        or the out-of-bag estimate and the average would mix two problems.
-        """
-        same = binned == self._binned and np.array_equal(kept, self._sampling[1])
-        if same and binned:
-            same = len(specs) == len(self._specs) and all(
-                a.kind == b.kind
-                and a.exact == b.exact
-                and a.values.shape == b.values.shape
-                and bool((a.values == b.values).all())
-                for a, b in zip(specs, self._specs, strict=True)
-            )
-        for name, value in attributes.items():
-            same = same and np.array_equal(value, getattr(self, name))
-        if not same:
-            raise ValueError(
-                "warm_start=True adds members fitted on the data of the first fit, but X, y "
-                "or sample_weight differ from it (other rows, bins or classes); fit with "
-                "warm_start=False to start over"
-            )
-
-    def _oob_attributes(self, oob_sum, oob_count, y, attributes) -> dict:
-        """Out-of-bag prediction and score (:eq:`eq-oob-error`, chapter 9)."""
-        covered = oob_count > 0
-        if not covered.all():
-            warnings.warn(
-                f"{int((~covered).sum())} sample(s) were in the bag of every estimator and "
-                "have no out-of-bag prediction (NaN); the OOB score ignores them. "
-                "Use more estimators.",
-                UserWarning,
-                stacklevel=4,
-            )
-        with np.errstate(invalid="ignore", divide="ignore"):
-            average = oob_sum / oob_count[:, None]
-        if self._is_classifier:
-            classes = attributes["classes_"]
-            predicted = classes[np.argmax(average[covered], axis=1)]
-            score = accuracy_score(y[covered], predicted) if covered.any() else np.nan
-            return {"oob_decision_function_": average, "oob_score_": float(score)}
-        prediction = average[:, 0]
-        score = r2_score(y[covered], prediction[covered]) if covered.sum() > 1 else np.nan
-        return {"oob_prediction_": prediction, "oob_score_": float(score)}
-
-    def _fit_generic(self, template, X, y, weights, weighted: bool, previous=None) -> dict:
-        """Members that are not mltrees trees: clone and fit each on its resampled rows."""
-        if self._is_classifier:
-            classes, y_fit = class_codes(y)
-            attributes = {"classes_": classes, "n_classes_": len(classes)}
-        else:
-            y_fit = real_targets(y)
-            attributes = {}
-        supports_weight = has_fit_parameter(template, "sample_weight")
-        draw_by_weight = weighted and not supports_weight
-        if draw_by_weight and not self.bootstrap:
-            raise ValueError(
-                f"{type(template).__name__} does not accept sample_weight; with bootstrap=True "
-                "the ensemble honours the weights by drawing rows in proportion to them"
-            )
-        probabilities = weights / weights.sum() if draw_by_weight else None
-        n_samples, n_features = X.shape
-        if previous is not None:
-            previous._check_warm_start(
-                binned=False, kept=np.arange(n_samples), attributes=attributes
-            )
-        n_draws = self._n_draws(n_samples)
-        first = 0 if previous is None else len(previous.estimators_)
-        seeds = _member_seeds(self.random_state, first, self.n_estimators)
-        if previous is not None:
-            seeds = previous._sampling[0] + seeds
-        progress = _progress(self.verbose, self.n_estimators - first, type(self).__name__)
-        oob = self.oob_score
-        width = len(attributes.get("classes_", [0]))
-        oob_sums = _OrderedSum(n_samples, width) if oob else None
-
-        def out_of_bag(i, member, counts, columns):
-            out = np.flatnonzero(counts == 0)
-            X_out = _columns(select_rows(X, out), columns)
-            contribution = (
-                self._member_output(member, X_out, width) if out.size else np.zeros((0, width))
-            )
-            oob_sums.add(i, out, contribution)
-
-        if oob and previous is not None:
-            members = zip(previous.estimators_, previous.estimators_features_, strict=True)
-            for i, (member, columns) in enumerate(members):
-                counts = self._member_counts(seeds[i], n_samples, n_draws, probabilities)
-                out_of_bag(i, member, counts, columns)
-
-        def build(i):
-            rng = np.random.default_rng(seeds[i])
-            # Rows first, then features, on the member's own generator (a
-            # weighted bootstrap when the member cannot weight rows).
-            counts = self._draw_counts(rng, n_samples, n_draws, probabilities)
-            features = self._draw_features(rng, n_features)
-            columns = np.arange(n_features) if features is None else features
-            member = clone(template)
-            if supports_weight:
-                rows = np.flatnonzero(counts)
-                fit_weight = weights[rows] * counts[rows]
-            else:  # the estimator cannot weight rows: repeat them instead
-                rows = np.repeat(np.arange(n_samples), counts)
-                fit_weight = None
-            X_member = _columns(select_rows(X, rows), columns)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)  # e.g. feature-name warnings
-                if fit_weight is None:
-                    member.fit(X_member, y_fit[rows])
-                else:
-                    member.fit(X_member, y_fit[rows], sample_weight=fit_weight)
-            if oob:
-                out_of_bag(i, member, counts, columns)
-            progress.step()
-            return member, columns
-
-        with progress:
-            results = self._map(lambda j: build(first + j), self.n_estimators - first)
-        old_members = [] if previous is None else list(previous.estimators_)
-        old_features = [] if previous is None else list(previous.estimators_features_)
-        fitted = dict(attributes)
-        fitted.update(
-            estimator_=template,
-            estimators_=old_members + [m for m, _ in results],
-            estimators_features_=old_features + [c for _, c in results],
-            _binned=False,
-            _sampling=(seeds, np.arange(n_samples), n_draws, probabilities),
-        )
-        if oob:
-            fitted.update(self._oob_attributes(oob_sums.total, oob_sums.count, y, attributes))
+        if oob is not None:
+            fitted.update(oob.attributes(y[kept], attributes.get("classes_")))
         return fitted
 
     # --------------------------------------------------------------- predict
-    def _member_output(self, member, X_member, width: int) -> np.ndarray:
-        """One generic member's contribution, shape (n_rows, width): its predictions."""
-        return np.asarray(member.predict(X_member), dtype=np.float64)[:, None]
-
-    def _node_tables(self) -> list[np.ndarray]:
-        """What each node of each tree contributes to the average."""
-        return [member.tree_.value for member in self.estimators_]
-
     def _average(self, X) -> np.ndarray:
         """Mean over members of their outputs, shape (n_samples, n_columns)."""
         check_is_fitted(self, "estimators_")
-        if not self._binned:
-            X = _generic_input(self, X)
-            width = len(self.classes_) if self._is_classifier else 1
-            total = None
-            for member, columns in zip(self.estimators_, self.estimators_features_, strict=True):
-                part = self._member_output(member, _columns(X, columns), width)
-                total = part if total is None else total + part
-            return total / len(self.estimators_)
-        missing = TreeBuilder(self.estimator_).missing
-        values, check = prediction_values(self, X, "estimators_", allow_missing=missing != "error")
-        trees = [member.tree_ for member in self.estimators_]
-        if missing == "c45" and np.isnan(values).any():
-            # C4.5's method sends a row down every branch of a node whose value
-            # it misses: tree by tree, with the weighted walk (chapter 6).
-            # Rows without missing values get the same sums as the walk below.
-            tables = self._node_tables()
-            total = np.zeros((values.shape[0], tables[0].shape[1]))
-            for tree, table in zip(trees, tables, strict=True):
-                total += self._member_mix(tree, table, values, check)
-            return total / len(trees)
-        # One walk for all trees (categorical nodes included); the sum runs in
-        # member order, so the average does not depend on n_jobs.
-        stored = getattr(self, "_stack_key", None) == self._walker_key()
-        forest = self._stack if stored else None
-        if forest is None:  # members or voting changed since fit: a walk for this call
-            forest = self._build_stack(n_rows=values.shape[0])
-        n_threads = threads_for_rows(values.shape[0], _n_workers(self.n_jobs))
-        total = forest.predict(values, check, n_threads=n_threads)
-        return total / len(trees)
+        return tree_average(self, X) if self._binned else generic_average(self, X)
 
     def _walker_key(self) -> tuple:
-        """What the stored walk was built from: the member trees (by identity) and the voting."""
-        trees = tuple(_Identity(member.tree_) for member in self.estimators_)
-        return trees, getattr(self, "voting", None)
+        """What the stored walk was built from (:func:`_tree_average.walker_key`)."""
+        return walker_key(self)
 
-    def _build_stack(self, n_rows=None) -> StackedTrees:
-        """The members' trees stacked for one walk (:class:`StackedTrees`), with stored codes."""
-        trees = [member.tree_ for member in self.estimators_]
-        return StackedTrees(trees, self._node_tables(), n_rows=n_rows, **self._stored_codes(trees))
-
-    def _member_mix(self, tree, table, values, check) -> np.ndarray:
-        """A C4.5 member's contribution: its node table mixed over the row's end nodes."""
-        return _mixed_values(
-            tree, table, values, n_threads=_n_workers(self.n_jobs), check_block=check
-        )
+    def _build_stack(self, n_rows=None):
+        """The members' trees stacked for one walk (:func:`_tree_average.build_stack`)."""
+        return build_stack(self, n_rows)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -528,25 +278,6 @@ class _BaseBagging(BaseEstimator):
             return tags
         tags.input_tags.allow_nan = get_tags(template).input_tags.allow_nan
         return tags
-
-    def _stored_codes(self, trees) -> dict:
-        """The split codes stored at fit (histogram mode), as ``StackedTrees`` arguments.
-
-        A member's codes are used only while it still holds the tree and the
-        bins they were computed for: a member taken from another ensemble
-        (other bin edges) or whose tree was replaced walks on floats.
-        """
-        codes = [
-            TreeBuilder.split_codes(member)
-            if TreeBuilder.split_codes(member) is not None
-            and TreeBuilder.specs(member) is self._specs
-            and TreeBuilder.split_codes(member).shape == (tree.node_count,)
-            else None
-            for member, tree in zip(self.estimators_, trees, strict=True)
-        ]
-        if all(c is None for c in codes):
-            return {}
-        return {"thresholds": _Thresholds.of_bins(self._specs), "split_codes": codes}
 
     @property
     def estimators_samples_(self) -> list[np.ndarray]:
@@ -559,7 +290,12 @@ class _BaseBagging(BaseEstimator):
         check_is_fitted(self, "estimators_")
         seeds, kept, n_draws, probabilities = self._sampling
         return [
-            np.repeat(kept, self._member_counts(seed, kept.size, n_draws, probabilities))
+            np.repeat(
+                kept,
+                member_counts(
+                    seed, kept.size, n_draws, bootstrap=self.bootstrap, probabilities=probabilities
+                ),
+            )
             for seed in seeds
         ]
 
@@ -587,76 +323,8 @@ class _BaseBagging(BaseEstimator):
         return mean / mean.sum()
 
 
-class _Identity:
-    """Compares as equal only to a wrapper of the very same object (``is``, not ``==``)."""
-
-    __slots__ = ("item",)
-
-    def __init__(self, item):
-        self.item = item
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, _Identity) and other.item is self.item
-
-    def __hash__(self) -> int:
-        return id(self.item)
-
-
-def _mixed_values(tree, table, values, *, n_threads=None, check_block=None) -> np.ndarray:
-    """Per row, ``table`` mixed over the row's end nodes with their weights (:eq:`eq-c45-predict`).
-
-    A row that meets no missing value ends in one node with weight 1 and
-    gets that node's row of ``table`` exactly.
-    """
-    sample, node, weight = tree.apply_weighted(values, n_threads=n_threads, check_block=check_block)
-    n_rows = values.shape[0]
-    out = np.empty((n_rows, table.shape[1]))
-    for k in range(table.shape[1]):
-        out[:, k] = np.bincount(sample, weights=weight * table[node, k], minlength=n_rows)
-    return out
-
-
-def _columns(X, columns):
-    if isinstance(X, pd.DataFrame):
-        return X.iloc[:, columns]
-    return X[:, columns]
-
-
-def _generic_input(estimator, X):
-    from mltrees.tree._data import as_table
-
-    X = as_table(X)
-    validate_data(estimator, X, reset=False, skip_check_array=True)
-    return X
-
-
 class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
     _is_classifier = True
-
-    def _member_output(self, member, X_member, width: int) -> np.ndarray:
-        """Class probabilities (or one-hot votes) of a member fitted on class codes."""
-        out = np.zeros((X_member.shape[0], width))
-        if getattr(self, "voting", "soft") == "hard" or not hasattr(member, "predict_proba"):
-            predicted = np.asarray(member.predict(X_member)).astype(np.intp)
-            out[np.arange(out.shape[0]), predicted] = 1.0
-        else:
-            # A member that never saw a class still yields a full-width vector.
-            out[:, np.asarray(member.classes_, dtype=np.intp)] = member.predict_proba(X_member)
-        return out
-
-    def _member_mix(self, tree, table, values, check) -> np.ndarray:
-        if getattr(self, "voting", "soft") != "hard":
-            return super()._member_mix(tree, table, values, check)
-        # A hard vote goes to the class of the member's own (mixed) prediction.
-        mixed = super()._member_mix(tree, tree.value, values, check)
-        return np.eye(len(self.classes_))[np.argmax(mixed, axis=1)]
-
-    def _node_tables(self) -> list[np.ndarray]:
-        tables = [member.tree_.value for member in self.estimators_]
-        if getattr(self, "voting", "soft") != "hard":
-            return tables
-        eye = np.eye(len(self.classes_))
-        return [eye[np.argmax(table, axis=1)] for table in tables]
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities averaged over the members (:eq:`eq-bagging-vote`, chapter 9).

@@ -37,6 +37,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress, check_verbose
+from mltrees._validation import require_two_classes
 from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
@@ -702,11 +703,7 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         self.classes_, codes = class_codes(y)
         K = len(self.classes_)
-        if K < 2:
-            raise ValueError(
-                "y contains 1 class while a minimum of 2 classes are required for "
-                f"{type(self).__name__}"
-            )
+        require_two_classes(K, type(self).__name__)
         objective = "Logloss" if K == 2 else "MultiClass"
         return self._fit(X, codes.astype(np.float64), sample_weight, objective, 1 if K == 2 else K)
 

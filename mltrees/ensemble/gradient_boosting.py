@@ -30,6 +30,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress, check_verbose
+from mltrees._validation import require_two_classes
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -578,12 +579,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self._validate_params()
         X, y, weights = validate_fit_input(self, X, y, sample_weight)
         classes, codes = class_codes(y)
-        present = np.unique(codes[weights > 0])
-        if classes.size < 2 or present.size < 2:
-            raise ValueError(
-                f"y has {min(classes.size, present.size)} class(es) with positive weight; "
-                "gradient boosting needs at least 2"
-            )
+        require_two_classes(classes.size, type(self).__name__, np.unique(codes[weights > 0]).size)
         loss = get_loss(self.loss, n_classes=classes.size)
         n_outputs = 1 if classes.size == 2 else classes.size
         state = self._fit_boosting(X, codes, weights, loss, n_outputs, codes)

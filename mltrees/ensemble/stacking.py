@@ -43,14 +43,13 @@ from sklearn.base import (
 )
 from sklearn.linear_model import LogisticRegression, RidgeCV
 from sklearn.model_selection import check_cv, train_test_split
-from sklearn.preprocessing import LabelEncoder
 from sklearn.utils import Bunch, _safe_indexing
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress, check_verbose
-from mltrees._validation import check_bool, check_sample_weight
+from mltrees._validation import check_bool, check_sample_weight, class_codes, real_targets
+from mltrees.tree._data import check_target
 
 __all__ = [
     "BlendingClassifier",
@@ -246,31 +245,17 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
     def _prepare(self, X, y, sample_weight):
         names, members = self._check_estimators()
         final = self._check_common()
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None"
-            )
         X = self._check_X(X, reset=True)
         n = X.shape[0]
-        y = column_or_1d(y, warn=True)
+        y = check_target(self, y, n, stacklevel=4)  # the user's fit, through fit and _prepare
         if is_classifier(self):
-            check_classification_targets(y)
-            encoder = LabelEncoder().fit(y)
-            self.classes_ = encoder.classes_
-            y_fit = encoder.transform(y)
+            self.classes_, y_fit = class_codes(y)
             if len(self.classes_) < 2:
                 raise ValueError(
                     f"y has one class ({self.classes_[0]!r}); a classifier needs two or more"
                 )
         else:
-            try:
-                y_fit = np.asarray(y, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"y must hold real numbers: {exc}") from exc
-            if not np.isfinite(y_fit).all():
-                raise ValueError("y contains NaN or inf")
-        if y_fit.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {y_fit.shape[0]}")
+            y_fit = real_targets(y)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, n)
         methods = self._resolve_methods(names, members)

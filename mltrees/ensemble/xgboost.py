@@ -34,12 +34,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress
+from mltrees._validation import require_two_classes
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
     check_positive_int,
     class_codes,
     raw_importances,
+    real_targets,
     watch_round,
 )
 from mltrees.hist.binning import BinnedData
@@ -530,10 +532,8 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         if self.objective not in self._objectives:
             raise ValueError(f"objective must be one of {self._objectives}, got {self.objective!r}")
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
-        y = np.asarray(y, dtype=np.float64)
-        if not np.isfinite(y).all():
-            raise ValueError("y contains NaN or inf")
-        weight = np.ones(len(y)) if sample_weight is None else sample_weight
+        y = real_targets(y)
+        weight = sample_weight  # validate_fit_input gives ones when none was passed
         if self.objective == "count:poisson":
             if (y < 0).any():
                 raise ValueError("y must be >= 0 for objective='count:poisson'")
@@ -645,13 +645,8 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         self.classes_, codes = class_codes(np.asarray(y))
         K = len(self.classes_)
-        weight = np.ones(len(codes)) if sample_weight is None else sample_weight
-        present = np.unique(codes[weight > 0]).size
-        if K < 2 or present < 2:
-            raise ValueError(
-                f"y contains {min(K, present)} class after sample_weight trimmed classes with "
-                "zero weights, while a minimum of 2 classes are required"
-            )
+        weight = sample_weight  # validate_fit_input gives ones when none was passed
+        require_two_classes(K, type(self).__name__, np.unique(codes[weight > 0]).size)
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
             p = (

@@ -177,6 +177,7 @@ def _register_trees():
 # ------------------------------------------------------ bagging, random forests
 def _register_bagging():
     from mltrees.ensemble._common import prediction_values
+    from mltrees.ensemble._tree_average import node_tables
     from mltrees.ensemble.bagging import _ClassifierEnsemble, _RegressorEnsemble
     from mltrees.tree.builder import TreeBuilder
 
@@ -206,7 +207,7 @@ def _register_bagging():
         K = len(model.classes_)
         return TreeModelView(
             trees=trees,
-            tables=[table / M for table in model._node_tables()],
+            tables=[table / M for table in node_tables(model)],
             columns=[np.arange(K)] * M,
             n_outputs=K,
             base=np.zeros(K),
@@ -222,7 +223,7 @@ def _register_bagging():
         trees, M, encode = common(model)
         return TreeModelView(
             trees=trees,
-            tables=[table[:, :1] / M for table in model._node_tables()],
+            tables=[table[:, :1] / M for table in node_tables(model)],
             columns=[np.zeros(1, dtype=np.intp)] * M,
             n_outputs=1,
             base=np.zeros(1),

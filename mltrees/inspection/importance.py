@@ -32,12 +32,13 @@ KINDS = ("split", "gain", "total_gain", "cover", "total_cover")
 
 
 def node_gains(tree) -> np.ndarray:
-    """Gain of every node, :eq:`eq-importance-gain`: ``W_t i_t - sum_c W_c i_c`` (0 at leaves)."""
-    weighted = tree.weighted_n_node_samples * tree.impurity
-    children = np.zeros(tree.node_count)
-    child = np.flatnonzero(tree.parent >= 0)
-    np.add.at(children, tree.parent[child], weighted[child])
-    return np.where(tree.is_leaf, 0.0, weighted - children)
+    """Gain of every node, :eq:`eq-importance-gain`: ``W_t i_t - sum_c W_c i_c`` (0 at leaves).
+
+    ``tree`` is a flat-array :class:`~mltrees.tree._tree.Tree`; the same gains
+    make the estimators' ``feature_importances_``
+    (:meth:`~mltrees.tree._tree.Tree.node_gains`).
+    """
+    return tree.node_gains()
 
 
 def importance(model, kind: str = "gain", *, normalize: bool = False) -> np.ndarray:

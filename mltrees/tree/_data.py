@@ -401,10 +401,6 @@ def validate_fit_input(estimator, X, y, sample_weight, *, stacklevel: int = 3):
     Returns the input table, ``y`` as a 1-D array and the sample weights.
     ``stacklevel`` points the column-vector warning at the user's ``fit`` call.
     """
-    import warnings
-
-    from sklearn.exceptions import DataConversionWarning
-
     X = as_table(X)
     n_samples, n_features = X.shape
     if n_samples == 0:
@@ -415,6 +411,23 @@ def validate_fit_input(estimator, X, y, sample_weight, *, stacklevel: int = 3):
         raise ValueError(
             f"X is empty: 0 feature(s) (shape={X.shape}) while a minimum of 1 is required."
         )
+    y = check_target(estimator, y, n_samples, stacklevel=stacklevel + 1)
+    weights = check_sample_weight(sample_weight, n_samples)
+    return X, y, weights
+
+
+def check_target(estimator, y, n_samples: int, *, stacklevel: int = 3) -> np.ndarray:
+    """The target of ``fit`` as a 1-D array of ``n_samples`` entries (its values unchecked).
+
+    A column vector is accepted with a ``DataConversionWarning`` (as in
+    scikit-learn), ``stacklevel`` pointing it at the user's ``fit`` call. The
+    values are checked by :func:`mltrees._validation.class_codes` or
+    :func:`mltrees._validation.real_targets`.
+    """
+    import warnings
+
+    from sklearn.exceptions import DataConversionWarning
+
     if y is None:
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is None"
@@ -432,8 +445,7 @@ def validate_fit_input(estimator, X, y, sample_weight, *, stacklevel: int = 3):
         raise ValueError(f"y must be 1-dimensional, got shape {y.shape}")
     if y.shape[0] != n_samples:
         raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
-    weights = check_sample_weight(sample_weight, n_samples)
-    return X, y, weights
+    return y
 
 
 @dataclass

@@ -301,11 +301,25 @@ class Tree:
                 walk(start)
         return nodes
 
+    def node_gains(self) -> np.ndarray:
+        """Weighted impurity decrease of every node, ``W_t i_t - sum_c W_c i_c`` (0 at leaves).
+
+        The one computation behind every importance: the mean decrease in
+        impurity (:meth:`compute_feature_importances`, :eq:`eq-mdi`) and the
+        gains of :func:`mltrees.inspection.importance` (:eq:`eq-importance-gain`).
+        """
+        weighted = self.weighted_n_node_samples * self.impurity
+        children = np.zeros(self.node_count)
+        child = np.flatnonzero(self.parent >= 0)
+        np.add.at(children, self.parent[child], weighted[child])
+        return np.where(self.is_leaf, 0.0, weighted - children)
+
     def compute_feature_importances(self, n_features: int, normalize: bool = True) -> np.ndarray:
         """Mean decrease in impurity per feature, normalised to sum to 1.
 
-        Each internal node adds ``W_t * impurity_t - sum_c W_c * impurity_c``
-        (weights ``W`` of the node and its children) to its feature. With
+        Each internal node adds its gain :meth:`node_gains`,
+        ``W_t * impurity_t - sum_c W_c * impurity_c`` (weights ``W`` of the
+        node and its children), to its feature. With
         ``normalize=False`` the sums are returned as they are, in units of
         weight times impurity (ensembles weigh their trees with them).
         """
@@ -313,16 +327,35 @@ class Tree:
         internal = np.flatnonzero(~self.is_leaf)
         if internal.size == 0:
             return importances
-        weighted = self.weighted_n_node_samples * self.impurity
-        children_sum = np.zeros(self.node_count)
-        child_ids = np.flatnonzero(self.parent >= 0)
-        np.add.at(children_sum, self.parent[child_ids], weighted[child_ids])
-        decrease = weighted[internal] - children_sum[internal]
-        np.add.at(importances, self.feature[internal], decrease)
+        np.add.at(importances, self.feature[internal], self.node_gains()[internal])
         if not normalize:
             return importances
         total = importances.sum()
         return importances / total if total > 0 else importances
+
+    # Index fields that fit in int32 for any tree an ensemble grows.
+    _COMPACT_FIELDS: ClassVar[tuple] = (
+        "feature",
+        "first_child",
+        "n_children",
+        "route_offset",
+        "n_categories",
+        "n_node_samples",
+        "depth",
+        "parent",
+    )
+
+    def compact(self) -> Tree:
+        """Store the integer arrays as int32 rather than int64, in place; returns the tree.
+
+        A forest holds many trees; this cuts their memory by about a third.
+        A field whose values do not fit in int32 keeps its type.
+        """
+        for name in self._COMPACT_FIELDS:
+            array = getattr(self, name)
+            if array.dtype.itemsize > 4 and (array.size == 0 or abs(array).max() < 2**31 - 1):
+                setattr(self, name, array.astype(np.int32))
+        return self
 
     def collapse(self, make_leaf) -> Tree:
         """A new tree in which the given internal nodes become leaves (pruning).

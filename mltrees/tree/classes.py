@@ -17,10 +17,9 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mltrees._validation import check_int
+from mltrees._validation import check_int, class_codes, real_targets
 from mltrees.tree._data import (
     CATEGORICAL,
     NUMERIC,
@@ -435,12 +434,7 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
         return self._fit(X, y, sample_weight, self._prepare_classes)
 
     def _prepare_classes(self, y, weights):
-        if y.dtype.kind == "f" and not np.isfinite(y).all():
-            raise ValueError(f"y contains {'NaN' if np.isnan(y).any() else 'inf'}")
-        if y.dtype.kind == "O" and pd.isna(y).any():
-            raise ValueError("y contains missing values (None or NaN)")
-        check_classification_targets(y)  # rejects inf and continuous targets
-        classes, y_codes = np.unique(y, return_inverse=True)
+        classes, y_codes = class_codes(y)
         weights = weights * self._class_weights(y_codes, classes)
         attributes = {"classes_": classes, "n_classes_": len(classes), "n_outputs_": 1}
 
@@ -509,15 +503,7 @@ class _TreeRegressor(RegressorMixin, _BaseTree):
         return self._fit(X, y, sample_weight, self._prepare_targets)
 
     def _prepare_targets(self, y, weights):
-        if y.dtype.kind == "c":
-            raise ValueError("y holds complex numbers; a regression tree needs real targets")
-        try:
-            y = y.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"y must be numeric for a regression tree: {exc}") from exc
-        if not np.isfinite(y).all():
-            raise ValueError("y contains NaN or inf")
-
+        y = real_targets(y)
         statistics = (
             AbsoluteErrorStatistics if self.criterion == "absolute_error" else RegressionStatistics
         )

@@ -24,10 +24,16 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mltrees._validation import check_bool, check_int
+from mltrees._validation import (
+    check_bool,
+    check_int,
+    check_sample_weight,
+    class_codes,
+    real_targets,
+)
+from mltrees.tree._data import check_target
 from mltrees.tree._tree import LEAF, NUMERIC_NODE, Tree
 from mltrees.tree.pruning import prune_cost_complexity
 
@@ -432,10 +438,9 @@ class _BaseObliqueTree(BaseEstimator):
         check_bool(self.standardize, "standardize")
 
     def _validate_X_y(self, X, y, sample_weight):
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=not self._classifier)
-        weights = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        if not weights.sum() > 0:
-            raise ValueError("sample_weight sums to zero; at least one positive weight is needed")
+        X = validate_data(self, X, dtype=np.float64)
+        y = check_target(self, y, X.shape[0], stacklevel=4)  # the user's fit, through fit
+        weights = check_sample_weight(sample_weight, X.shape[0])
         return X, y, weights
 
     _classifier = False
@@ -670,8 +675,7 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         """Grow the tree on numeric ``X`` and class labels ``y``; returns self."""
         self._validate_params()
         X, y, weights = self._validate_X_y(X, y, sample_weight)
-        check_classification_targets(y)
-        classes, codes = np.unique(y, return_inverse=True)
+        classes, codes = class_codes(y)
         stats = np.zeros((X.shape[0], classes.size + 1))
         stats[np.arange(X.shape[0]), codes] = weights
         stats[:, -1] = 1.0
@@ -773,6 +777,7 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         """Grow the tree on numeric ``X`` and targets ``y``; returns self."""
         self._validate_params()
         X, y, weights = self._validate_X_y(X, y, sample_weight)
+        y = real_targets(y)
         keep = weights > 0
         X, y, weights = X[keep], y[keep], weights[keep]
         # Centred targets keep Σwy² - (Σwy)²/Σw accurate.
