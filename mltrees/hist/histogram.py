@@ -22,7 +22,8 @@ __all__ = ["build_histograms", "leaf_histogram", "subtract"]
 
 
 GROUPS_PER_PASS = 16  # above this many groups, one keyed pass per feature beats slices
-SMALL_NODE = 1 << 14  # rows x features up to which one bincount covers all features
+SMALL_NODE = 1 << 15  # rows x features up to which one bincount covers all features
+SMALL_ROWS = 1024  # or rows: with many features, per-feature calls cost more than the rows
 THREADED_NODE = 1 << 17  # rows x features from which the features are split over threads
 
 
@@ -122,7 +123,8 @@ def leaf_histogram(
     Every entry is summed in the order of ``rows``, whatever the path below,
     so the result does not depend on how the work is cut:
 
-    * a small node (``rows.size * features.size <= SMALL_NODE``) is one
+    * a small node (``rows.size * features.size <= SMALL_NODE``, or at most
+      ``SMALL_ROWS`` rows) is one
       ``bincount`` per statistic over the keys ``feature offset + code`` of
       all its features at once, read row by row from ``row_major``: a bin
       only receives its own feature's rows, in row order;
@@ -161,7 +163,7 @@ def leaf_histogram(
     weights = list(statistics) if rows is None else [w[rows] for w in statistics]
     n_rows = codes.shape[1] if rows is None else rows.size
     size = n_rows * features.size
-    if row_major is not None and rows is not None and size <= SMALL_NODE:
+    if row_major is not None and rows is not None and (size <= SMALL_NODE or n_rows <= SMALL_ROWS):
         block = row_major.take(rows, axis=0)
         if features.size < n_features:
             block = block[:, features]

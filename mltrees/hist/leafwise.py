@@ -180,8 +180,28 @@ class LeafwiseGrower:
                 slots = source[f] >= 0
                 inverse[source[f][slots]] = np.flatnonzero(slots)
                 seen[f] = inverse[codes[bundle_of[f]]]
+        # The unbundling map as flat lists: slot i of the features' histograms,
+        # (slot_feature[i], slot_bin[i]), reads bundle bin slot_from[i]; the
+        # slots of each merged feature, in bin order, are a column of
+        # merged_slots (padded with the index of an extra zero).
+        stride = bundled_stride(offsets)
+        slot_feature, slot_bin = np.nonzero(source >= 0)
+        slot_from = bundle_of[slot_feature] * stride + source[slot_feature, slot_bin]
+        fix = np.flatnonzero(merged)
+        n_slots = np.bincount(slot_feature, minlength=data.n_features)
+        first = np.cumsum(n_slots) - n_slots
+        column = np.full(data.n_features, -1, dtype=np.intp)
+        column[fix] = np.arange(fix.size)
+        rank = np.arange(slot_feature.size) - first[slot_feature]
+        mine = column[slot_feature] >= 0
+        merged_slots = np.full((int(n_slots[fix].max(initial=0)), fix.size), slot_feature.size)
+        merged_slots[rank[mine], column[slot_feature[mine]]] = np.flatnonzero(mine)
         self._bundles = {
             "seen": seen,
+            "slot_feature": slot_feature,
+            "slot_bin": slot_bin,
+            "slot_from": slot_from,
+            "merged_slots": merged_slots,
             "codes": codes,
             "bundles": bundles,
             "default": default,
@@ -269,13 +289,17 @@ class LeafwiseGrower:
         # node's total minus its other bins. Every row falls in one bin of
         # every bundle, so any built bundle sums to the node's total.
         totals = built[columns[0]].sum(axis=0)
-        source = b["source"]
-        hist = np.where(
-            (source >= 0)[:, :, None], built[b["bundle_of"][:, None], np.maximum(source, 0)], 0.0
-        )
+        by_bundle = built.transpose(2, 0, 1).reshape(2, -1)
+        values = np.zeros((2, b["slot_from"].size + 1))
+        values[:, :-1] = by_bundle[:, b["slot_from"]]
+        hist = np.zeros((self.data.n_features, 2, self.data.stride))
+        hist[b["slot_feature"], :, b["slot_bin"]] = values[:, :-1].T
+        # Summed over each merged feature's slots in bin order, one slot
+        # after the other (the reduction runs along the outer axis).
+        others = values[:, b["merged_slots"]].sum(axis=1)
         fix = b["merged"]
-        hist[fix, b["default"][fix]] = totals - hist[fix].sum(axis=1)
-        return np.ascontiguousarray(hist.transpose(0, 2, 1))
+        hist[fix, :, b["default"][fix]] = totals - others.T
+        return hist
 
     def grow(
         self,
@@ -476,9 +500,11 @@ class LeafwiseGrower:
                 continue
             n_bins = data.n_bins[columns]
             width = int(n_bins.max())
-            sub = hist if columns.size == data.n_features else hist[:, columns]
-            if width + 1 < data.stride:
-                sub = np.concatenate([sub[..., :width], sub[..., -1:]], axis=3)
+            sub = hist
+            if width + 1 < data.stride:  # the value bins, then the missing bin
+                sub = sub[..., np.r_[0:width, data.stride - 1]]
+            if columns.size < data.n_features:
+                sub = sub[:, columns]
             found = find_leaf_splits(
                 sub.transpose(0, 1, 3, 2),
                 totals,
