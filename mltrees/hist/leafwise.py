@@ -141,6 +141,8 @@ class LeafwiseGrower:
         # then reads each row's codes together (leaf_histogram).
         codes = self.data.codes if self._bundles is None else self._bundles["codes"]
         self._row_major = np.ascontiguousarray(codes.T)
+        self._n_bins = self.data.n_bins
+        self._all_wide = bool(self._n_bins.min(initial=NARROW_BINS + 1) > NARROW_BINS)
 
     def _bundle(self):
         """Exclusive feature bundling: histograms on fewer columns, read back per feature.
@@ -477,6 +479,25 @@ class LeafwiseGrower:
         data = self.data
         n_leaves = hist.shape[0]
         usable = mask.any(axis=0)
+        columns = np.flatnonzero(usable)
+        if self.categorical is None and allowed and columns.size and self._all_wide:
+            # One scan of numeric features (most data): its result as it is.
+            found = self._scan_numeric(hist, totals, counts, mask, columns)
+            feature = columns[found.feature]
+            splittable = found.splittable
+            if columns.size < data.n_features:
+                splittable = np.zeros((n_leaves, data.n_features), dtype=bool)
+                splittable[:, columns] = found.splittable
+            return LeafSplits(
+                gain=found.gain,
+                feature=np.where(np.isfinite(found.gain), feature, data.n_features),
+                split_bin=found.split_bin,
+                default_left=found.default_left,
+                left=found.left,
+                right=found.right,
+                splittable=splittable,
+                child_l2=np.full(n_leaves, self.params.reg_lambda),
+            )
         categorical = (
             np.zeros(data.n_features, dtype=bool) if self.categorical is None else self.categorical
         )
@@ -494,27 +515,11 @@ class LeafwiseGrower:
         numeric = np.flatnonzero(usable & ~categorical)
         # Features of few bins (one-hot columns, flags) are scanned apart from
         # the wide ones, so that they do not pay for 255 cuts each.
-        narrow = data.n_bins[numeric] <= NARROW_BINS
+        narrow = self._n_bins[numeric] <= NARROW_BINS
         for columns in (numeric[narrow], numeric[~narrow]):
             if not columns.size:
                 continue
-            n_bins = data.n_bins[columns]
-            width = int(n_bins.max())
-            sub = hist
-            if width + 1 < data.stride:  # the value bins, then the missing bin
-                sub = sub[..., np.r_[0:width, data.stride - 1]]
-            if columns.size < data.n_features:
-                sub = sub[:, columns]
-            found = find_leaf_splits(
-                sub.transpose(0, 1, 3, 2),
-                totals,
-                counts,
-                n_bins,
-                self.has_missing[columns],
-                self.params,
-                mask[:, columns],
-                None if self.most_frequent_bin is None else self.most_frequent_bin[columns] == 0,
-            )
+            found = self._scan_numeric(hist, totals, counts, mask, columns)
             feature = columns[found.feature]
             take = np.isfinite(found.gain) & (
                 (found.gain > best.gain) | ((found.gain == best.gain) & (feature < best.feature))
@@ -528,7 +533,7 @@ class LeafwiseGrower:
             best.splittable[:, columns] = found.splittable
         columns = np.flatnonzero(usable & categorical)
         if columns.size:
-            n_bins = data.n_bins[columns]
+            n_bins = self._n_bins[columns]
             width = int(n_bins.max())
             found = find_categorical_splits(
                 hist[:, columns, :, :width].transpose(0, 1, 3, 2),
@@ -565,6 +570,27 @@ class LeafwiseGrower:
         if not allowed:
             best.gain[:] = -np.inf
         return best
+
+    def _scan_numeric(self, hist, totals, counts, mask, columns):
+        """:func:`find_leaf_splits` on the numeric features ``columns``, cut to their bins."""
+        data = self.data
+        n_bins = self._n_bins[columns]
+        width = int(n_bins.max())
+        sub = hist
+        if width + 1 < data.stride:  # the value bins, then the missing bin
+            sub = sub[..., np.r_[0:width, data.stride - 1]]
+        if columns.size < data.n_features:
+            sub = sub[:, columns]
+        return find_leaf_splits(
+            sub.transpose(0, 1, 3, 2),
+            totals,
+            counts,
+            n_bins,
+            self.has_missing[columns],
+            self.params,
+            mask[:, columns],
+            None if self.most_frequent_bin is None else self.most_frequent_bin[columns] == 0,
+        )
 
     def _assemble(self, nodes, order, start, count, node_of, rows) -> GrownTree:
         data = self.data

@@ -153,18 +153,24 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
     ok &= right_H >= mcw
     ok &= left_H >= mcw
     # Cut t exists for t <= n_bins - 2, i.e. prefix k >= width - n_bins.
-    ok &= np.arange(k_max)[None, None, :] >= (width - n_bins)[None, :, None]
-    ok &= allowed[:, :, None]
+    if (n_bins < width).any():
+        ok &= np.arange(k_max)[None, None, :] >= (width - n_bins)[None, :, None]
+    if not allowed.all():
+        ok &= allowed[:, :, None]
     lam = params.reg_lambda
     with np.errstate(divide="ignore", invalid="ignore"):  # empty sides are masked by ok
         gain = left_G * left_G
-        gain /= left_H + lam
         right = right_G * right_G
-        right /= right_H + lam
+        if lam != 0.0:
+            gain /= left_H + lam
+            right /= right_H + lam
+        else:  # x + 0.0 is x (the sums are positive): no pass needed
+            gain /= left_H
+            right /= right_H
         gain += right
         parent = sum_G * sum_G / (sum_H + lam)
     ok &= gain > parent + params.min_split_gain
-    gain[~ok] = -np.inf
+    np.copyto(gain, -np.inf, where=~ok)
     flat = gain.reshape(n_leaves, -1)
     best = np.argmax(flat, axis=1)  # lower feature first, then the largest threshold
     leaf = np.arange(n_leaves)
