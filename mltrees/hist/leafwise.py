@@ -252,13 +252,13 @@ class LeafwiseGrower:
         if fixed is not None and fixed.size:
             # LightGBM's FixHistogram: the most frequent bin is the total minus
             # the other bins, subtracted one by one in bin order.
+            # (subtract.reduce runs one subtraction after the other, in order)
             bins = self.most_frequent_bin[fixed]
-            others = hist[fixed]
-            others[np.arange(fixed.size), :, bins] = 0.0
-            steps = np.concatenate(
-                [np.broadcast_to(totals[:, None], (fixed.size, totals.size, 1)), -others], axis=2
-            )
-            hist[fixed, :, bins] = np.cumsum(steps, axis=2)[:, :, -1]
+            steps = np.empty((fixed.size, hist.shape[1], hist.shape[2] + 1))
+            steps[:, :, 0] = totals
+            steps[:, :, 1:] = hist if fixed.size == hist.shape[0] else hist[fixed]
+            steps[np.arange(fixed.size), :, bins + 1] = 0.0  # x - 0.0 is x
+            hist[fixed, :, bins] = np.subtract.reduce(steps, axis=2)
         return hist
 
     def _build(self, rows, statistics, features):
