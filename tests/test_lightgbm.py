@@ -620,3 +620,37 @@ def test_verbose_prints_the_watched_metric_every_verbose_rounds(capsys):
     assert f"valid_0: {history[2]:.6g}" in lines[0]
     LightGBMClassifier(n_estimators=3).fit(X, y)  # silent by default
     assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize("n_rows", [None, 12, 300, 34_000])
+def test_leaf_histogram_sums_every_bin_in_row_order_on_every_path(n_rows):
+    """All-rows, one-bincount (small node), gathered and threaded histograms: one result.
+
+    Each path must sum a bin's rows in row order, so its entries equal a
+    plain per-feature ``bincount`` bit for bit (equal trees need equal sums).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mltrees.hist.histogram import leaf_histogram
+
+    rng = np.random.default_rng(3)
+    n, stride = 40_000, 9
+    codes = rng.integers(0, stride, size=(6, n)).astype(np.uint8)
+    g = rng.normal(size=n) * 10.0 ** rng.integers(-6, 6, size=n)  # rounding shows any reorder
+    h = rng.uniform(0.0, 1.0, n)
+    rows = None if n_rows is None else np.sort(rng.choice(n, n_rows, replace=False))
+    features = np.array([0, 2, 3, 5])
+    taken = codes if rows is None else codes[:, rows]
+    expected = np.zeros((6, stride, 2))
+    for j in features:
+        for s, w in enumerate((g, h)):
+            expected[j, :, s] = np.bincount(
+                taken[j], weights=w if rows is None else w[rows], minlength=stride
+            )
+    row_major = np.ascontiguousarray(codes.T)
+    with ThreadPoolExecutor(2) as executor:
+        for extra in ({}, {"row_major": row_major}, {"row_major": row_major, "n_tasks": 2}):
+            tasks = extra.get("n_tasks", 1)
+            extra = {k: v for k, v in extra.items() if k != "n_tasks"}
+            got = leaf_histogram(codes, stride, rows, (g, h), features, executor, tasks, **extra)
+            np.testing.assert_array_equal(got, expected)

@@ -22,6 +22,9 @@ __all__ = ["build_histograms", "leaf_histogram", "subtract"]
 
 
 GROUPS_PER_PASS = 16  # above this many groups, one keyed pass per feature beats slices
+SMALL_NODE = 1 << 15  # rows x features up to which one bincount covers all features
+SMALL_ROWS = 1024  # or rows: with many features, per-feature calls cost more than the rows
+THREADED_NODE = 1 << 17  # rows x features from which the features are split over threads
 
 
 def build_histograms(
@@ -108,39 +111,96 @@ def build_histograms(
 def leaf_histogram(
     codes: np.ndarray,
     stride: int,
-    rows: np.ndarray,
+    rows: np.ndarray | None,
     statistics: tuple[np.ndarray, ...],
     features: np.ndarray,
     executor: ThreadPoolExecutor | None = None,
     n_tasks: int = 1,
+    row_major: np.ndarray | None = None,
 ) -> np.ndarray:
     """(Σg, Σh) per (feature, bin) of one node's ``rows``: the leaf-wise grower's histogram.
 
-    One node at a time, so the work is split into ``n_tasks`` blocks of
-    features (one per thread) rather than one task per feature. A
-    feature's codes are gathered and widened to ``intp`` once for all its
-    ``bincount`` calls, which would otherwise each widen them again.
+    Every entry is summed in the order of ``rows``, whatever the path below,
+    so the result does not depend on how the work is cut:
+
+    * a small node (``rows.size * features.size <= SMALL_NODE``, or at most
+      ``SMALL_ROWS`` rows) is one
+      ``bincount`` per statistic over the keys ``feature offset + code`` of
+      all its features at once, read row by row from ``row_major``: a bin
+      only receives its own feature's rows, in row order;
+    * a larger one is a ``bincount`` per feature and statistic, the features
+      split into ``n_tasks`` blocks (one per thread). Its rows are gathered
+      once from ``row_major`` (a row's codes of all features sit together,
+      where ``codes[j].take(rows)`` reads one scattered byte per feature),
+      and not at all when ``rows`` is None (all rows, in order).
+
+    Parameters
+    ----------
+    codes : ndarray of uint8 or uint16, shape (n_features, n_rows)
+        Feature-major bin codes.
+    stride : int
+        Codes per feature (bins and the missing bin).
+    rows : ndarray of intp, or None
+        The node's rows; None: all rows, in order.
+    statistics : tuple of ndarray of float64, shape (n_rows,)
+        Per-row values to sum, e.g. ``(g, h)``.
+    features : ndarray of intp
+        Features to build; the others stay zero.
+    executor : ThreadPoolExecutor, optional
+    n_tasks : int
+        Blocks of features for the executor's threads.
+    row_major : ndarray, shape (n_rows, n_features), optional
+        The same codes stored row by row (``codes.T`` made contiguous).
 
     Returns
     -------
     ndarray of float64, shape (n_features, stride, len(statistics))
+        A view of an array laid out as ``(n_features, len(statistics), stride)``.
     """
     n_features = codes.shape[0]
+    features = np.asarray(features)
     hist = np.zeros((n_features, len(statistics), stride))
-    weights = [w[rows] for w in statistics]
+    weights = list(statistics) if rows is None else [w[rows] for w in statistics]
+    n_rows = codes.shape[1] if rows is None else rows.size
+    size = n_rows * features.size
+    if row_major is not None and rows is not None and (size <= SMALL_NODE or n_rows <= SMALL_ROWS):
+        block = row_major.take(rows, axis=0)
+        if features.size < n_features:
+            block = block[:, features]
+        keys = block.astype(np.intp)
+        keys += np.arange(features.size) * stride
+        keys = keys.reshape(-1)
+        for s, w in enumerate(weights):
+            sums = np.bincount(
+                keys, weights=np.repeat(w, features.size), minlength=features.size * stride
+            )
+            hist[features, s] = sums.reshape(features.size, stride)
+        return hist.transpose(0, 2, 1)
+    if rows is None:
+        column = codes.__getitem__
+    elif row_major is not None:
+        gathered = row_major.take(rows, axis=0)
 
-    def block(part):
+        def column(j):
+            return gathered[:, j]
+    else:
+
+        def column(j):
+            return codes[j].take(rows)
+
+    def block_of(part):
         for j in part:
-            key = codes[j].take(rows).astype(np.intp)
+            key = column(j).astype(np.intp)
             for s, w in enumerate(weights):
                 hist[j, s] = np.bincount(key, weights=w, minlength=stride)
 
-    parts = [p for p in np.array_split(np.asarray(features), max(1, n_tasks)) if p.size]
-    if executor is None or len(parts) < 2:
+    threaded = executor is not None and n_tasks > 1 and size >= THREADED_NODE
+    parts = [p for p in np.array_split(features, n_tasks if threaded else 1) if p.size]
+    if len(parts) < 2:
         for part in parts:
-            block(part)
+            block_of(part)
     else:
-        list(executor.map(block, parts))
+        list(executor.map(block_of, parts))
     return hist.transpose(0, 2, 1)
 
 

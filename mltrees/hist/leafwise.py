@@ -137,6 +137,12 @@ class LeafwiseGrower:
         self._fixed = None
         if self.most_frequent_bin is not None:
             self._fixed = np.flatnonzero(self.most_frequent_bin > 0)
+        # The histograms' codes again, row by row: gathering a leaf's rows
+        # then reads each row's codes together (leaf_histogram).
+        codes = self.data.codes if self._bundles is None else self._bundles["codes"]
+        self._row_major = np.ascontiguousarray(codes.T)
+        self._n_bins = self.data.n_bins
+        self._all_wide = bool(self._n_bins.min(initial=NARROW_BINS + 1) > NARROW_BINS)
 
     def _bundle(self):
         """Exclusive feature bundling: histograms on fewer columns, read back per feature.
@@ -176,8 +182,28 @@ class LeafwiseGrower:
                 slots = source[f] >= 0
                 inverse[source[f][slots]] = np.flatnonzero(slots)
                 seen[f] = inverse[codes[bundle_of[f]]]
+        # The unbundling map as flat lists: slot i of the features' histograms,
+        # (slot_feature[i], slot_bin[i]), reads bundle bin slot_from[i]; the
+        # slots of each merged feature, in bin order, are a column of
+        # merged_slots (padded with the index of an extra zero).
+        stride = bundled_stride(offsets)
+        slot_feature, slot_bin = np.nonzero(source >= 0)
+        slot_from = bundle_of[slot_feature] * stride + source[slot_feature, slot_bin]
+        fix = np.flatnonzero(merged)
+        n_slots = np.bincount(slot_feature, minlength=data.n_features)
+        first = np.cumsum(n_slots) - n_slots
+        column = np.full(data.n_features, -1, dtype=np.intp)
+        column[fix] = np.arange(fix.size)
+        rank = np.arange(slot_feature.size) - first[slot_feature]
+        mine = column[slot_feature] >= 0
+        merged_slots = np.full((int(n_slots[fix].max(initial=0)), fix.size), slot_feature.size)
+        merged_slots[rank[mine], column[slot_feature[mine]]] = np.flatnonzero(mine)
         self._bundles = {
             "seen": seen,
+            "slot_feature": slot_feature,
+            "slot_bin": slot_bin,
+            "slot_from": slot_from,
+            "merged_slots": merged_slots,
             "codes": codes,
             "bundles": bundles,
             "default": default,
@@ -216,26 +242,29 @@ class LeafwiseGrower:
         self.timings[stage] = self.timings.get(stage, 0.0) + now - since
         return now
 
-    def _histogram(self, order, start, count, statistics, features, totals):
-        hist = self._build(order, start, count, statistics, features)
+    def _histogram(self, rows, statistics, features, totals):
+        """The (G, 𝓗) histogram of ``rows`` (None: all rows, in order).
+
+        Laid out ``(feature, statistic, bin)``.
+        """
+        hist = self._build(rows, statistics, features)
         fixed = self._fixed
         if fixed is not None and fixed.size:
             # LightGBM's FixHistogram: the most frequent bin is the total minus
             # the other bins, subtracted one by one in bin order.
+            # (subtract.reduce runs one subtraction after the other, in order)
             bins = self.most_frequent_bin[fixed]
-            others = hist[fixed].copy()
-            others[np.arange(fixed.size), bins] = 0.0
-            steps = np.concatenate(
-                [np.broadcast_to(totals, (fixed.size, 1, totals.size)), -others], axis=1
-            )
-            hist[fixed, bins] = np.cumsum(steps, axis=1)[:, -1]
+            steps = np.empty((fixed.size, hist.shape[1], hist.shape[2] + 1))
+            steps[:, :, 0] = totals
+            steps[:, :, 1:] = hist if fixed.size == hist.shape[0] else hist[fixed]
+            steps[np.arange(fixed.size), :, bins + 1] = 0.0  # x - 0.0 is x
+            hist[fixed, :, bins] = np.subtract.reduce(steps, axis=2)
         return hist
 
-    def _build(self, order, start, count, statistics, features):
-        rows = order[start : start + count]
+    def _build(self, rows, statistics, features):
         b = self._bundles
         if b is None:
-            return leaf_histogram(
+            built = leaf_histogram(
                 self.data.codes,
                 self.data.stride,
                 rows,
@@ -243,22 +272,35 @@ class LeafwiseGrower:
                 features,
                 executor=self._executor,
                 n_tasks=self.n_threads,
+                row_major=self._row_major,
             )
+            return built.transpose(0, 2, 1)  # its memory: (feature, statistic, bin)
         columns = np.unique(b["of_feature"][features])
         built = leaf_histogram(
-            b["codes"], b["stride"], rows, statistics, columns, self._executor, self.n_threads
+            b["codes"],
+            b["stride"],
+            rows,
+            statistics,
+            columns,
+            self._executor,
+            self.n_threads,
+            row_major=self._row_major,
         )
         # Each feature's bins are read from its bundle's (unbundle_histogram,
         # with the map computed once); a merged feature's default bin is the
         # node's total minus its other bins. Every row falls in one bin of
         # every bundle, so any built bundle sums to the node's total.
         totals = built[columns[0]].sum(axis=0)
-        source = b["source"]
-        hist = np.where(
-            (source >= 0)[:, :, None], built[b["bundle_of"][:, None], np.maximum(source, 0)], 0.0
-        )
+        by_bundle = built.transpose(2, 0, 1).reshape(2, -1)
+        values = np.zeros((2, b["slot_from"].size + 1))
+        values[:, :-1] = by_bundle[:, b["slot_from"]]
+        hist = np.zeros((self.data.n_features, 2, self.data.stride))
+        hist[b["slot_feature"], :, b["slot_bin"]] = values[:, :-1].T
+        # Summed over each merged feature's slots in bin order, one slot
+        # after the other (the reduction runs along the outer axis).
+        others = values[:, b["merged_slots"]].sum(axis=1)
         fix = b["merged"]
-        hist[fix, b["default"][fix]] = totals - hist[fix].sum(axis=1)
+        hist[fix, :, b["default"][fix]] = totals - others.T
         return hist
 
     def grow(
@@ -284,9 +326,12 @@ class LeafwiseGrower:
         used[np.arange(n_features) if features is None else np.asarray(features)] = True
         statistics = (g, h)
         min_rows = 2 * params.min_child_samples
+        codes = self._partition_codes
 
         clock = time.perf_counter()
-        # Per leaf id: start, count, depth, node id, histogram, sums, usable features, best split.
+        # Per leaf id: start, count, depth, node id, histogram (feature,
+        # statistic, bin), sums, usable features, best split; the gains and
+        # features of the best splits also as arrays, to pick the next leaf.
         start = [0]
         count = [m]
         depth = [0]
@@ -294,13 +339,16 @@ class LeafwiseGrower:
         # Summed in row order, as LightGBM does: pure leaves' gains are float
         # noise, and the order of the sums decides which noise wins.
         totals = [np.array([np.cumsum(g[order])[-1], np.cumsum(h[order])[-1]])]
-        hist = [self._histogram(order, 0, m, statistics, np.flatnonzero(used), totals[0])]
+        root_rows = None if rows is None else order
+        hist = [self._histogram(root_rows, statistics, np.flatnonzero(used), totals[0])]
         clock = self._tick("histograms", clock)
-        best = [self._best(hist[0][None], totals[0][None], np.array([m]), used[None], True)]
-        splittable = [best[0].splittable[0]]
-        best = [_one(best[0], 0)]
-        if m < min_rows:
-            best[0]["gain"] = -np.inf
+        found = self._best(hist[0][None], totals[0][None], np.array([m]), used[None], True)
+        splittable = [found.splittable[0]]
+        best = [_one(found, 0)]
+        gain_of = np.full(self.num_leaves, -np.inf)
+        feature_of = np.full(self.num_leaves, n_features, dtype=np.intp)
+        if m >= min_rows:
+            gain_of[0], feature_of[0] = best[0]["gain"], best[0]["feature"]
         clock = self._tick("splits", clock)
 
         nodes = {
@@ -318,16 +366,16 @@ class LeafwiseGrower:
             "left_bins": {},
         }
         for _ in range(self.num_leaves - 1):
-            gains = np.array([b["gain"] for b in best])
-            if not np.isfinite(gains).any() or gains.max() <= 0.0:
+            largest = gain_of.max()
+            if not largest > 0.0:  # -inf (no split anywhere) or no gain
                 break
-            top = np.flatnonzero(gains == gains.max())
-            leaf = int(top[np.argmin([best[q]["feature"] for q in top])])
+            top = np.flatnonzero(gain_of == largest)
+            leaf = int(top[np.argmin(feature_of[top])])  # lower feature, then lower leaf id
             split = best[leaf]
             f, b, dl = split["feature"], split["bin"], split["default_left"]
             s, c = start[leaf], count[leaf]
             segment = order[s : s + c]
-            code = self._partition_codes[f].take(segment)
+            code = codes[f].take(segment)
             if b < 0:  # a categorical split: its set of bins goes left
                 go_left = split["left_bins"][code]
             else:
@@ -374,6 +422,8 @@ class LeafwiseGrower:
             hist.append(None)
             splittable.append(None)
             best.append(None)
+            gain_of[leaf] = gain_of[right] = -np.inf
+            feature_of[leaf] = feature_of[right] = n_features
 
             stop = (self.max_depth > 0 and child_depth >= self.max_depth) or (
                 n_left < min_rows and c - n_left < min_rows
@@ -386,23 +436,28 @@ class LeafwiseGrower:
             # Build the child with fewer rows; the other is the parent minus it.
             usable = splittable[leaf] & used
             small, large = (leaf, right) if n_left < c - n_left else (right, leaf)
-            built = self._histogram(
-                order, start[small], count[small], statistics, np.flatnonzero(usable), totals[small]
+            pair = np.empty((2, *parent_hist.shape))
+            built = pair[int(small != leaf)]
+            built[...] = self._histogram(
+                order[start[small] : start[small] + count[small]],
+                statistics,
+                np.flatnonzero(usable),
+                totals[small],
             )
-            hist[small] = built
-            hist[large] = parent_hist - built
+            np.subtract(parent_hist, built, out=pair[int(large != leaf)])
+            hist[leaf], hist[right] = pair[0], pair[1]
             clock = self._tick("histograms", clock)
-            pair = (leaf, right)
             found = self._best(
-                np.stack([hist[q] for q in pair]),
-                np.stack([totals[q] for q in pair]),
-                np.array([count[q] for q in pair]),
+                pair,
+                np.stack([totals[leaf], totals[right]]),
+                np.array([n_left, c - n_left]),
                 np.stack([usable, usable]),
                 True,
             )
-            for i, q in enumerate(pair):
+            for i, q in enumerate((leaf, right)):
                 splittable[q] = found.splittable[i] & usable
                 best[q] = _one(found, i)
+                gain_of[q], feature_of[q] = best[q]["gain"], best[q]["feature"]
             clock = self._tick("splits", clock)
         grown = self._assemble(nodes, order, start, count, node_of, rows)
         self._tick("partition", clock)
@@ -410,6 +465,10 @@ class LeafwiseGrower:
 
     def _best(self, hist, totals, counts, mask, allowed):
         """Best splits of the given leaves, scanning only features some leaf may use.
+
+        ``hist`` is laid out ``(leaf, feature, statistic, bin)``, so that the
+        scans run along contiguous bins; the split finders see it as
+        ``(leaf, feature, bin, statistic)``.
 
         Deep leaves of wide data can use few features (the others had no
         valid cut above them), and few bins: the scan is cut down to those
@@ -420,6 +479,25 @@ class LeafwiseGrower:
         data = self.data
         n_leaves = hist.shape[0]
         usable = mask.any(axis=0)
+        columns = np.flatnonzero(usable)
+        if self.categorical is None and allowed and columns.size and self._all_wide:
+            # One scan of numeric features (most data): its result as it is.
+            found = self._scan_numeric(hist, totals, counts, mask, columns)
+            feature = columns[found.feature]
+            splittable = found.splittable
+            if columns.size < data.n_features:
+                splittable = np.zeros((n_leaves, data.n_features), dtype=bool)
+                splittable[:, columns] = found.splittable
+            return LeafSplits(
+                gain=found.gain,
+                feature=np.where(np.isfinite(found.gain), feature, data.n_features),
+                split_bin=found.split_bin,
+                default_left=found.default_left,
+                left=found.left,
+                right=found.right,
+                splittable=splittable,
+                child_l2=np.full(n_leaves, self.params.reg_lambda),
+            )
         categorical = (
             np.zeros(data.n_features, dtype=bool) if self.categorical is None else self.categorical
         )
@@ -437,25 +515,11 @@ class LeafwiseGrower:
         numeric = np.flatnonzero(usable & ~categorical)
         # Features of few bins (one-hot columns, flags) are scanned apart from
         # the wide ones, so that they do not pay for 255 cuts each.
-        narrow = data.n_bins[numeric] <= NARROW_BINS
+        narrow = self._n_bins[numeric] <= NARROW_BINS
         for columns in (numeric[narrow], numeric[~narrow]):
             if not columns.size:
                 continue
-            n_bins = data.n_bins[columns]
-            width = int(n_bins.max())
-            sub = hist[:, columns]
-            if width + 1 < data.stride:
-                sub = np.concatenate([sub[:, :, :width], sub[:, :, -1:]], axis=2)
-            found = find_leaf_splits(
-                sub,
-                totals,
-                counts,
-                n_bins,
-                self.has_missing[columns],
-                self.params,
-                mask[:, columns],
-                None if self.most_frequent_bin is None else self.most_frequent_bin[columns] == 0,
-            )
+            found = self._scan_numeric(hist, totals, counts, mask, columns)
             feature = columns[found.feature]
             take = np.isfinite(found.gain) & (
                 (found.gain > best.gain) | ((found.gain == best.gain) & (feature < best.feature))
@@ -469,10 +533,10 @@ class LeafwiseGrower:
             best.splittable[:, columns] = found.splittable
         columns = np.flatnonzero(usable & categorical)
         if columns.size:
-            n_bins = data.n_bins[columns]
+            n_bins = self._n_bins[columns]
             width = int(n_bins.max())
             found = find_categorical_splits(
-                hist[:, columns, :width],
+                hist[:, columns, :, :width].transpose(0, 1, 3, 2),
                 totals,
                 counts,
                 n_bins,
@@ -506,6 +570,27 @@ class LeafwiseGrower:
         if not allowed:
             best.gain[:] = -np.inf
         return best
+
+    def _scan_numeric(self, hist, totals, counts, mask, columns):
+        """:func:`find_leaf_splits` on the numeric features ``columns``, cut to their bins."""
+        data = self.data
+        n_bins = self._n_bins[columns]
+        width = int(n_bins.max())
+        sub = hist
+        if width + 1 < data.stride:  # the value bins, then the missing bin
+            sub = sub[..., np.r_[0:width, data.stride - 1]]
+        if columns.size < data.n_features:
+            sub = sub[:, columns]
+        return find_leaf_splits(
+            sub.transpose(0, 1, 3, 2),
+            totals,
+            counts,
+            n_bins,
+            self.has_missing[columns],
+            self.params,
+            mask[:, columns],
+            None if self.most_frequent_bin is None else self.most_frequent_bin[columns] == 0,
+        )
 
     def _assemble(self, nodes, order, start, count, node_of, rows) -> GrownTree:
         data = self.data

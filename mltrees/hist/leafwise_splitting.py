@@ -125,37 +125,52 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
     array passes: in the reversed bin order the right side of cut ``t`` is a
     prefix, so one running sum gives every cut, and the first maximum of the
     prefix index is LightGBM's largest threshold. This is the scan of most
-    leaves, and the leaf-wise grower runs one per split.
+    leaves, and the leaf-wise grower runs one per split, so G and 𝓗 are
+    scanned as separate arrays (contiguous along the bins when ``hist`` is
+    laid out as ``(leaf, feature, statistic, bin)``).
     """
-    n_leaves, n_features, width, _ = hist.shape
+    n_leaves, _, width, _ = hist.shape
     k_max = width - 1  # cuts t = width - 2 .. 0 are prefixes k = 0 .. width - 2
-    reversed_bins = hist[:, :, ::-1, :]
-    right = np.cumsum(reversed_bins, axis=2)[:, :, :k_max, :]
-    # LightGBM starts the right hessian at its epsilon: (ε + h_top) + h_next ...
-    right_H = np.cumsum(
-        np.concatenate(
-            [np.full((n_leaves, n_features, 1), EPSILON), reversed_bins[:, :, :k_max, 1]], axis=2
-        ),
-        axis=2,
-    )[:, :, 1:]
-    right_G = right[..., 0]
+    # Bins width - 1 .. 1, top down: the right side of cut t = width - 2 - k.
+    top_down_H = hist[:, :, :0:-1, 1]
+    right_G = np.cumsum(hist[:, :, :0:-1, 0], axis=2)
     sum_G = totals[:, 0][:, None, None]
     sum_H = (totals[:, 1] + 2 * EPSILON)[:, None, None]
     n = counts.astype(np.float64)[:, None, None]
-    factor = n / sum_H
-    right_C = np.cumsum(np.floor(reversed_bins[:, :, :k_max, 1] * factor + 0.5), axis=2)
+    right_C = top_down_H * (n / sum_H)
+    right_C += 0.5
+    np.floor(right_C, out=right_C)
+    np.cumsum(right_C, axis=2, out=right_C)
+    # LightGBM starts the right hessian at its epsilon: (ε + h_top) + h_next ...
+    right_H = top_down_H.copy()
+    right_H[:, :, 0] += EPSILON
+    np.cumsum(right_H, axis=2, out=right_H)
     left_G = sum_G - right_G
     left_H = sum_H - right_H
     mcs, mcw = params.min_child_samples, params.min_child_weight
-    ok = (right_C >= mcs) & (n - right_C >= mcs) & (right_H >= mcw) & (left_H >= mcw)
+    ok = right_C >= mcs
+    ok &= n - right_C >= mcs
+    ok &= right_H >= mcw
+    ok &= left_H >= mcw
     # Cut t exists for t <= n_bins - 2, i.e. prefix k >= width - n_bins.
-    ok &= np.arange(k_max)[None, None, :] >= (width - n_bins)[None, :, None]
-    ok &= allowed[:, :, None]
+    if (n_bins < width).any():
+        ok &= np.arange(k_max)[None, None, :] >= (width - n_bins)[None, :, None]
+    if not allowed.all():
+        ok &= allowed[:, :, None]
     lam = params.reg_lambda
     with np.errstate(divide="ignore", invalid="ignore"):  # empty sides are masked by ok
-        gain = left_G * left_G / (left_H + lam) + right_G * right_G / (right_H + lam)
+        gain = left_G * left_G
+        right = right_G * right_G
+        if lam != 0.0:
+            gain /= left_H + lam
+            right /= right_H + lam
+        else:  # x + 0.0 is x (the sums are positive): no pass needed
+            gain /= left_H
+            right /= right_H
+        gain += right
         parent = sum_G * sum_G / (sum_H + lam)
-    gain = np.where(ok & (gain > parent + params.min_split_gain), gain, -np.inf)
+    ok &= gain > parent + params.min_split_gain
+    np.copyto(gain, -np.inf, where=~ok)
     flat = gain.reshape(n_leaves, -1)
     best = np.argmax(flat, axis=1)  # lower feature first, then the largest threshold
     leaf = np.arange(n_leaves)
