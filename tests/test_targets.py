@@ -18,6 +18,8 @@ from mltrees import (
     CARTRegressor,
     GradientBoostingClassifier,
     GradientBoostingRegressor,
+    LightGBMClassifier,
+    LightGBMRegressor,
     ObliqueTreeClassifier,
     ObliviousBoostingClassifier,
     ObliviousBoostingRegressor,
@@ -39,6 +41,7 @@ REGRESSORS = [
     RandomForestRegressor(n_estimators=2),
     GradientBoostingRegressor(n_estimators=2),
     XGBoostRegressor(n_estimators=2),
+    LightGBMRegressor(n_estimators=2),
     ObliviousBoostingRegressor(n_estimators=2),
     StackingRegressor([("tree", CARTRegressor(max_depth=2))], cv=2),
 ]
@@ -51,6 +54,7 @@ CLASSIFIERS = [
     LogitBoostClassifier(n_estimators=2),
     GradientBoostingClassifier(n_estimators=2),
     XGBoostClassifier(n_estimators=2),
+    LightGBMClassifier(n_estimators=2),
     ObliviousBoostingClassifier(n_estimators=2),
     StackingClassifier([("tree", CARTClassifier(max_depth=2))], cv=2),
 ]

@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress
+from mltrees._validation import real_targets, require_two_classes
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -582,9 +583,7 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
         """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
-        y = np.asarray(y, dtype=np.float64)
-        if not np.isfinite(y).all():
-            raise ValueError("y contains NaN or inf")
+        y = real_targets(np.asarray(y))
         return self._fit(X, y, sample_weight, eval_set, _Objective("regression"))
 
     def predict(self, X, num_iteration=None) -> np.ndarray:
@@ -633,11 +632,7 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         self.classes_, codes = class_codes(np.asarray(y))
         K = len(self.classes_)
-        if K < 2:
-            raise ValueError(
-                "y contains 1 class while a minimum of 2 classes are required for "
-                f"{type(self).__name__}"
-            )
+        require_two_classes(K, type(self).__name__)
         objective = _Objective("binary" if K == 2 else "multiclass", K)
         return self._fit(X, codes.astype(np.float64), sample_weight, eval_set, objective)
 
