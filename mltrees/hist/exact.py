@@ -122,27 +122,23 @@ class NodePartition:
     the next level, its left rows then its right rows, each side in its old
     order (a stable partition); the rows of a node that does not split are
     dropped. The next level's segments are the children in the order of
-    their parents. Every feature's order is partitioned the same way: the
-    destination of a position is ``left_offset + (left rows up to it)`` for
-    a left row and ``right_offset - (left rows up to it)`` for a right row,
-    one cumulative sum per feature instead of a sort.
+    their parents. Since every node sends the same number of rows left in
+    every feature's order, one table serves all features: the positions of
+    a feature's left rows, then of its right rows (two ``flatnonzero``),
+    are read through ``source``, which lists, for each position of the
+    next level, where its row stands among them. The result is a
+    permutation that increases within each child, so the gathers through
+    it read memory almost in sequence.
 
     Attributes
     ----------
-    left_offset, right_offset : ndarray of intp, shape (n_positions,)
+    source : ndarray of intp, shape (n_kept,)
     counts : ndarray of intp
         Rows of each segment of the next level.
-    n_kept : int
-        Rows of the next level (the dropped rows are moved past them).
     """
 
-    left_offset: np.ndarray
-    right_offset: np.ndarray
+    source: np.ndarray
     counts: np.ndarray
-    n_kept: int
-
-    def __post_init__(self):
-        self._swing = self.left_offset - self.right_offset
 
     @classmethod
     def plan(cls, counts, split, n_left) -> NodePartition:
@@ -154,42 +150,24 @@ class NodePartition:
         counts = np.asarray(counts, dtype=np.intp)
         split = np.asarray(split, dtype=bool)
         n_left = np.where(split, np.asarray(n_left, dtype=np.intp), 0)
-        starts = np.cumsum(counts) - counts
-        children = np.column_stack([n_left, counts - n_left])[split].ravel()
-        n_kept = int(children.sum())
-        child_starts = np.cumsum(children) - children
-        first_left = np.empty(counts.size, dtype=np.intp)
-        first_left[split] = child_starts[0::2]
-        dropped = counts * ~split  # the rows of nodes that stop, moved past the kept ones
-        first_left[~split] = (n_kept + np.cumsum(dropped) - dropped)[~split]
-        first_right = first_left + n_left
+        n_right = counts - n_left  # every row of a node that stops counts as right
         lefts_before = np.cumsum(n_left) - n_left
-        dtype = np.int32 if counts.sum() < 2**31 else np.intp
-        positions = np.arange(counts.sum(), dtype=dtype)
-        left_offset = np.repeat(first_left - lefts_before - 1, counts).astype(dtype)
-        right_offset = np.repeat(first_right - starts + lefts_before, counts).astype(dtype)
-        right_offset += positions
-        return cls(left_offset, right_offset, children, n_kept)
+        rights_before = n_left.sum() + np.cumsum(n_right) - n_right
+        children = np.column_stack([n_left, n_right])[split].ravel()
+        read_from = np.column_stack([lefts_before, rights_before])[split].ravel()
+        write_at = np.cumsum(children) - children
+        source = np.repeat(read_from - write_at, children) + np.arange(children.sum())
+        return cls(source, children)
 
-    def apply(self, order: np.ndarray, goes_left: np.ndarray) -> np.ndarray:
-        """``order`` (one entry per position) regrouped by child: the next level's order.
+    def permutation(self, goes_left: np.ndarray) -> np.ndarray:
+        """Old position of every position of the next level.
 
         ``goes_left`` (bool, per position) must be False in the segments
-        that do not split. Equals ``order[kept][argsort(2 segment +
-        ~goes_left, stable)]`` over the positions ``kept`` of split segments.
+        that do not split. ``order[permutation]`` equals ``order[kept][argsort(2
+        segment + ~goes_left, stable)]`` over the positions ``kept`` of split segments.
         """
-        dtype = self.right_offset.dtype
-        ahead = np.cumsum(goes_left, dtype=dtype)  # left rows up to each position
-        # right_offset - ahead, plus (left_offset + ahead) - (right_offset - ahead) where
-        # the row goes left: arithmetic, since a select on a random mask is slow.
-        destination = np.left_shift(ahead, 1)
-        destination += self._swing
-        destination *= goes_left
-        destination += self.right_offset
-        destination -= ahead
-        regrouped = np.empty_like(order)
-        regrouped[destination.astype(np.intp, copy=False)] = order
-        return regrouped[: self.n_kept]
+        sides = np.concatenate([np.flatnonzero(goes_left), np.flatnonzero(~goes_left)])
+        return sides.take(self.source)
 
 
 @dataclass
@@ -202,6 +180,7 @@ class _Level:
     parent_score: np.ndarray
     total: np.ndarray  # per position: its node's G + i 𝓗
     segment_last: np.ndarray  # last position of every node
+    total_shifted: np.ndarray  # per position: G + i (𝓗 + 2λ)
 
     @classmethod
     def of(cls, counts, totals, params):
@@ -215,6 +194,7 @@ class _Level:
             node_score(totals[:, 0], totals[:, 1], params),
             np.repeat(combined, counts),
             starts + counts - 1,
+            np.repeat(combined + 2j * params.lam, counts),
         )
 
 
@@ -247,6 +227,9 @@ class ExactGrower:
             np.concatenate([rows, np.flatnonzero(np.isnan(column))]) if missing else rows
             for rows, column, missing in zip(cols.rows, self._XT, cols.has_missing, strict=True)
         ]
+        self._root_values = [
+            column.take(rows) for column, rows in zip(self._XT, self._root_order, strict=True)
+        ]
         p = self.params
         # The unrounded gain bounds the float32 one only for leaf weights -G / (𝓗 + λ).
         self._approximate = p.alpha == 0 and p.max_delta_step <= 0
@@ -269,11 +252,14 @@ class ExactGrower:
         g = np.asarray(g, dtype=np.float64)
         h = np.asarray(h, dtype=np.float64)
         gh = g + 1j * h
+        # Adding λ to the totals before the differences moves 𝓗 + λ by at most
+        # 1e-16 of the total hessian, which must stay far below λ.
+        self._shift_exact_enough = 0 < 1e8 * params.lam >= np.abs(h).sum()
         tree_features = np.arange(cols.n_features) if features is None else np.asarray(features)
         # Every feature's order keeps the rows of each node of the level together,
         # by increasing value, missing values last: partitioned after each level.
         kept = [int(j) for j in np.sort(tree_features) if not cols.constant[j]]
-        order = {j: self._root_order[j] for j in kept}
+        by_feature = {j: (self._root_order[j], self._root_values[j]) for j in kept}
         node_of_row = np.zeros(n, dtype=np.intp)  # node id of every row
         level_ids = np.array([0])
         totals = np.array([[g.sum(), h.sum()]])
@@ -302,9 +288,14 @@ class ExactGrower:
 
             def task(j, state=(level, partition, go_left_row, scanned)):
                 level, partition, go_left_row, scanned = state
+                rows, values = by_feature[j]
                 if partition is not None:  # the previous level's splits
-                    order[j] = partition.apply(order[j], go_left_row[order[j]])
-                return self._scan_feature(j, order[j], level, gh) if scanned[j] else None
+                    permutation = partition.permutation(go_left_row.take(rows))
+                    rows, values = rows.take(permutation), values.take(permutation)
+                    by_feature[j] = rows, values
+                if not scanned[j]:
+                    return None
+                return self._scan_feature(j, values, gh.take(rows), level)
 
             results = self._executor.map(task, kept) if self._executor else map(task, kept)
             found = [(j, c) for j, c in zip(kept, results, strict=True) if c is not None]
@@ -357,32 +348,31 @@ class ExactGrower:
         node_counts = np.bincount(node_of_row, minlength=len(nodes["parent"]))
         return self._assemble(nodes, splits, node_of_row, node_counts)
 
-    def _scan_feature(self, j, order, level, gh):
+    def _scan_feature(self, j, values, stats, level):
         """The cuts of feature ``j`` that may be best in a node of the level.
 
-        ``order`` holds the level's rows, node by node, each node's by
-        increasing value of feature ``j`` with its missing values last.
-        ``gh`` is ``g + i h``: one gather and one cumulative sum carry both
+        ``values`` are the feature's values at the level's rows, node by
+        node, each node's increasing with its missing values last, and
+        ``stats`` the rows' ``g + i h``: one cumulative sum carries both
         statistics (complex addition adds the parts as two float64 sums
         would). Returns the candidates, as arrays ``(node, left, right, cut,
-        right, cut, default_left, rank)``: the children's ``G + i 𝓗``, the cut and the
+        default_left, rank)``: the children's ``G + i 𝓗``, the cut and the
         candidate's place in XGBoost's order of scans (:meth:`_choose`).
         """
         cols = self.columns
         starts, counts = level.starts, level.counts
-        n_positions = order.size
-        values = self._XT[j].take(order)
+        n_positions = values.size
         parts = []
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            running = np.cumsum(gh.take(order))
-            # A cut after position p: between two different known values of one node.
-            change = np.empty(n_positions, dtype=bool)
-            np.not_equal(values[1:], values[:-1], out=change[:-1])
-            change[level.segment_last] = False
+            running = np.cumsum(stats)
+            # A cut after position p lies between two different known values of one node.
+            same = np.empty(n_positions, dtype=bool)
+            np.equal(values[1:], values[:-1], out=same[:-1])
+            same[level.segment_last] = True
             known = counts
             if cols.has_missing[j]:
                 missing = np.isnan(values)
-                change[:-1] &= ~missing[1:]
+                same[:-1] |= missing[1:]
                 known = counts - np.add.reduceat(missing, starts, dtype=np.intp)
             last_known = starts + known - 1
             before, through = _prefix(running, starts - 1), _prefix(running, last_known)
@@ -391,13 +381,11 @@ class ExactGrower:
             end = n_positions + 1  # ranks: forward cuts < forward end < backward cuts < ...
             if cols.has_missing[j]:
                 # Forward scan (ascending): left child = values <= lo, missing right.
-                left = running - np.repeat(before, counts)
-                right = level.total - left
-                chosen = self._cuts(left, right, change, level)
+                chosen, left, right = self._cuts(running, before, level, same, forward=True)
                 lo, hi = values[chosen], values[chosen + 1]
                 midpoint = (lo + hi) * np.float32(0.5)
                 cut = np.where(midpoint == hi, lo, midpoint)
-                parts.append((chosen, left[chosen], right[chosen], cut, False, chosen))
+                parts.append((chosen, left, right, cut, False, chosen))
                 # Forward end: every known value left, missing right.
                 largest = values[last_known[present]]
                 end_cut = largest + (np.abs(largest) + _EPS32)
@@ -405,13 +393,11 @@ class ExactGrower:
                 right = level.totals[present] - left
                 parts.append((starts[present], left, right, end_cut, False, end))
             # Backward scan (descending): right child = values >= hi, missing left.
-            right = np.repeat(through, counts) - running
-            left = level.total - right
-            chosen = self._cuts(left, right, change, level)
+            chosen, left, right = self._cuts(running, through, level, same, forward=False)
             lo, hi = values[chosen], values[chosen + 1]
             midpoint = (lo + hi) * np.float32(0.5)
             cut = np.where(midpoint == lo, hi, midpoint)
-            parts.append((chosen, left[chosen], right[chosen], cut, True, 2 * end - chosen))
+            parts.append((chosen, left, right, cut, True, 2 * end - chosen))
             # Backward end: every known value right, missing left.
             smallest = values[starts[present]]
             end_cut = smallest - (np.abs(smallest) + _EPS32)
@@ -427,28 +413,90 @@ class ExactGrower:
         rank = np.concatenate([np.broadcast_to(p[5], p[0].shape) for p in parts])
         return node, left, right, cut, default_left, rank
 
-    def _cuts(self, left, right, change, level):
-        """Positions of the cuts of one scan that may be best in their node.
+    def _children(self, running, anchor, level, forward, lam=0.0):
+        """Both children's ``G + i 𝓗`` at every cut of a scan (``G + i (𝓗 + λ)`` if ``lam``).
 
-        ``left`` and ``right`` hold the children's ``G + i 𝓗`` at every
-        cut. Each cut's unrounded gain ``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` is
+        Forward, the left child is accumulated (``running - anchor``,
+        ``anchor`` the sums before the node); backward, the right child is
+        (``anchor - running``, ``anchor`` the node's sums through its last
+        known value); the other child is the node's total minus it, as in
+        XGBoost. With ``lam`` both hessian sums are shifted by ``lam``.
+        """
+        shift = 1j * lam
+        if forward:
+            left = running - np.repeat(anchor - shift, level.counts)
+            right = (level.total_shifted if lam else level.total) - left
+        else:
+            right = np.repeat(anchor + shift, level.counts) - running
+            left = (level.total_shifted if lam else level.total) - right
+        return left, right
+
+    def _cuts(self, running, anchor, level, same, forward):
+        """The cuts of one scan that may be best in their node, and their children's sums.
+
+        Each cut's unrounded gain ``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` is
         computed; only the cuts within the rounding tolerance of their
-        node's best are kept for the float32 gain.
+        node's best are kept for the float32 gain (:meth:`_choose`). The
+        children's weights are checked at the kept cuts: if one is too light,
+        the cuts whose children are clearly too light are left out and the
+        best taken again; if that is not enough, every cut is checked exactly.
         """
         min_h, lam = self._min_h, self.params.lam
-        left_g, left_h, right_g, right_h = left.real, left.imag, right.real, right.imag
-        valid = left_h >= min_h
-        valid &= right_h >= min_h
-        valid &= change
-        if not self._approximate:
-            return np.flatnonzero(valid)
-        score = np.square(left_g)
-        score /= left_h + lam
-        other = np.square(right_g)
-        other /= right_h + lam
+        if self._approximate and self._shift_exact_enough:
+            left, right = self._children(running, anchor, level, forward, lam)
+            score = self._unrounded_gain(left, right, same)
+            # Children lighter than this for sure (the shifted sums err by far less).
+            light = (min_h + lam) * (1 - 1e-9)
+            for exclude in (None, lambda: (left.imag < light) | (right.imag < light)):
+                if exclude is not None:
+                    np.copyto(score, -np.inf, where=exclude())
+                chosen = self._near_best(score, level)
+                if chosen is None:
+                    break
+                node = np.searchsorted(level.starts, chosen, side="right") - 1
+                if forward:
+                    left_sums = running[chosen] - anchor[node]
+                    right_sums = level.totals[node] - left_sums
+                else:
+                    right_sums = anchor[node] - running[chosen]
+                    left_sums = level.totals[node] - right_sums
+                if np.all(left_sums.imag >= min_h) and np.all(right_sums.imag >= min_h):
+                    return chosen, left_sums, right_sums
+        left, right = self._children(running, anchor, level, forward)
+        excluded = same | (left.imag < min_h) | (right.imag < min_h)
+        chosen = None
+        if self._approximate:
+            shifted = 1j * lam
+            chosen = self._near_best(
+                self._unrounded_gain(left + shifted, right + shifted, excluded), level
+            )
+        if chosen is None:
+            chosen = np.flatnonzero(~excluded)
+        return chosen, left[chosen], right[chosen]
+
+    @staticmethod
+    def _unrounded_gain(left, right, excluded):
+        """``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` from the children's ``G + i (𝓗 + λ)``.
+
+        ``-inf`` where ``excluded``.
+        """
+        score = np.square(left.real)
+        score /= left.imag
+        other = np.square(right.real)
+        other /= right.imag
         score += other
-        np.copyto(score, -np.inf, where=~valid)
+        np.copyto(score, -np.inf, where=excluded)
+        return score
+
+    @staticmethod
+    def _near_best(score, level):
+        """Cuts whose unrounded gain is within the rounding tolerance of their node's best.
+
+        None if a gain is not a number or infinite.
+        """
         best = np.maximum.reduceat(score, level.starts)
+        if np.isnan(best).any() or np.isposinf(best).any():
+            return None
         margin = 2 * (_RELATIVE_TOLERANCE * (best + np.abs(level.parent_score)))
         floor = np.where(best > -np.inf, best - margin - _ABSOLUTE_TOLERANCE, np.inf)
         return np.flatnonzero(score >= np.repeat(floor, level.counts))
