@@ -320,25 +320,23 @@ class ExactGrower:
                     nodes["H"].append(sums[1])
                     nodes["count"].append(0)
                 new_ids += [left_id, left_id + 1]
-            # Route the rows of the split nodes: x < cut, or missing and default left.
-            local = np.full(len(nodes["parent"]), -1, dtype=np.intp)
-            local[level_ids] = np.arange(n_level)
-            row_local = local[node_of_row]
-            in_split = split[row_local] & (row_local >= 0)
-            rows = np.flatnonzero(in_split)
-            q_rows = row_local[rows]
-            feature = best.feature[q_rows]
-            x = self.X[rows, feature]
-            cut = best.cut[q_rows]
-            go_left = np.where(np.isnan(x), best.default_left[q_rows], x < cut)
-            first_child = np.full(n_level, -1, dtype=np.intp)
-            first_child[np.flatnonzero(split)] = np.array(new_ids[0::2])
-            node_of_row[rows] = first_child[q_rows] + ~go_left
+            # Route the rows of the split nodes: x < cut, or missing and default left. In the
+            # order of the split's feature a node's rows below the cut come first, its missing last.
             go_left_row = np.zeros(n, dtype=bool)
-            go_left_row[rows] = go_left
-            partition = NodePartition.plan(
-                counts, split, np.bincount(q_rows[go_left], minlength=n_level)
-            )
+            n_left = np.zeros(n_level, dtype=np.intp)
+            for q, left_id in zip(np.flatnonzero(split), new_ids[0::2], strict=True):
+                rows, values = by_feature[int(best.feature[q])]
+                segment = slice(level.starts[q], level.starts[q] + level.counts[q])
+                rows, values = rows[segment], values[segment]
+                below = int(np.searchsorted(values, best.cut[q], side="left"))
+                known = int(np.searchsorted(values, np.inf, side="right"))  # NaN sort last
+                node_of_row[rows] = left_id + 1
+                left = [rows[:below], rows[known:]] if best.default_left[q] else [rows[:below]]
+                for part in left:
+                    node_of_row[part] = left_id
+                    go_left_row[part] = True
+                    n_left[q] += part.size
+            partition = NodePartition.plan(counts, split, n_left)
             counts = partition.counts
             level_ids = np.array(new_ids)
             totals = np.column_stack(
