@@ -5,12 +5,17 @@ rows of the node are scanned in the order of the feature, and the gain
 :eq:`eq-xgb-gain` of cutting between two consecutive distinct values comes
 from running sums of ``g`` and ``h``. XGBoost's ``exact`` method.
 
-Each feature is sorted once per fit. At each level, the rows of the
-feature's sorted order that belong to a node being split are regrouped by
-node with a stable radix sort on the node's number (an 8- or 16-bit key),
-so each node's rows stay sorted by value; one cumulative sum restarted at
-every node then gives the left sums at every cut of every node. The same
-scans XGBoost makes, in its order, decide ties:
+Each feature is sorted once per fit. Within a tree, every feature's order
+keeps the rows of each node of the level together, each node's rows by
+increasing value (missing values last): after a level is split, a stable
+partition (:class:`NodePartition`) regroups every feature's order by
+child and drops the rows of nodes that stopped, so no level sorts. One
+cumulative sum of ``g + i h`` over a feature's order then gives the
+children's sums at every cut of every node. The unrounded gain
+``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` of every cut picks the few cuts of each
+node within the float32 rounding error of the best, and only those get
+XGBoost's float32 gain: the winner and its ties are the same as if every
+cut had been rounded. The same scans XGBoost makes, in its order, decide ties:
 
 * backward (always): from the largest value down; rows with a missing value
   go left (``default left``); the last candidate sends every known value right;
@@ -79,30 +84,6 @@ class SortedColumns:
     def n_features(self) -> int:
         """Number of features."""
         return len(self.rows)
-
-
-def _first_max_per_segment(gain, segment, n_segments, last: bool = False):
-    """Per segment, the maximum of ``gain`` and where it first (or last) occurs.
-
-    ``segment`` is non-decreasing (candidates come grouped by node), so the
-    reductions run over contiguous runs (``reduceat``), not scattered updates.
-    """
-    best = np.full(n_segments, -np.inf, dtype=gain.dtype)
-    where = np.full(n_segments, -1 if last else gain.size, dtype=np.intp)
-    if gain.size == 0:
-        return best, where
-    starts = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
-    present = segment[starts]
-    run_best = np.maximum.reduceat(gain, starts)
-    run = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, gain.size]))
-    hit = gain == run_best[run]
-    index = np.arange(gain.size)
-    if last:
-        where[present] = np.maximum.reduceat(np.where(hit, index, -1), starts)
-    else:
-        where[present] = np.minimum.reduceat(np.where(hit, index, gain.size), starts)
-    best[present] = run_best
-    return best, where
 
 
 # A cut's float32 gain differs from its unrounded gain G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ) - score
@@ -228,7 +209,10 @@ class ExactGrower:
             for rows, column, missing in zip(cols.rows, self._XT, cols.has_missing, strict=True)
         ]
         self._root_values = [
-            column.take(rows) for column, rows in zip(self._XT, self._root_order, strict=True)
+            np.concatenate([known, np.full(column.size - known.size, np.nan, np.float32)])
+            if missing
+            else known
+            for known, column, missing in zip(cols.values, self._XT, cols.has_missing, strict=True)
         ]
         p = self.params
         # The unrounded gain bounds the float32 one only for leaf weights -G / (𝓗 + λ).
@@ -422,10 +406,12 @@ class ExactGrower:
         """
         shift = 1j * lam
         if forward:
-            left = running - np.repeat(anchor - shift, level.counts)
+            left = np.repeat(anchor - shift, level.counts)
+            np.subtract(running, left, out=left)
             right = (level.total_shifted if lam else level.total) - left
         else:
-            right = np.repeat(anchor + shift, level.counts) - running
+            right = np.repeat(anchor + shift, level.counts)
+            right -= running
             left = (level.total_shifted if lam else level.total) - right
         return left, right
 
@@ -625,7 +611,7 @@ class ExactGrower:
 
 
 class _Best:
-    """The best split found so far for every node of a level, in XGBoost's order."""
+    """The best split of every node of a level (feature -1 and gain 0 where none gains)."""
 
     def __init__(self, n: int):
         self.gain = np.zeros(n, dtype=np.float32)  # a split must beat loss change 0
@@ -633,13 +619,3 @@ class _Best:
         self.cut = np.zeros(n, dtype=np.float32)
         self.default_left = np.zeros(n, dtype=bool)
         self.left = np.zeros((n, 2))
-
-    def offer(self, nodes, feature, gain, cut, default_left, left):
-        # Features arrive in increasing order: only a strictly better gain replaces.
-        better = gain > self.gain[nodes]
-        nodes = nodes[better]
-        self.gain[nodes] = gain[better]
-        self.feature[nodes] = feature
-        self.cut[nodes] = cut[better]
-        self.default_left[nodes] = default_left
-        self.left[nodes] = left[better]
