@@ -88,9 +88,10 @@ class SortedColumns:
 
 # A cut's float32 gain differs from its unrounded gain G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ) - score
 # by less than about 5e-7 of the children's and parent's scores (the float32 roundings of w²,
-# of each score, of their sum and of the difference): cuts further than twice this below
-# their node's best unrounded gain can neither win nor tie, and are not rounded at all.
-_RELATIVE_TOLERANCE = 1e-6
+# of each score, of their sum and of the difference), and the unrounded gain computed in
+# float32 from the float64 sums errs by less than 4e-7 of it: cuts further than twice this
+# tolerance below their node's best can neither win nor tie, and are not rounded at all.
+_RELATIVE_TOLERANCE = 2e-6
 _ABSOLUTE_TOLERANCE = 1e-30  # float32 scores underflow below ~1e-38
 
 
@@ -161,7 +162,8 @@ class _Level:
     parent_score: np.ndarray
     total: np.ndarray  # per position: its node's G + i 𝓗
     segment_last: np.ndarray  # last position of every node
-    total_shifted: np.ndarray  # per position: G + i (𝓗 + 2λ)
+    total_g: np.ndarray  # per position: G and 𝓗 + 2λ of its node
+    total_h_shifted: np.ndarray
 
     @classmethod
     def of(cls, counts, totals, params):
@@ -175,7 +177,8 @@ class _Level:
             node_score(totals[:, 0], totals[:, 1], params),
             np.repeat(combined, counts),
             starts + counts - 1,
-            np.repeat(combined + 2j * params.lam, counts),
+            np.repeat(totals[:, 0], counts),
+            np.repeat(totals[:, 1] + 2 * params.lam, counts),
         )
 
 
@@ -395,25 +398,48 @@ class ExactGrower:
         rank = np.concatenate([np.broadcast_to(p[5], p[0].shape) for p in parts])
         return node, left, right, cut, default_left, rank
 
-    def _children(self, running, anchor, level, forward, lam=0.0):
-        """Both children's ``G + i 𝓗`` at every cut of a scan (``G + i (𝓗 + λ)`` if ``lam``).
+    @staticmethod
+    def _children(running, anchor, level, forward):
+        """Both children's ``G + i 𝓗`` at every cut of a scan.
 
         Forward, the left child is accumulated (``running - anchor``,
         ``anchor`` the sums before the node); backward, the right child is
         (``anchor - running``, ``anchor`` the node's sums through its last
         known value); the other child is the node's total minus it, as in
-        XGBoost. With ``lam`` both hessian sums are shifted by ``lam``.
+        XGBoost.
         """
-        shift = 1j * lam
         if forward:
-            left = np.repeat(anchor - shift, level.counts)
+            left = np.repeat(anchor, level.counts)
             np.subtract(running, left, out=left)
-            right = (level.total_shifted if lam else level.total) - left
+            return left, level.total - left
+        right = np.repeat(anchor, level.counts)
+        right -= running
+        return level.total - right, right
+
+    @staticmethod
+    def _shifted_children(running, anchor, level, forward, lam):
+        """``G_L, 𝓗_L + λ, G_R, 𝓗_R + λ`` at every cut, rounded to float32.
+
+        The differences are taken in float64 (they cancel), only their
+        results are rounded: float32 halves the memory the gains stream through.
+        """
+        n, f32 = running.size, np.float32
+        g_l, h_l, g_r, h_r = (np.empty(n, dtype=f32) for _ in range(4))
+        if forward:
+            accumulated = np.repeat(anchor - 1j * lam, level.counts)
+            np.subtract(running, accumulated, out=accumulated)
+            other = (g_r, h_r)
+            np.copyto(g_l, accumulated.real, casting="same_kind")
+            np.copyto(h_l, accumulated.imag, casting="same_kind")
         else:
-            right = np.repeat(anchor + shift, level.counts)
-            right -= running
-            left = (level.total_shifted if lam else level.total) - right
-        return left, right
+            accumulated = np.repeat(anchor + 1j * lam, level.counts)
+            accumulated -= running
+            other = (g_l, h_l)
+            np.copyto(g_r, accumulated.real, casting="same_kind")
+            np.copyto(h_r, accumulated.imag, casting="same_kind")
+        np.subtract(level.total_g, accumulated.real, out=other[0], casting="same_kind")
+        np.subtract(level.total_h_shifted, accumulated.imag, out=other[1], casting="same_kind")
+        return g_l, h_l, g_r, h_r
 
     def _cuts(self, running, anchor, level, same, forward):
         """The cuts of one scan that may be best in their node, and their children's sums.
@@ -427,11 +453,11 @@ class ExactGrower:
         """
         min_h, lam = self._min_h, self.params.lam
         if self._approximate and self._shift_exact_enough:
-            left, right = self._children(running, anchor, level, forward, lam)
-            score = self._unrounded_gain(left, right, same)
+            g_l, h_l, g_r, h_r = self._shifted_children(running, anchor, level, forward, lam)
+            score = self._unrounded_gain(g_l, h_l, g_r, h_r, same)
             # Children lighter than this for sure (the shifted sums err by far less).
-            light = (min_h + lam) * (1 - 1e-9)
-            for exclude in (None, lambda: (left.imag < light) | (right.imag < light)):
+            light = np.float32((min_h + lam) * (1 - 1e-5))
+            for exclude in (None, lambda: (h_l < light) | (h_r < light)):
                 if exclude is not None:
                     np.copyto(score, -np.inf, where=exclude())
                 chosen = self._near_best(score, level)
@@ -450,27 +476,30 @@ class ExactGrower:
         excluded = same | (left.imag < min_h) | (right.imag < min_h)
         chosen = None
         if self._approximate:
-            shifted = 1j * lam
-            chosen = self._near_best(
-                self._unrounded_gain(left + shifted, right + shifted, excluded), level
+            g_l, h_l, g_r, h_r = (
+                left.real.copy(),
+                left.imag + lam,
+                right.real.copy(),
+                right.imag + lam,
             )
+            chosen = self._near_best(self._unrounded_gain(g_l, h_l, g_r, h_r, excluded), level)
         if chosen is None:
             chosen = np.flatnonzero(~excluded)
         return chosen, left[chosen], right[chosen]
 
     @staticmethod
-    def _unrounded_gain(left, right, excluded):
-        """``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` from the children's ``G + i (𝓗 + λ)``.
+    def _unrounded_gain(g_l, h_l, g_r, h_r, excluded):
+        """``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` from ``g_l, h_l = G_L, 𝓗_L+λ`` (and right).
 
-        ``-inf`` where ``excluded``.
+        Overwrites ``g_l`` and ``g_r``; ``-inf`` where ``excluded``.
         """
-        score = np.square(left.real)
-        score /= left.imag
-        other = np.square(right.real)
-        other /= right.imag
-        score += other
-        np.copyto(score, -np.inf, where=excluded)
-        return score
+        g_l *= g_l
+        g_l /= h_l
+        g_r *= g_r
+        g_r /= h_r
+        g_l += g_r
+        np.copyto(g_l, -np.inf, where=excluded)
+        return g_l
 
     @staticmethod
     def _near_best(score, level):
