@@ -192,7 +192,7 @@ class ExactGrower:
     """Depth-wise growth with every distinct value a candidate (XGBoost's ``exact``)."""
 
     columns: SortedColumns
-    X: np.ndarray  # float32, (n_rows, n_features): routing the rows after each split
+    X: np.ndarray  # float32, (n_rows, n_features): the values the cuts compare
     params: SplitParams
     max_depth: int = 6
     learning_rate: float = 0.3
