@@ -510,9 +510,13 @@ class ExactGrower:
         best = np.maximum.reduceat(score, level.starts)
         if np.isnan(best).any() or np.isposinf(best).any():
             return None
+        best = best.astype(np.float64)
         margin = 2 * (_RELATIVE_TOLERANCE * (best + np.abs(level.parent_score)))
         floor = np.where(best > -np.inf, best - margin - _ABSOLUTE_TOLERANCE, np.inf)
-        return np.flatnonzero(score >= np.repeat(floor, level.counts))
+        # In the scores' precision, rounded down: the comparison runs in one dtype.
+        rounded = floor.astype(score.dtype)
+        rounded = np.where(rounded > floor, np.nextafter(rounded, -np.inf), rounded)
+        return np.flatnonzero(score >= np.repeat(rounded, level.counts))
 
     def _choose(self, found, level, node_features) -> _Best:
         """The best split of every node among the candidates of every feature.
