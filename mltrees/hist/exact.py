@@ -164,21 +164,24 @@ class _Level:
     segment_last: np.ndarray  # last position of every node
     total_g: np.ndarray  # per position: G and 𝓗 + 2λ of its node
     total_h_shifted: np.ndarray
+    parent_size: np.ndarray  # |parent_score|
 
     @classmethod
     def of(cls, counts, totals, params):
         counts = np.asarray(counts, dtype=np.intp)
         starts = np.cumsum(counts) - counts
         combined = totals[:, 0] + 1j * totals[:, 1]
+        parent_score = node_score(totals[:, 0], totals[:, 1], params)
         return cls(
             starts,
             counts,
             combined,
-            node_score(totals[:, 0], totals[:, 1], params),
+            parent_score,
             np.repeat(combined, counts),
             starts + counts - 1,
             np.repeat(totals[:, 0], counts),
             np.repeat(totals[:, 1] + 2 * params.lam, counts),
+            np.abs(parent_score).astype(np.float64),
         )
 
 
@@ -508,14 +511,14 @@ class ExactGrower:
         None if a gain is not a number or infinite.
         """
         best = np.maximum.reduceat(score, level.starts)
-        if np.isnan(best).any() or np.isposinf(best).any():
+        top = best.max()
+        if np.isnan(top) or top == np.inf:
             return None
+        # Nodes without a cut (best -inf) get a NaN floor, which no score reaches.
         best = best.astype(np.float64)
-        margin = 2 * (_RELATIVE_TOLERANCE * (best + np.abs(level.parent_score)))
-        floor = np.where(best > -np.inf, best - margin - _ABSOLUTE_TOLERANCE, np.inf)
-        # In the scores' precision, rounded down: the comparison runs in one dtype.
-        rounded = floor.astype(score.dtype)
-        rounded = np.where(rounded > floor, np.nextafter(rounded, -np.inf), rounded)
+        floor = best - 2 * _RELATIVE_TOLERANCE * (best + level.parent_size) - _ABSOLUTE_TOLERANCE
+        # In the scores' precision, one step lower: the comparison runs in one dtype.
+        rounded = np.nextafter(floor.astype(score.dtype), -np.inf)
         return np.flatnonzero(score >= np.repeat(rounded, level.counts))
 
     def _choose(self, found, level, node_features) -> _Best:
