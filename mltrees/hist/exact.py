@@ -343,9 +343,9 @@ class ExactGrower:
         node, each node's increasing with its missing values last, and
         ``stats`` the rows' ``g + i h``: one cumulative sum carries both
         statistics (complex addition adds the parts as two float64 sums
-        would). Returns the candidates, as arrays ``(node, left, right, cut,
-        default_left, rank)``: the children's ``G + i 𝓗``, the cut and the
-        candidate's place in XGBoost's order of scans (:meth:`_choose`).
+        would). Returns the candidates, scan by scan, as ``(position, left,
+        right, cut, default_left, rank)``: the children's ``G + i 𝓗``, the
+        cut and the candidate's place in XGBoost's order of scans (:meth:`_choose`).
         """
         cols = self.columns
         starts, counts = level.starts, level.counts
@@ -392,14 +392,7 @@ class ExactGrower:
             right = known_sums[present]
             left = level.totals[present] - right
             parts.append((starts[present], left, right, end_cut, True, 3 * end))
-        position = np.concatenate([p[0] for p in parts])
-        node = np.searchsorted(starts, position, side="right") - 1
-        left = np.concatenate([p[1] for p in parts])
-        right = np.concatenate([p[2] for p in parts])
-        cut = np.concatenate([p[3] for p in parts])
-        default_left = np.repeat([p[4] for p in parts], [p[0].size for p in parts])
-        rank = np.concatenate([np.broadcast_to(p[5], p[0].shape) for p in parts])
-        return node, left, right, cut, default_left, rank
+        return parts
 
     @staticmethod
     def _children(running, anchor, level, forward):
@@ -531,15 +524,18 @@ class ExactGrower:
         value, the backward end. A split must gain more than 0.
         """
         best = _Best(level.counts.size)
-        if not found:
+        parts = [(j, *part) for j, scanned in found for part in scanned]
+        if not parts:
             return best
-        node = np.concatenate([c[0] for _, c in found])
-        left = np.concatenate([c[1] for _, c in found])
-        right = np.concatenate([c[2] for _, c in found])
-        cut = np.concatenate([c[3] for _, c in found])
-        default_left = np.concatenate([c[4] for _, c in found])
-        rank = np.concatenate([c[5] for _, c in found])
-        feature = np.repeat([j for j, _ in found], [c[0].size for _, c in found])
+        sizes = [part[1].size for part in parts]
+        position = np.concatenate([part[1] for part in parts])
+        node = np.searchsorted(level.starts, position, side="right") - 1
+        left = np.concatenate([part[2] for part in parts])
+        right = np.concatenate([part[3] for part in parts])
+        cut = np.concatenate([part[4] for part in parts])
+        default_left = np.repeat([part[5] for part in parts], sizes)
+        rank = np.concatenate([np.broadcast_to(part[6], part[1].shape) for part in parts])
+        feature = np.repeat([part[0] for part in parts], sizes)
         left_g, left_h, right_g, right_h = left.real, left.imag, right.real, right.imag
         parent = level.parent_score[node]
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
