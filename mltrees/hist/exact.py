@@ -108,18 +108,20 @@ class NodePartition:
     every feature's order, one table serves all features: the positions of
     a feature's left rows, then of its right rows (two ``flatnonzero``),
     are read through ``source``, which lists, for each position of the
-    next level, where its row stands among them. The result is a
-    permutation that increases within each child, so the gathers through
-    it read memory almost in sequence.
+    next level, where its row stands among them: one run of consecutive
+    entries per child. The result is a permutation that increases within
+    each child, so the gathers through it read memory almost in sequence.
 
     Attributes
     ----------
-    source : ndarray of intp, shape (n_kept,)
+    runs : list of slice
+        Per child of the next level, in order, where its rows stand among
+        the left rows followed by the right rows.
     counts : ndarray of intp
         Rows of each segment of the next level.
     """
 
-    source: np.ndarray
+    runs: list
     counts: np.ndarray
 
     @classmethod
@@ -137,9 +139,8 @@ class NodePartition:
         rights_before = n_left.sum() + np.cumsum(n_right) - n_right
         children = np.column_stack([n_left, n_right])[split].ravel()
         read_from = np.column_stack([lefts_before, rights_before])[split].ravel()
-        write_at = np.cumsum(children) - children
-        source = np.repeat(read_from - write_at, children) + np.arange(children.sum())
-        return cls(source, children)
+        runs = [slice(a, a + c) for a, c in zip(read_from.tolist(), children.tolist(), strict=True)]
+        return cls(runs, children)
 
     def permutation(self, goes_left: np.ndarray) -> np.ndarray:
         """Old position of every position of the next level.
@@ -149,7 +150,7 @@ class NodePartition:
         segment + ~goes_left, stable)]`` over the positions ``kept`` of split segments.
         """
         sides = np.concatenate([np.flatnonzero(goes_left), np.flatnonzero(~goes_left)])
-        return sides.take(self.source)
+        return np.concatenate([sides[run] for run in self.runs])
 
 
 @dataclass
