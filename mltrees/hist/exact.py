@@ -414,29 +414,34 @@ class ExactGrower:
         return level.total - right, right
 
     @staticmethod
-    def _shifted_children(running, anchor, level, forward, lam):
-        """``G_L, 𝓗_L + λ, G_R, 𝓗_R + λ`` at every cut, rounded to float32.
+    def _fast_gain(running, anchor, level, forward, lam, excluded):
+        """The unrounded gain of every cut in float32, and both children's ``𝓗 + λ``.
 
-        The differences are taken in float64 (they cancel), only their
-        results are rounded: float32 halves the memory the gains stream through.
+        The children's sums are taken in float64 (they cancel), as in
+        :meth:`_children` but with ``λ`` added to the hessians; only the
+        squares, quotients and the sum are rounded to float32, which halves
+        the memory they stream through. ``-inf`` where ``excluded``.
         """
-        n, f32 = running.size, np.float32
-        g_l, h_l, g_r, h_r = (np.empty(n, dtype=f32) for _ in range(4))
-        if forward:
-            accumulated = np.repeat(anchor - 1j * lam, level.counts)
+        f32 = np.float32
+        accumulated = np.repeat(anchor + (-1j if forward else 1j) * lam, level.counts)
+        if forward:  # the left child: running - anchor
             np.subtract(running, accumulated, out=accumulated)
-            other = (g_r, h_r)
-            np.copyto(g_l, accumulated.real, casting="same_kind")
-            np.copyto(h_l, accumulated.imag, casting="same_kind")
-        else:
-            accumulated = np.repeat(anchor + 1j * lam, level.counts)
+        else:  # the right child: anchor - running
             accumulated -= running
-            other = (g_l, h_l)
-            np.copyto(g_r, accumulated.real, casting="same_kind")
-            np.copyto(h_r, accumulated.imag, casting="same_kind")
-        np.subtract(level.total_g, accumulated.real, out=other[0], casting="same_kind")
-        np.subtract(level.total_h_shifted, accumulated.imag, out=other[1], casting="same_kind")
-        return g_l, h_l, g_r, h_r
+        score = np.square(accumulated.real, out=np.empty(running.size, f32), casting="same_kind")
+        h_this = accumulated.imag.astype(f32)
+        score /= h_this
+        other = np.subtract(
+            level.total_g, accumulated.real, out=np.empty_like(score), casting="same_kind"
+        )
+        other *= other
+        h_other = np.subtract(
+            level.total_h_shifted, accumulated.imag, out=np.empty_like(score), casting="same_kind"
+        )
+        other /= h_other
+        score += other
+        np.copyto(score, -np.inf, where=excluded)
+        return (score, h_this, h_other) if forward else (score, h_other, h_this)
 
     def _cuts(self, running, anchor, level, same, forward):
         """The cuts of one scan that may be best in their node, and their children's sums.
@@ -450,8 +455,7 @@ class ExactGrower:
         """
         min_h, lam = self._min_h, self.params.lam
         if self._approximate and self._shift_exact_enough:
-            g_l, h_l, g_r, h_r = self._shifted_children(running, anchor, level, forward, lam)
-            score = self._unrounded_gain(g_l, h_l, g_r, h_r, same)
+            score, h_l, h_r = self._fast_gain(running, anchor, level, forward, lam, same)
             # Children lighter than this for sure (the shifted sums err by far less).
             light = np.float32((min_h + lam) * (1 - 1e-5))
             for exclude in (None, lambda: (h_l < light) | (h_r < light)):
