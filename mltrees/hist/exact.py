@@ -106,17 +106,16 @@ class NodePartition:
     dropped. The next level's segments are the children in the order of
     their parents. Since every node sends the same number of rows left in
     every feature's order, one table serves all features: the positions of
-    a feature's left rows, then of its right rows (two ``flatnonzero``),
-    are read through ``source``, which lists, for each position of the
-    next level, where its row stands among them: one run of consecutive
-    entries per child. The result is a permutation that increases within
-    each child, so the gathers through it read memory almost in sequence.
+    a feature's left rows and of its right rows (two ``flatnonzero``) are
+    read in runs, one run of consecutive entries per child. The result is a
+    permutation that increases within each child, so the gathers through it
+    read memory almost in sequence.
 
     Attributes
     ----------
-    runs : list of slice
-        Per child of the next level, in order, where its rows stand among
-        the left rows followed by the right rows.
+    runs : list of (int, slice)
+        Per child of the next level, in order: its side (0 left, 1 right)
+        and where its rows stand among that side's rows.
     counts : ndarray of intp
         Rows of each segment of the next level.
     """
@@ -136,10 +135,13 @@ class NodePartition:
         n_left = np.where(split, np.asarray(n_left, dtype=np.intp), 0)
         n_right = counts - n_left  # every row of a node that stops counts as right
         lefts_before = np.cumsum(n_left) - n_left
-        rights_before = n_left.sum() + np.cumsum(n_right) - n_right
+        rights_before = np.cumsum(n_right) - n_right
         children = np.column_stack([n_left, n_right])[split].ravel()
         read_from = np.column_stack([lefts_before, rights_before])[split].ravel()
-        runs = [slice(a, a + c) for a, c in zip(read_from.tolist(), children.tolist(), strict=True)]
+        runs = [
+            (k % 2, slice(a, a + c))
+            for k, (a, c) in enumerate(zip(read_from.tolist(), children.tolist(), strict=True))
+        ]
         return cls(runs, children)
 
     def permutation(self, goes_left: np.ndarray) -> np.ndarray:
@@ -149,8 +151,8 @@ class NodePartition:
         that do not split. ``order[permutation]`` equals ``order[kept][argsort(2
         segment + ~goes_left, stable)]`` over the positions ``kept`` of split segments.
         """
-        sides = np.concatenate([np.flatnonzero(goes_left), np.flatnonzero(~goes_left)])
-        return np.concatenate([sides[run] for run in self.runs])
+        sides = np.flatnonzero(goes_left), np.flatnonzero(~goes_left)
+        return np.concatenate([sides[side][run] for side, run in self.runs])
 
 
 @dataclass
@@ -166,6 +168,7 @@ class _Level:
     total_g: np.ndarray  # per position: G and 𝓗 + 2λ of its node
     total_h_shifted: np.ndarray
     parent_size: np.ndarray  # |parent_score|
+    segments: list  # slice of positions of every node
 
     @classmethod
     def of(cls, counts, totals, params):
@@ -183,6 +186,7 @@ class _Level:
             np.repeat(totals[:, 0], counts),
             np.repeat(totals[:, 1] + 2 * params.lam, counts),
             np.abs(parent_score).astype(np.float64),
+            [slice(a, a + c) for a, c in zip(starts.tolist(), counts.tolist(), strict=True)],
         )
 
 
@@ -423,11 +427,13 @@ class ExactGrower:
         the memory they stream through. ``-inf`` where ``excluded``.
         """
         f32 = np.float32
-        accumulated = np.repeat(anchor + (-1j if forward else 1j) * lam, level.counts)
-        if forward:  # the left child: running - anchor
-            np.subtract(running, accumulated, out=accumulated)
-        else:  # the right child: anchor - running
-            accumulated -= running
+        accumulated = np.empty_like(running)
+        shifted = (anchor + (-1j if forward else 1j) * lam).tolist()
+        for q, segment in enumerate(level.segments):  # a scalar per node: no repeated array
+            if forward:  # the left child: running - anchor
+                np.subtract(running[segment], shifted[q], out=accumulated[segment])
+            else:  # the right child: anchor - running
+                np.subtract(shifted[q], running[segment], out=accumulated[segment])
         score = np.square(accumulated.real, out=np.empty(running.size, f32), casting="same_kind")
         h_this = accumulated.imag.astype(f32)
         score /= h_this
