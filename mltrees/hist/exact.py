@@ -31,6 +31,7 @@ loss change is below ``gamma``.
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -190,6 +191,25 @@ class _Level:
         )
 
 
+class _Workspace(threading.local):
+    """Each thread's scratch arrays, kept from scan to scan.
+
+    A fresh array of a million bytes comes from the system as untouched
+    pages, and the first write to each page faults; reusing the same
+    memory for the large temporaries of every scan saves those faults.
+    """
+
+    def __init__(self):
+        self.arrays = {}
+
+    def get(self, name: str, size: int, dtype) -> np.ndarray:
+        """An uninitialised array of ``size`` entries, the same memory at every call."""
+        array = self.arrays.get(name)
+        if array is None or array.size < size or array.dtype != dtype:
+            array = self.arrays[name] = np.empty(max(size, 1), dtype=dtype)
+        return array[:size]
+
+
 def _prefix(running: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``running[index]``, 0 where ``index`` is -1 (before the first position)."""
     return np.where(index >= 0, running[np.maximum(index, 0)], 0.0)
@@ -212,6 +232,7 @@ class ExactGrower:
 
     def __post_init__(self):
         self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+        self._scratch = _Workspace()
         cols = self.columns
         self._XT = np.ascontiguousarray(np.asarray(self.X, dtype=np.float32).T)
         # Every feature's rows by increasing value, its missing rows last: the root's order.
@@ -283,14 +304,19 @@ class ExactGrower:
 
             def task(j, state=(level, partition, go_left_row, scanned)):
                 level, partition, go_left_row, scanned = state
+                scratch = self._scratch
                 rows, values = by_feature[j]
                 if partition is not None:  # the previous level's splits
-                    permutation = partition.permutation(go_left_row.take(rows))
+                    goes_left = scratch.get("goes_left", rows.size, bool)
+                    permutation = partition.permutation(
+                        go_left_row.take(rows, out=goes_left, mode="clip")
+                    )
                     rows, values = rows.take(permutation), values.take(permutation)
                     by_feature[j] = rows, values
                 if not scanned[j]:
                     return None
-                return self._scan_feature(j, values, gh.take(rows), level)
+                stats = gh.take(rows, out=scratch.get("stats", rows.size, complex), mode="clip")
+                return self._scan_feature(j, values, stats, level)
 
             results = self._executor.map(task, kept) if self._executor else map(task, kept)
             found = [(j, c) for j, c in zip(kept, results, strict=True) if c is not None]
@@ -357,9 +383,9 @@ class ExactGrower:
         n_positions = values.size
         parts = []
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            running = np.cumsum(stats)
+            running = np.cumsum(stats, out=self._scratch.get("running", n_positions, complex))
             # A cut after position p lies between two different known values of one node.
-            same = np.empty(n_positions, dtype=bool)
+            same = self._scratch.get("same", n_positions, bool)
             np.equal(values[1:], values[:-1], out=same[:-1])
             same[level.segment_last] = True
             known = counts
@@ -417,8 +443,7 @@ class ExactGrower:
         right -= running
         return level.total - right, right
 
-    @staticmethod
-    def _fast_gain(running, anchor, level, forward, lam, excluded):
+    def _fast_gain(self, running, anchor, level, forward, lam, excluded):
         """The unrounded gain of every cut in float32, and both children's ``𝓗 + λ``.
 
         The children's sums are taken in float64 (they cancel), as in
@@ -426,23 +451,27 @@ class ExactGrower:
         squares, quotients and the sum are rounded to float32, which halves
         the memory they stream through. ``-inf`` where ``excluded``.
         """
-        f32 = np.float32
-        accumulated = np.empty_like(running)
+        f32, n, scratch = np.float32, running.size, self._scratch
+        accumulated = scratch.get("accumulated", n, complex)
         shifted = (anchor + (-1j if forward else 1j) * lam).tolist()
         for q, segment in enumerate(level.segments):  # a scalar per node: no repeated array
             if forward:  # the left child: running - anchor
                 np.subtract(running[segment], shifted[q], out=accumulated[segment])
             else:  # the right child: anchor - running
                 np.subtract(shifted[q], running[segment], out=accumulated[segment])
-        score = np.square(accumulated.real, out=np.empty(running.size, f32), casting="same_kind")
-        h_this = accumulated.imag.astype(f32)
+        score = np.square(accumulated.real, out=scratch.get("score", n, f32), casting="same_kind")
+        h_this = scratch.get("h_this", n, f32)
+        np.copyto(h_this, accumulated.imag, casting="same_kind")
         score /= h_this
         other = np.subtract(
-            level.total_g, accumulated.real, out=np.empty_like(score), casting="same_kind"
+            level.total_g, accumulated.real, out=scratch.get("other", n, f32), casting="same_kind"
         )
         other *= other
         h_other = np.subtract(
-            level.total_h_shifted, accumulated.imag, out=np.empty_like(score), casting="same_kind"
+            level.total_h_shifted,
+            accumulated.imag,
+            out=scratch.get("h_other", n, f32),
+            casting="same_kind",
         )
         other /= h_other
         score += other
