@@ -17,6 +17,7 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, loa
 
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.binning import BinnedData, fit_cuts, weighted_quantile_cuts
+from mltrees.hist.exact import ExactGrower, NodePartition, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower, leaf_values, segment_positions, stable_partition
 from mltrees.hist.histogram import GROUPS_PER_PASS, build_histograms
 from mltrees.hist.splitting import (
@@ -617,6 +618,66 @@ def test_gamma_prunes_after_growth_in_exact_and_during_growth_in_hist():
     ):
         np.testing.assert_allclose(model.predict(X), expected, atol=1e-5)
         assert model._trees[0][0].node_count == sum(len(t) for t in _xgb_nodes(booster))
+
+
+def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values():
+    """Few distinct values, missing values, deep trees: some nodes know no value of a feature."""
+    rng = np.random.default_rng(23)
+    X = _with_nan(rng.integers(0, 8, size=(3000, 6)).astype(np.float64), 0.1, seed=24)
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(size=3000) > 4).astype(np.float64)
+    params = {"learning_rate": 0.3, "max_depth": 8, "base_score": 0.5, "reg_lambda": 0.01}
+    booster, expected = _xgb_exact(X, y, "binary:logistic", 12, params)
+    model = XGBoostClassifier(n_estimators=12, tree_method="exact", **params).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), expected, rtol=RTOL, atol=1e-5)
+    _assert_same_trees(booster, model)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_node_partition_is_a_stable_sort_by_child(seed):
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(1, 40, size=rng.integers(1, 9))
+    split = rng.random(counts.size) < 0.7
+    segment = np.repeat(np.arange(counts.size), counts)
+    goes_left = (rng.random(segment.size) < 0.4) & split[segment]
+    partition = NodePartition.plan(
+        counts, split, np.bincount(segment[goes_left], minlength=counts.size)
+    )
+    kept = np.flatnonzero(split[segment])
+    key = 2 * segment + ~goes_left
+    expected = kept[np.argsort(key[kept], kind="stable")]
+    np.testing.assert_array_equal(partition.permutation(goes_left), expected)
+    sides = np.bincount(key, minlength=2 * counts.size).reshape(-1, 2)[split].ravel()
+    np.testing.assert_array_equal(partition.counts, sides)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"reg_lambda": 1.0},
+        {"reg_lambda": 1.0, "min_child_weight": 5.0},
+        {"reg_lambda": 1e-9},
+        {"reg_lambda": 0.0, "min_child_weight": 0.0},
+    ],
+    ids=["default", "heavy-children", "tiny-lambda", "no-lambda"],
+)
+def test_exact_rounds_only_near_best_cuts_and_grows_the_same_trees(params):
+    """Scoring every cut in float32 instead of the cuts near the unrounded best changes nothing."""
+    rng = np.random.default_rng(25)
+    X = _with_nan(rng.integers(0, 12, size=(4000, 5)).astype(np.float32), 0.1, seed=26)
+    X[:, 4] = rng.normal(size=4000)  # and one continuous feature
+    p = rng.random(4000)  # margins of a logistic loss, labels that depend on x0 and x4
+    y = np.nan_to_num(X[:, 0], nan=6) / 4 + X[:, 4] + rng.normal(size=4000) > 1.5
+    g, h = p - y, p * (1 - p)
+    columns, split_params = SortedColumns.fit(X), SplitParams(**params)
+    grown = []
+    for approximate in (True, False):
+        grower = ExactGrower(columns, X, split_params, max_depth=7)
+        grower._approximate = approximate
+        grown.append(grower.grow(g, h))
+    assert grown[0].tree.node_count > 40
+    for field in ("feature", "threshold", "value", "missing_slot"):
+        np.testing.assert_array_equal(getattr(grown[0].tree, field), getattr(grown[1].tree, field))
+    np.testing.assert_array_equal(grown[0].leaf_of_row, grown[1].leaf_of_row)
 
 
 def test_gain_table_holds_every_nodes_best_split():

@@ -5,12 +5,17 @@ rows of the node are scanned in the order of the feature, and the gain
 :eq:`eq-xgb-gain` of cutting between two consecutive distinct values comes
 from running sums of ``g`` and ``h``. XGBoost's ``exact`` method.
 
-Each feature is sorted once per fit. At each level, the rows of the
-feature's sorted order that belong to a node being split are regrouped by
-node with a stable radix sort on the node's number (an 8- or 16-bit key),
-so each node's rows stay sorted by value; one cumulative sum restarted at
-every node then gives the left sums at every cut of every node. The same
-scans XGBoost makes, in its order, decide ties:
+Each feature is sorted once per fit. Within a tree, every feature's order
+keeps the rows of each node of the level together, each node's rows by
+increasing value (missing values last): after a level is split, a stable
+partition (:class:`NodePartition`) regroups every feature's order by
+child and drops the rows of nodes that stopped, so no level sorts. One
+cumulative sum of ``g + i h`` over a feature's order then gives the
+children's sums at every cut of every node. The unrounded gain
+``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` of every cut picks the few cuts of each
+node within the float32 rounding error of the best, and only those get
+XGBoost's float32 gain: the winner and its ties are the same as if every
+cut had been rounded. The same scans XGBoost makes, in its order, decide ties:
 
 * backward (always): from the largest value down; rows with a missing value
   go left (``default left``); the last candidate sends every known value right;
@@ -26,6 +31,7 @@ loss change is below ``gamma``.
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -36,7 +42,7 @@ from mltrees.hist.grower import GrownTree, draw_features
 from mltrees.hist.splitting import MIN_LOSS_CHANGE, SplitParams, leaf_weight, node_score, split_gain
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
-__all__ = ["ExactGrower", "SortedColumns"]
+__all__ = ["ExactGrower", "NodePartition", "SortedColumns"]
 
 _EPS32 = np.float32(1e-6)  # XGBoost's kRtEps, in the end-of-scan cuts
 
@@ -81,28 +87,132 @@ class SortedColumns:
         return len(self.rows)
 
 
-def _first_max_per_segment(gain, segment, n_segments, last: bool = False):
-    """Per segment, the maximum of ``gain`` and where it first (or last) occurs.
+# A cut's float32 gain differs from its unrounded gain G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ) - score
+# by less than about 5e-7 of the children's and parent's scores (the float32 roundings of w²,
+# of each score, of their sum and of the difference), and the unrounded gain computed in
+# float32 from the float64 sums errs by less than 4e-7 of it: cuts further than twice this
+# tolerance below their node's best can neither win nor tie, and are not rounded at all.
+_RELATIVE_TOLERANCE = 2e-6
+_ABSOLUTE_TOLERANCE = 1e-30  # float32 scores underflow below ~1e-38
 
-    ``segment`` is non-decreasing (candidates come grouped by node), so the
-    reductions run over contiguous runs (``reduceat``), not scattered updates.
+
+@dataclass
+class NodePartition:
+    """How the rows of a level, grouped by node, are regrouped by child.
+
+    The rows of a level are *segments*: node ``q`` holds ``counts[q]``
+    consecutive positions. A split node's segment becomes two segments of
+    the next level, its left rows then its right rows, each side in its old
+    order (a stable partition); the rows of a node that does not split are
+    dropped. The next level's segments are the children in the order of
+    their parents. Since every node sends the same number of rows left in
+    every feature's order, one table serves all features: the positions of
+    a feature's left rows and of its right rows (two ``flatnonzero``) are
+    read in runs, one run of consecutive entries per child. The result is a
+    permutation that increases within each child, so the gathers through it
+    read memory almost in sequence.
+
+    Attributes
+    ----------
+    runs : list of (int, slice)
+        Per child of the next level, in order: its side (0 left, 1 right)
+        and where its rows stand among that side's rows.
+    counts : ndarray of intp
+        Rows of each segment of the next level.
     """
-    best = np.full(n_segments, -np.inf, dtype=gain.dtype)
-    where = np.full(n_segments, -1 if last else gain.size, dtype=np.intp)
-    if gain.size == 0:
-        return best, where
-    starts = np.flatnonzero(np.r_[True, segment[1:] != segment[:-1]])
-    present = segment[starts]
-    run_best = np.maximum.reduceat(gain, starts)
-    run = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, gain.size]))
-    hit = gain == run_best[run]
-    index = np.arange(gain.size)
-    if last:
-        where[present] = np.maximum.reduceat(np.where(hit, index, -1), starts)
-    else:
-        where[present] = np.minimum.reduceat(np.where(hit, index, gain.size), starts)
-    best[present] = run_best
-    return best, where
+
+    runs: list
+    counts: np.ndarray
+
+    @classmethod
+    def plan(cls, counts, split, n_left) -> NodePartition:
+        """The partition of segments of ``counts`` rows, of which ``split`` ones split.
+
+        ``n_left[q]`` rows of a split segment ``q`` go left (ignored where
+        ``split`` is False).
+        """
+        counts = np.asarray(counts, dtype=np.intp)
+        split = np.asarray(split, dtype=bool)
+        n_left = np.where(split, np.asarray(n_left, dtype=np.intp), 0)
+        n_right = counts - n_left  # every row of a node that stops counts as right
+        lefts_before = np.cumsum(n_left) - n_left
+        rights_before = np.cumsum(n_right) - n_right
+        children = np.column_stack([n_left, n_right])[split].ravel()
+        read_from = np.column_stack([lefts_before, rights_before])[split].ravel()
+        runs = [
+            (k % 2, slice(a, a + c))
+            for k, (a, c) in enumerate(zip(read_from.tolist(), children.tolist(), strict=True))
+        ]
+        return cls(runs, children)
+
+    def permutation(self, goes_left: np.ndarray) -> np.ndarray:
+        """Old position of every position of the next level.
+
+        ``goes_left`` (bool, per position) must be False in the segments
+        that do not split. ``order[permutation]`` equals ``order[kept][argsort(2
+        segment + ~goes_left, stable)]`` over the positions ``kept`` of split segments.
+        """
+        sides = np.flatnonzero(goes_left), np.flatnonzero(~goes_left)
+        return np.concatenate([sides[side][run] for side, run in self.runs])
+
+
+@dataclass
+class _Level:
+    """What every feature's scan of one level shares."""
+
+    starts: np.ndarray
+    counts: np.ndarray
+    totals: np.ndarray  # G + i 𝓗 of every node
+    parent_score: np.ndarray
+    total: np.ndarray  # per position: its node's G + i 𝓗
+    segment_last: np.ndarray  # last position of every node
+    total_g: np.ndarray  # per position: G and 𝓗 + 2λ of its node
+    total_h_shifted: np.ndarray
+    parent_size: np.ndarray  # |parent_score|
+    segments: list  # slice of positions of every node
+
+    @classmethod
+    def of(cls, counts, totals, params):
+        counts = np.asarray(counts, dtype=np.intp)
+        starts = np.cumsum(counts) - counts
+        combined = totals[:, 0] + 1j * totals[:, 1]
+        parent_score = node_score(totals[:, 0], totals[:, 1], params)
+        return cls(
+            starts,
+            counts,
+            combined,
+            parent_score,
+            np.repeat(combined, counts),
+            starts + counts - 1,
+            np.repeat(totals[:, 0], counts),
+            np.repeat(totals[:, 1] + 2 * params.lam, counts),
+            np.abs(parent_score).astype(np.float64),
+            [slice(a, a + c) for a, c in zip(starts.tolist(), counts.tolist(), strict=True)],
+        )
+
+
+class _Workspace(threading.local):
+    """Each thread's scratch arrays, kept from scan to scan.
+
+    A fresh array of a million bytes comes from the system as untouched
+    pages, and the first write to each page faults; reusing the same
+    memory for the large temporaries of every scan saves those faults.
+    """
+
+    def __init__(self):
+        self.arrays = {}
+
+    def get(self, name: str, size: int, dtype) -> np.ndarray:
+        """An uninitialised array of ``size`` entries, the same memory at every call."""
+        array = self.arrays.get(name)
+        if array is None or array.size < size or array.dtype != dtype:
+            array = self.arrays[name] = np.empty(max(size, 1), dtype=dtype)
+        return array[:size]
+
+
+def _prefix(running: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``running[index]``, 0 where ``index`` is -1 (before the first position)."""
+    return np.where(index >= 0, running[np.maximum(index, 0)], 0.0)
 
 
 @dataclass
@@ -110,7 +220,7 @@ class ExactGrower:
     """Depth-wise growth with every distinct value a candidate (XGBoost's ``exact``)."""
 
     columns: SortedColumns
-    X: np.ndarray  # float32, (n_rows, n_features): routing the rows after each split
+    X: np.ndarray  # float32, (n_rows, n_features): the values the cuts compare
     params: SplitParams
     max_depth: int = 6
     learning_rate: float = 0.3
@@ -122,6 +232,25 @@ class ExactGrower:
 
     def __post_init__(self):
         self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+        self._scratch = _Workspace()
+        cols = self.columns
+        self._XT = np.ascontiguousarray(np.asarray(self.X, dtype=np.float32).T)
+        # Every feature's rows by increasing value, its missing rows last: the root's order.
+        self._root_order = [
+            np.concatenate([rows, np.flatnonzero(np.isnan(column))]) if missing else rows
+            for rows, column, missing in zip(cols.rows, self._XT, cols.has_missing, strict=True)
+        ]
+        self._root_values = [
+            np.concatenate([known, np.full(column.size - known.size, np.nan, np.float32)])
+            if missing
+            else known
+            for known, column, missing in zip(cols.values, self._XT, cols.has_missing, strict=True)
+        ]
+        p = self.params
+        # The unrounded gain bounds the float32 one only for leaf weights -G / (𝓗 + λ).
+        self._approximate = p.alpha == 0 and p.max_delta_step <= 0
+        # Both children need 𝓗 > 0 and 𝓗 >= min_child_weight.
+        self._min_h = p.mcw if p.mcw > 0 else np.nextafter(0.0, 1.0)
 
     def close(self):
         """Stop the grower's threads (same contract as the histogram grower)."""
@@ -138,10 +267,19 @@ class ExactGrower:
         n = cols.n_rows
         g = np.asarray(g, dtype=np.float64)
         h = np.asarray(h, dtype=np.float64)
+        gh = g + 1j * h
+        # Adding λ to the totals before the differences moves 𝓗 + λ by at most
+        # 1e-16 of the total hessian, which must stay far below λ.
+        self._shift_exact_enough = 0 < 1e8 * params.lam >= np.abs(h).sum()
         tree_features = np.arange(cols.n_features) if features is None else np.asarray(features)
+        # Every feature's order keeps the rows of each node of the level together,
+        # by increasing value, missing values last: partitioned after each level.
+        kept = [int(j) for j in np.sort(tree_features) if not cols.constant[j]]
+        by_feature = {j: (self._root_order[j], self._root_values[j]) for j in kept}
         node_of_row = np.zeros(n, dtype=np.intp)  # node id of every row
         level_ids = np.array([0])
         totals = np.array([[g.sum(), h.sum()]])
+        counts = np.array([n])
         nodes = {  # per node id
             "parent": [-1],
             "depth": [0],
@@ -150,37 +288,44 @@ class ExactGrower:
             "count": [n],
         }
         splits = {}  # node id -> (feature, cut, default_left, gain)
+        partition = go_left_row = None
         clock = time.perf_counter()
         for depth in range(self.max_depth):
             n_level = level_ids.size
-            local = np.full(len(nodes["parent"]), -1, dtype=np.intp)
-            local[level_ids] = np.arange(n_level)
-            row_local = local[node_of_row]
-            parent_score = node_score(totals[:, 0], totals[:, 1], params)
+            level = _Level.of(counts, totals, params)
             level_features = self._sample(tree_features, self.colsample_bylevel)
             node_features = None
             if self.colsample_bynode < 1.0:
                 node_features = np.zeros((n_level, cols.n_features), dtype=bool)
                 for q in range(n_level):
                     node_features[q, self._sample(level_features, self.colsample_bynode)] = True
-            best = _Best(n_level)
+            scanned = np.zeros(cols.n_features, dtype=bool)
+            scanned[level_features] = True
 
-            def scan(j, level=(row_local, n_level, g, h, totals, parent_score), mask=node_features):
-                allowed = None if mask is None else mask[:, j]
-                return self._scan_feature(j, *level, allowed)
+            def task(j, state=(level, partition, go_left_row, scanned)):
+                level, partition, go_left_row, scanned = state
+                scratch = self._scratch
+                rows, values = by_feature[j]
+                if partition is not None:  # the previous level's splits
+                    goes_left = scratch.get("goes_left", rows.size, bool)
+                    permutation = partition.permutation(
+                        go_left_row.take(rows, out=goes_left, mode="clip")
+                    )
+                    rows, values = rows.take(permutation), values.take(permutation)
+                    by_feature[j] = rows, values
+                if not scanned[j]:
+                    return None
+                stats = gh.take(rows, out=scratch.get("stats", rows.size, complex), mode="clip")
+                return self._scan_feature(j, values, stats, level)
 
-            features = [j for j in level_features if not cols.constant[j]]
-            scanned = self._executor.map(scan, features) if self._executor else map(scan, features)
-            # Offered in feature order, as XGBoost merges: ties go to the lower feature.
-            for j, offers in zip(features, scanned, strict=True):
-                for offer in offers:
-                    best.offer(*offer[:1], j, *offer[1:])
+            results = self._executor.map(task, kept) if self._executor else map(task, kept)
+            found = [(j, c) for j, c in zip(kept, results, strict=True) if c is not None]
+            best = self._choose(found, level, node_features)
             clock = self._tick("splits", clock)
             split = best.gain > MIN_LOSS_CHANGE
             if not split.any():
                 break
             new_ids = []
-            go_left = np.zeros(n, dtype=bool)
             for q in np.flatnonzero(split):
                 node = int(level_ids[q])
                 j, cut, default_left = int(best.feature[q]), best.cut[q], bool(best.default_left[q])
@@ -196,123 +341,261 @@ class ExactGrower:
                     nodes["H"].append(sums[1])
                     nodes["count"].append(0)
                 new_ids += [left_id, left_id + 1]
-            # Route the rows of the split nodes: x < cut, or missing and default left.
-            in_split = split[row_local] & (row_local >= 0)
-            rows = np.flatnonzero(in_split)
-            q_rows = row_local[rows]
-            feature = best.feature[q_rows]
-            x = self.X[rows, feature]
-            cut = best.cut[q_rows]
-            go_left = np.where(np.isnan(x), best.default_left[q_rows], x < cut)
-            first_child = np.full(n_level, -1, dtype=np.intp)
-            first_child[np.flatnonzero(split)] = np.array(new_ids[0::2])
-            node_of_row[rows] = first_child[q_rows] + ~go_left
+            # Route the rows of the split nodes: x < cut, or missing and default left. In the
+            # order of the split's feature a node's rows below the cut come first, its missing last.
+            go_left_row = np.zeros(n, dtype=bool)
+            n_left = np.zeros(n_level, dtype=np.intp)
+            for q, left_id in zip(np.flatnonzero(split), new_ids[0::2], strict=True):
+                rows, values = by_feature[int(best.feature[q])]
+                segment = slice(level.starts[q], level.starts[q] + level.counts[q])
+                rows, values = rows[segment], values[segment]
+                below = int(np.searchsorted(values, best.cut[q], side="left"))
+                known = int(np.searchsorted(values, np.inf, side="right"))  # NaN sort last
+                node_of_row[rows] = left_id + 1
+                left = [rows[:below], rows[known:]] if best.default_left[q] else [rows[:below]]
+                for part in left:
+                    node_of_row[part] = left_id
+                    go_left_row[part] = True
+                    n_left[q] += part.size
+            partition = NodePartition.plan(counts, split, n_left)
+            counts = partition.counts
             level_ids = np.array(new_ids)
             totals = np.column_stack(
                 [np.array(nodes["G"])[level_ids], np.array(nodes["H"])[level_ids]]
             )
             clock = self._tick("partition", clock)
-        counts = np.bincount(node_of_row, minlength=len(nodes["parent"]))
-        return self._assemble(nodes, splits, node_of_row, counts)
+        node_counts = np.bincount(node_of_row, minlength=len(nodes["parent"]))
+        return self._assemble(nodes, splits, node_of_row, node_counts)
 
-    def _scan_feature(self, j, row_local, n_level, g, h, totals, parent_score, allowed):
-        """Score every cut of feature ``j`` in every node of the level.
+    def _scan_feature(self, j, values, stats, level):
+        """The cuts of feature ``j`` that may be best in a node of the level.
 
-        Returns the best candidate of each node for each of XGBoost's scans,
-        in scan order, as ``(nodes, gain, cut, default_left, left sums)``.
+        ``values`` are the feature's values at the level's rows, node by
+        node, each node's increasing with its missing values last, and
+        ``stats`` the rows' ``g + i h``: one cumulative sum carries both
+        statistics (complex addition adds the parts as two float64 sums
+        would). Returns the candidates, scan by scan, as ``(position, left,
+        right, cut, default_left, rank)``: the children's ``G + i 𝓗``, the
+        cut and the candidate's place in XGBoost's order of scans (:meth:`_choose`).
         """
-        cols, params = self.columns, self.params
-        rows = cols.rows[j]
-        q = row_local[rows]
-        keep = q >= 0
-        if allowed is not None:
-            keep &= allowed[np.where(keep, q, 0)]
-        rows, q, values = rows[keep], q[keep], cols.values[j][keep]
-        if rows.size == 0:
-            return []
-        key = q.astype(np.uint8 if n_level <= 256 else np.uint16 if n_level <= 65536 else np.intp)
-        permutation = np.argsort(key, kind="stable")  # by node, values still increasing
-        rows, q, values = rows[permutation], q[permutation], values[permutation]
-        gq, hq = g[rows], h[rows]
-        counts = np.bincount(q, minlength=n_level)
-        first = np.cumsum(counts) - counts
-        # Inclusive running sums restarted at every node.
-        run_g, run_h = np.cumsum(gq), np.cumsum(hq)
-        base_g = np.where(counts > 0, run_g[first] - gq[first], 0.0)
-        base_h = np.where(counts > 0, run_h[first] - hq[first], 0.0)
-        incl_g, incl_h = run_g - base_g[q], run_h - base_h[q]
-        known_g = np.bincount(q, weights=gq, minlength=n_level)
-        known_h = np.bincount(q, weights=hq, minlength=n_level)
-        parent = parent_score[q]
-        mcw = params.mcw
-        change = np.flatnonzero((q[1:] == q[:-1]) & (values[1:] != values[:-1]))  # cut before i+1
-        lo, hi = values[change], values[change + 1]
-        qc = q[change]
-        midpoint = (lo + hi) * np.float32(0.5)
-        candidates = []  # (order, gain, node, cut, default_left, left sums)
-        # Backward scan: right child = values >= hi, left = the rest (missing included).
-        right_g = known_g[qc] - incl_g[change]
-        right_h = known_h[qc] - incl_h[change]
-        left_g, left_h = totals[qc, 0] - right_g, totals[qc, 1] - right_h
-        cut = np.where(midpoint == lo, hi, midpoint)
-        ok = (left_h >= mcw) & (right_h >= mcw)
-        gain = split_gain(left_g, left_h, right_g, right_h, parent[change], params)
-        gain = np.where(ok, gain, -np.inf)
-        candidates.append((1, gain, qc, cut, True, left_g, left_h, True))
-        # Backward end: every known value right, missing left.
-        present = np.flatnonzero(counts > 0)
-        smallest = values[first[present]]
-        end_cut = smallest - (np.abs(smallest) + _EPS32)
-        left_g = totals[present, 0] - known_g[present]
-        left_h = totals[present, 1] - known_h[present]
-        ok = (known_h[present] >= mcw) & (left_h >= mcw)
-        gain = split_gain(
-            left_g, left_h, known_g[present], known_h[present], parent_score[present], params
+        cols = self.columns
+        starts, counts = level.starts, level.counts
+        n_positions = values.size
+        parts = []
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            running = np.cumsum(stats, out=self._scratch.get("running", n_positions, complex))
+            # A cut after position p lies between two different known values of one node.
+            same = self._scratch.get("same", n_positions, bool)
+            np.equal(values[1:], values[:-1], out=same[:-1])
+            same[level.segment_last] = True
+            known = counts
+            if cols.has_missing[j]:
+                missing = np.isnan(values)
+                same[:-1] |= missing[1:]
+                known = counts - np.add.reduceat(missing, starts, dtype=np.intp)
+            last_known = starts + known - 1
+            before, through = _prefix(running, starts - 1), _prefix(running, last_known)
+            known_sums = through - before
+            present = np.flatnonzero(known > 0)
+            end = n_positions + 1  # ranks: forward cuts < forward end < backward cuts < ...
+            if cols.has_missing[j]:
+                # Forward scan (ascending): left child = values <= lo, missing right.
+                chosen, left, right = self._cuts(running, before, level, same, forward=True)
+                lo, hi = values[chosen], values[chosen + 1]
+                midpoint = (lo + hi) * np.float32(0.5)
+                cut = np.where(midpoint == hi, lo, midpoint)
+                parts.append((chosen, left, right, cut, False, chosen))
+                # Forward end: every known value left, missing right.
+                largest = values[last_known[present]]
+                end_cut = largest + (np.abs(largest) + _EPS32)
+                left = known_sums[present]
+                right = level.totals[present] - left
+                parts.append((starts[present], left, right, end_cut, False, end))
+            # Backward scan (descending): right child = values >= hi, missing left.
+            chosen, left, right = self._cuts(running, through, level, same, forward=False)
+            lo, hi = values[chosen], values[chosen + 1]
+            midpoint = (lo + hi) * np.float32(0.5)
+            cut = np.where(midpoint == lo, hi, midpoint)
+            parts.append((chosen, left, right, cut, True, 2 * end - chosen))
+            # Backward end: every known value right, missing left.
+            smallest = values[starts[present]]
+            end_cut = smallest - (np.abs(smallest) + _EPS32)
+            right = known_sums[present]
+            left = level.totals[present] - right
+            parts.append((starts[present], left, right, end_cut, True, 3 * end))
+        return parts
+
+    @staticmethod
+    def _children(running, anchor, level, forward):
+        """Both children's ``G + i 𝓗`` at every cut of a scan.
+
+        Forward, the left child is accumulated (``running - anchor``,
+        ``anchor`` the sums before the node); backward, the right child is
+        (``anchor - running``, ``anchor`` the node's sums through its last
+        known value); the other child is the node's total minus it, as in
+        XGBoost.
+        """
+        if forward:
+            left = np.repeat(anchor, level.counts)
+            np.subtract(running, left, out=left)
+            return left, level.total - left
+        right = np.repeat(anchor, level.counts)
+        right -= running
+        return level.total - right, right
+
+    def _fast_gain(self, running, anchor, level, forward, lam, excluded):
+        """The unrounded gain of every cut in float32, and both children's ``𝓗 + λ``.
+
+        The children's sums are taken in float64 (they cancel), as in
+        :meth:`_children` but with ``λ`` added to the hessians; only the
+        squares, quotients and the sum are rounded to float32, which halves
+        the memory they stream through. ``-inf`` where ``excluded``.
+        """
+        f32, n, scratch = np.float32, running.size, self._scratch
+        accumulated = scratch.get("accumulated", n, complex)
+        shifted = (anchor + (-1j if forward else 1j) * lam).tolist()
+        for q, segment in enumerate(level.segments):  # a scalar per node: no repeated array
+            if forward:  # the left child: running - anchor
+                np.subtract(running[segment], shifted[q], out=accumulated[segment])
+            else:  # the right child: anchor - running
+                np.subtract(shifted[q], running[segment], out=accumulated[segment])
+        score = np.square(accumulated.real, out=scratch.get("score", n, f32), casting="same_kind")
+        h_this = scratch.get("h_this", n, f32)
+        np.copyto(h_this, accumulated.imag, casting="same_kind")
+        score /= h_this
+        other = np.subtract(
+            level.total_g, accumulated.real, out=scratch.get("other", n, f32), casting="same_kind"
         )
-        candidates.append(
-            (2, np.where(ok, gain, -np.inf), present, end_cut, True, left_g, left_h, False)
+        other *= other
+        h_other = np.subtract(
+            level.total_h_shifted,
+            accumulated.imag,
+            out=scratch.get("h_other", n, f32),
+            casting="same_kind",
         )
-        if cols.has_missing[j]:
-            # Forward scan: left child = values <= lo, missing right.
-            left_g, left_h = incl_g[change], incl_h[change]
-            right_g, right_h = totals[qc, 0] - left_g, totals[qc, 1] - left_h
-            cut = np.where(midpoint == hi, lo, midpoint)
-            ok = (left_h >= mcw) & (right_h >= mcw)
-            gain = split_gain(left_g, left_h, right_g, right_h, parent[change], params)
-            candidates.insert(
-                0, (-1, np.where(ok, gain, -np.inf), qc, cut, False, left_g, left_h, False)
+        other /= h_other
+        score += other
+        np.copyto(score, -np.inf, where=excluded)
+        return (score, h_this, h_other) if forward else (score, h_other, h_this)
+
+    def _cuts(self, running, anchor, level, same, forward):
+        """The cuts of one scan that may be best in their node, and their children's sums.
+
+        Each cut's unrounded gain ``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` is
+        computed; only the cuts within the rounding tolerance of their
+        node's best are kept for the float32 gain (:meth:`_choose`). The
+        children's weights are checked at the kept cuts: if one is too light,
+        the cuts whose children are clearly too light are left out and the
+        best taken again; if that is not enough, every cut is checked exactly.
+        """
+        min_h, lam = self._min_h, self.params.lam
+        if self._approximate and self._shift_exact_enough:
+            score, h_l, h_r = self._fast_gain(running, anchor, level, forward, lam, same)
+            # Children lighter than this for sure (the shifted sums err by far less).
+            light = np.float32((min_h + lam) * (1 - 1e-5))
+            for exclude in (None, lambda: (h_l < light) | (h_r < light)):
+                if exclude is not None:
+                    np.copyto(score, -np.inf, where=exclude())
+                chosen = self._near_best(score, level)
+                if chosen is None:
+                    break
+                node = np.searchsorted(level.starts, chosen, side="right") - 1
+                if forward:
+                    left_sums = running[chosen] - anchor[node]
+                    right_sums = level.totals[node] - left_sums
+                else:
+                    right_sums = anchor[node] - running[chosen]
+                    left_sums = level.totals[node] - right_sums
+                if np.all(left_sums.imag >= min_h) and np.all(right_sums.imag >= min_h):
+                    return chosen, left_sums, right_sums
+        left, right = self._children(running, anchor, level, forward)
+        excluded = same | (left.imag < min_h) | (right.imag < min_h)
+        chosen = None
+        if self._approximate:
+            g_l, h_l, g_r, h_r = (
+                left.real.copy(),
+                left.imag + lam,
+                right.real.copy(),
+                right.imag + lam,
             )
-            largest = values[first[present] + counts[present] - 1]
-            end_cut = largest + (np.abs(largest) + _EPS32)
-            left_g, left_h = known_g[present], known_h[present]
-            right_g = totals[present, 0] - left_g
-            right_h = totals[present, 1] - left_h
-            ok = (left_h >= mcw) & (right_h >= mcw)
-            gain = split_gain(left_g, left_h, right_g, right_h, parent_score[present], params)
-            candidates.insert(
-                1, (0, np.where(ok, gain, -np.inf), present, end_cut, False, left_g, left_h, False)
-            )
-        # In scan order: forward cuts (ascending), forward end, backward cuts
-        # (descending), backward end. Strictly better replaces, so the first wins.
-        offers = []
-        for _, gain, node, cut, default_left, left_g, left_h, descending in candidates:
-            if gain.size == 0:
-                continue
-            seg_best, where = _first_max_per_segment(gain, node, n_level, last=descending)
-            present = (
-                np.flatnonzero(where >= 0) if descending else np.flatnonzero(where < gain.size)
-            )
-            chosen = where[present]
-            offers.append(
-                (
-                    present,
-                    seg_best[present],
-                    cut[chosen],
-                    default_left,
-                    np.column_stack([left_g[chosen], left_h[chosen]]),
-                )
-            )
-        return offers
+            chosen = self._near_best(self._unrounded_gain(g_l, h_l, g_r, h_r, excluded), level)
+        if chosen is None:
+            chosen = np.flatnonzero(~excluded)
+        return chosen, left[chosen], right[chosen]
+
+    @staticmethod
+    def _unrounded_gain(g_l, h_l, g_r, h_r, excluded):
+        """``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` from ``g_l, h_l = G_L, 𝓗_L+λ`` (and right).
+
+        Overwrites ``g_l`` and ``g_r``; ``-inf`` where ``excluded``.
+        """
+        g_l *= g_l
+        g_l /= h_l
+        g_r *= g_r
+        g_r /= h_r
+        g_l += g_r
+        np.copyto(g_l, -np.inf, where=excluded)
+        return g_l
+
+    @staticmethod
+    def _near_best(score, level):
+        """Cuts whose unrounded gain is within the rounding tolerance of their node's best.
+
+        None if a gain is not a number or infinite.
+        """
+        best = np.maximum.reduceat(score, level.starts)
+        top = best.max()
+        if np.isnan(top) or top == np.inf:
+            return None
+        # Nodes without a cut (best -inf) get a NaN floor, which no score reaches.
+        best = best.astype(np.float64)
+        floor = best - 2 * _RELATIVE_TOLERANCE * (best + level.parent_size) - _ABSOLUTE_TOLERANCE
+        # In the scores' precision, one step lower: the comparison runs in one dtype.
+        rounded = np.nextafter(floor.astype(score.dtype), -np.inf)
+        return np.flatnonzero(score >= np.repeat(rounded, level.counts))
+
+    def _choose(self, found, level, node_features) -> _Best:
+        """The best split of every node among the candidates of every feature.
+
+        The float32 gains of all candidates of the level are computed at
+        once. Ties go, as in XGBoost, to the lower feature, then to the
+        earlier candidate in the order of its scans: forward cuts by
+        increasing value, the forward end, backward cuts by decreasing
+        value, the backward end. A split must gain more than 0.
+        """
+        best = _Best(level.counts.size)
+        parts = [(j, *part) for j, scanned in found for part in scanned]
+        if not parts:
+            return best
+        sizes = [part[1].size for part in parts]
+        position = np.concatenate([part[1] for part in parts])
+        node = np.searchsorted(level.starts, position, side="right") - 1
+        left = np.concatenate([part[2] for part in parts])
+        right = np.concatenate([part[3] for part in parts])
+        cut = np.concatenate([part[4] for part in parts])
+        default_left = np.repeat([part[5] for part in parts], sizes)
+        rank = np.concatenate([np.broadcast_to(part[6], part[1].shape) for part in parts])
+        feature = np.repeat([part[0] for part in parts], sizes)
+        left_g, left_h, right_g, right_h = left.real, left.imag, right.real, right.imag
+        parent = level.parent_score[node]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            gain = split_gain(left_g, left_h, right_g, right_h, parent, self.params)
+        valid = (left_h >= self._min_h) & (right_h >= self._min_h)
+        if node_features is not None:
+            valid &= node_features[node, feature]
+        gain = np.where(valid, gain, -np.inf).astype(np.float32)
+        top = np.full(best.gain.size, -np.inf, dtype=np.float32)
+        np.maximum.at(top, node, gain)
+        tied = np.flatnonzero((gain == top[node]) & (gain > 0))
+        tied = tied[np.lexsort((rank[tied], feature[tied], node[tied]))]
+        first = tied[np.r_[True, node[tied][1:] != node[tied][:-1]]] if tied.size else tied
+        q = node[first]
+        best.gain[q] = gain[first]
+        best.feature[q] = feature[first]
+        best.cut[q] = cut[first]
+        best.default_left[q] = default_left[first]
+        best.left[q] = np.column_stack([left_g[first], left_h[first]])
+        return best
 
     def _tick(self, stage: str, since: float) -> float:
         now = time.perf_counter()
@@ -400,7 +683,7 @@ class ExactGrower:
 
 
 class _Best:
-    """The best split found so far for every node of a level, in XGBoost's order."""
+    """The best split of every node of a level (feature -1 and gain 0 where none gains)."""
 
     def __init__(self, n: int):
         self.gain = np.zeros(n, dtype=np.float32)  # a split must beat loss change 0
@@ -408,13 +691,3 @@ class _Best:
         self.cut = np.zeros(n, dtype=np.float32)
         self.default_left = np.zeros(n, dtype=bool)
         self.left = np.zeros((n, 2))
-
-    def offer(self, nodes, feature, gain, cut, default_left, left):
-        # Features arrive in increasing order: only a strictly better gain replaces.
-        better = gain > self.gain[nodes]
-        nodes = nodes[better]
-        self.gain[nodes] = gain[better]
-        self.feature[nodes] = feature
-        self.cut[nodes] = cut[better]
-        self.default_left[nodes] = default_left
-        self.left[nodes] = left[better]
