@@ -2,6 +2,7 @@
 
     python benchmarks/bench_family.py [--datasets adult covertype higgs diabetes]
                                       [--only SUBSTRING ...] [--out PATH]
+                                      [--update REASON]
 
 Writes ``benchmarks/results/family.json``: for every (data set, algorithm,
 library, setting) the fit time and the predict time (best of three on the test
@@ -10,6 +11,10 @@ the test accuracy (classification) or RMSE (regression), and the machine (CPU
 model, cores, load average before and after), the date and the versions of
 every library. The book's chapter on quick answers reads that file and draws
 it; it never runs this script.
+
+``--update REASON`` measures only the selected rows and replaces them in the
+existing file, which keeps its other rows and records the re-measurement
+(date, rows, reason, load, commit) in its ``updates`` list.
 
 Data (all shipped with mltrees or scikit-learn, nothing is downloaded):
 
@@ -233,6 +238,8 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="+", default=None,
                         help="keep rows whose algorithm or library contains one of these")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--update", metavar="REASON", default=None,
+                        help="replace the measured rows in the existing --out file")
     args = parser.parse_args(argv)
 
     results = []
@@ -281,10 +288,33 @@ def main(argv=None) -> int:
         "datasets": datasets,
         "results": results,
     }
+    if args.update is not None:
+        report = _updated(json.loads(args.out.read_text()), report, args.update)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0
+
+
+def _updated(existing: dict, partial: dict, reason: str) -> dict:
+    """``existing`` with the rows ``partial`` measured again, and a record of it."""
+    def key(row):
+        return row["dataset"], row["algorithm"], row["library"], row["setting"]
+
+    new = {key(row): row for row in partial["results"]}
+    replaced = []
+    for i, row in enumerate(existing["results"]):
+        if key(row) in new:
+            existing["results"][i] = new.pop(key(row))
+            replaced.append(" / ".join(key(row)))
+    if new:
+        raise SystemExit(f"rows not in the existing file: {sorted(new)}")
+    existing.setdefault("updates", []).append({
+        "date": partial["date"], "rows": replaced, "reason": reason,
+        "load_before": partial["machine"]["load_before"],
+        "load_after": partial["machine"]["load_after"],
+        "mltrees_commit": partial["versions"].get("mltrees_commit")})
+    return existing
 
 
 if __name__ == "__main__":
