@@ -570,8 +570,8 @@ def _find_drawn_splits(
     draw was unlucky. Without this rule, on data with many binary or discrete
     columns deep nodes stop early and the forest loses accuracy.
     """
-    n_features = codes.shape[1]
-    if max_features is None or max_features >= n_features:
+
+    def search(rows, node, n_nodes, node_stats, mask):
         return find_splits(
             codes,
             specs,
@@ -581,16 +581,18 @@ def _find_drawn_splits(
             stats_model,
             node_stats,
             rules,
-            None,
+            mask,
             row_of,
             executor,
         )
+
+    n_features = codes.shape[1]
+    if max_features is None or max_features >= n_features:
+        return search(rows, node, n_nodes, node_stats, None)
     order = np.argsort(rng.random((n_nodes, n_features)), axis=1)
     mask = np.zeros((n_nodes, n_features), dtype=bool)
     np.put_along_axis(mask, order[:, :max_features], True, axis=1)
-    splits = find_splits(
-        codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, mask, row_of, executor
-    )
+    splits = search(rows, node, n_nodes, node_stats, mask)
     failed = np.flatnonzero(~np.isfinite(splits.gain))
     if failed.size == 0:
         return splits
@@ -624,18 +626,7 @@ def _find_drawn_splits(
     keep = position[node] >= 0
     one = np.zeros((again.size, n_features), dtype=bool)
     one[np.arange(again.size), first_varying] = True
-    second = find_splits(
-        codes,
-        specs,
-        rows[keep],
-        position[node[keep]],
-        again.size,
-        stats_model,
-        node_stats[again],
-        rules,
-        one,
-        row_of,
-    )
+    second = search(rows[keep], position[node[keep]], again.size, node_stats[again], one)
     return _merge_splits(splits, second, again)
 
 
