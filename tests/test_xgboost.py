@@ -650,6 +650,22 @@ def test_node_partition_is_a_stable_sort_by_child(seed):
     np.testing.assert_array_equal(partition.counts, sides)
 
 
+def test_node_partition_rejects_bad_input():
+    with pytest.raises(ValueError, match="one length"):
+        NodePartition.plan([3, 4], [True], [1, 2])
+    with pytest.raises(TypeError, match="split must be a boolean array"):
+        NodePartition.plan([3, 4], [1, 0], [1, 2])
+    with pytest.raises(ValueError, match="n_left between 0 and counts"):
+        NodePartition.plan([3, 4], [True, True], [4, 2])
+    with pytest.raises(ValueError, match="counts must be >= 0"):
+        NodePartition.plan([-1, 4], [False, True], [0, 2])
+    partition = NodePartition.plan([3, 4], [True, False], [1, 0])
+    with pytest.raises(ValueError, match="level's 7 positions"):
+        partition.permutation(np.zeros(6, dtype=bool))
+    with pytest.raises(ValueError, match="boolean array"):
+        partition.permutation(np.zeros(7))
+
+
 @pytest.mark.parametrize(
     "params",
     [

@@ -119,10 +119,13 @@ class NodePartition:
         and where its rows stand among that side's rows.
     counts : ndarray of intp
         Rows of each segment of the next level.
+    n_rows : int
+        Positions of the level being split (the length ``goes_left`` must have).
     """
 
     runs: list
     counts: np.ndarray
+    n_rows: int
 
     @classmethod
     def plan(cls, counts, split, n_left) -> NodePartition:
@@ -131,9 +134,20 @@ class NodePartition:
         ``n_left[q]`` rows of a split segment ``q`` go left (ignored where
         ``split`` is False).
         """
-        counts = np.asarray(counts, dtype=np.intp)
-        split = np.asarray(split, dtype=bool)
-        n_left = np.where(split, np.asarray(n_left, dtype=np.intp), 0)
+        counts, split, n_left = np.asarray(counts), np.asarray(split), np.asarray(n_left)
+        if counts.ndim != 1 or split.shape != counts.shape or n_left.shape != counts.shape:
+            raise ValueError(
+                "counts, split and n_left must be 1-D arrays of one length (one entry per "
+                f"node), got shapes {counts.shape}, {split.shape} and {n_left.shape}"
+            )
+        if split.dtype != bool:
+            raise TypeError(f"split must be a boolean array, got dtype {split.dtype}")
+        counts = counts.astype(np.intp)
+        n_left = np.where(split, n_left.astype(np.intp), 0)
+        if (counts < 0).any() or (n_left < 0).any() or (n_left > counts).any():
+            raise ValueError(
+                "counts must be >= 0 and n_left between 0 and counts on the split nodes"
+            )
         n_right = counts - n_left  # every row of a node that stops counts as right
         lefts_before = np.cumsum(n_left) - n_left
         rights_before = np.cumsum(n_right) - n_right
@@ -143,7 +157,7 @@ class NodePartition:
             (k % 2, slice(a, a + c))
             for k, (a, c) in enumerate(zip(read_from.tolist(), children.tolist(), strict=True))
         ]
-        return cls(runs, children)
+        return cls(runs, children, int(counts.sum()))
 
     def permutation(self, goes_left: np.ndarray) -> np.ndarray:
         """Old position of every position of the next level.
@@ -152,6 +166,12 @@ class NodePartition:
         that do not split. ``order[permutation]`` equals ``order[kept][argsort(2
         segment + ~goes_left, stable)]`` over the positions ``kept`` of split segments.
         """
+        goes_left = np.asarray(goes_left)
+        if goes_left.dtype != bool or goes_left.shape != (self.n_rows,):
+            raise ValueError(
+                f"goes_left must be a boolean array of the level's {self.n_rows} positions, "
+                f"got dtype {goes_left.dtype} and shape {goes_left.shape}"
+            )
         sides = np.flatnonzero(goes_left), np.flatnonzero(~goes_left)
         return np.concatenate([sides[side][run] for side, run in self.runs])
 
