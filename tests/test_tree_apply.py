@@ -11,7 +11,13 @@ import pandas as pd
 import pytest
 
 from mltrees import C45Classifier, CARTClassifier, CARTRegressor
-from mltrees.tree._tree import APPLY_CHUNK, CATEGORICAL_NODE, LEAF
+from mltrees.tree._tree import (
+    APPLY_ROWS_PER_THREAD,
+    CATEGORICAL_NODE,
+    LEAF,
+    apply_blocks,
+    available_cores,
+)
 
 
 def walk_one(tree, row) -> int:
@@ -58,7 +64,7 @@ def mixed_data(n_samples, seed=0):
     ids=["cart-full", "cart-hist", "c45", "cart-regressor"],
 )
 def test_apply_matches_a_per_sample_walk_for_any_thread_count(make_model):
-    X, y = mixed_data(2 * APPLY_CHUNK + 777)
+    X, y = mixed_data(2 * APPLY_ROWS_PER_THREAD + 777)
     model = make_model().fit(X, y)
     # New data with categories never seen in training, so some samples stop early.
     X_new, _ = mixed_data(len(X), seed=1)
@@ -82,7 +88,7 @@ def test_apply_matches_a_per_sample_walk_for_any_thread_count(make_model):
 
 
 def test_unseen_categories_stop_at_internal_nodes_in_large_inputs():
-    X, _ = mixed_data(2 * APPLY_CHUNK + 5)
+    X, _ = mixed_data(2 * APPLY_ROWS_PER_THREAD + 5)
     X = X[["d", "c"]]
     y = X["c"].isin(list("pqr")).to_numpy().astype(int)
     model = C45Classifier(max_depth=3).fit(X, y)
@@ -98,12 +104,13 @@ def test_unseen_categories_stop_at_internal_nodes_in_large_inputs():
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_non_finite_in_a_late_block_names_the_first_bad_column(bad):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(3 * APPLY_CHUNK, 6))
+    X = rng.normal(size=(3 * APPLY_ROWS_PER_THREAD, 6))
+    rows, _ = apply_blocks(len(X), available_cores())  # the blocks predict walks
     y = (X[:, 0] > 0).astype(int)
     model = CARTClassifier(max_depth=4).fit(X, y)
     X_bad = X.copy()
     X_bad[-1, 2] = bad  # last block, column 2
-    X_bad[APPLY_CHUNK + 1, 4] = bad  # middle block, column 4
+    X_bad[rows - 1, 4] = bad  # an earlier block (the first one), column 4
     expected = "X contains inf" if np.isinf(bad) else "missing values \\(NaN\\) in column '2'"
     for method in (model.predict, model.apply, model.decision_path):
         with pytest.raises(ValueError, match=expected):

@@ -13,12 +13,14 @@ from mltrees import CARTClassifier
 
 
 def test_apply_in_chunks_equals_apply_row_by_row_blocks():
-    """Tree.apply splits large inputs into cache-sized chunks; results must not change."""
+    """Tree.apply splits large inputs into blocks, one per thread; results must not change."""
     from sklearn.datasets import make_classification
 
-    from mltrees.tree._tree import APPLY_CHUNK
+    from mltrees.tree._tree import APPLY_ROWS_PER_THREAD
 
-    X, y = make_classification(n_samples=2 * APPLY_CHUNK + 123, n_features=6, random_state=0)
+    X, y = make_classification(
+        n_samples=2 * APPLY_ROWS_PER_THREAD + 123, n_features=6, random_state=0
+    )
     model = CARTClassifier(max_depth=8, max_bins=32).fit(X, y)
     whole = model.apply(X)
     pieces = np.concatenate(

@@ -38,10 +38,10 @@ level, for many (tree, row) pairs at once:
 from __future__ import annotations
 
 import itertools
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from mltrees._threads import map_blocks
 from mltrees.tree._data import NUMERIC, all_finite
 from mltrees.tree._tree import (
     CATEGORICAL_NODE,
@@ -663,13 +663,7 @@ class StackedTrees:
                 group.add_values(acc, ended, n_rows)
             out[start : start + n_rows] = acc.T
 
-        workers = min(n_threads, len(starts))
-        if workers > 1:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                list(pool.map(run, starts))
-        else:
-            for start in starts:
-                run(start)
+        map_blocks(run, starts, n_threads)
         return out
 
 

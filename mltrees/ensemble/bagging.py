@@ -226,7 +226,8 @@ class _BaseBagging(BaseEstimator):
                 tree = builder.prune(tree, X_member, member_specs, member_stats)
             if features is not None:
                 internal = tree.feature != LEAF
-                tree.feature[internal] = features[tree.feature[internal]]
+                mapped = features[np.where(internal, tree.feature, 0)]
+                tree.feature = np.where(internal, mapped, LEAF)
             tree = tree.compact()  # int32 indices: a forest holds many trees
             if oob is not None:
                 add_out_of_bag(i, tree, counts)

@@ -15,17 +15,21 @@ leaf are set aside every few steps.
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
 import numpy as np
 
+from mltrees._threads import available_cores, map_blocks
+
 __all__ = ["LEAF", "Tree", "available_cores"]
 
 LEAF = -1  # value of ``feature`` at a leaf
-APPLY_CHUNK = 16384  # rows per block of apply: keeps the working set in cache
+# Blocks of apply: one per thread up to APPLY_BLOCK_ROWS rows (each level of
+# the walk is a handful of NumPy calls, and a thread pays for the interpreter
+# lock at every call, so large blocks share two cores best); a thread only
+# for every APPLY_ROWS_PER_THREAD rows.
+APPLY_BLOCK_ROWS, APPLY_ROWS_PER_THREAD = 131072, 8192
 # Set finished samples aside when fewer than this share of a block still walks;
 # checked every COMPACT_EVERY levels, since each compaction costs a few passes.
 COMPACT_BELOW, COMPACT_EVERY = 0.85, 4
@@ -184,7 +188,7 @@ class Tree:
         everyone = np.arange(n_samples)
         if not (self.missing_slot == MISSING_ALL_BRANCHES).any():
             return everyone, nodes, np.ones(n_samples)
-        steps = _StepTables(self)
+        steps = self._step_tables()
         split = _split_entries(self, values, everyone, nodes)
         if not split.any():
             return everyone, nodes, np.ones(n_samples)
@@ -275,31 +279,65 @@ class Tree:
             node's value is then the prediction -- the empty-branch rule of
             chapter 2: an unknown branch inherits its parent's distribution.
         """
-        steps = _StepTables(self)
+        steps = self._step_tables()
         values = np.ascontiguousarray(values, dtype=np.float64)
         if return_path:
             if check_block is not None:
                 check_block(values)
             return steps.descend(values, record_path=True)
         n_samples = values.shape[0]
-        # Blocks small enough that the per-level arrays stay in cache.
-        starts = range(0, n_samples, APPLY_CHUNK)
+        n_threads = available_cores() if n_threads is None else max(1, int(n_threads))
+        rows, n_threads = apply_blocks(n_samples, n_threads)
         nodes = np.empty(n_samples, dtype=np.intp)
 
         def walk(start: int) -> None:
-            block = values[start : start + APPLY_CHUNK]
+            block = values[start : start + rows]
             if check_block is not None:
                 check_block(block)
-            nodes[start : start + APPLY_CHUNK] = steps.descend(block)
+            nodes[start : start + rows] = steps.descend(block)
 
-        n_threads = available_cores() if n_threads is None else int(n_threads)
-        if n_threads > 1 and len(starts) > 1:
-            with ThreadPoolExecutor(max_workers=min(n_threads, len(starts))) as pool:
-                list(pool.map(walk, starts))
-        else:
-            for start in starts:
-                walk(start)
+        map_blocks(walk, range(0, n_samples, rows), n_threads)
         return nodes
+
+    # Arrays the walk tables are derived from: the cache is rebuilt when one
+    # of them is replaced (fitted trees' arrays are not written in place).
+    _WALK_FIELDS: ClassVar[tuple] = (
+        "feature",
+        "threshold",
+        "first_child",
+        "depth",
+        "kind",
+        "missing_slot",
+        "surrogate_feature",
+    )
+
+    def _step_tables(self) -> _StepTables:
+        """The walk's node tables, built once per tree (not once per ``apply``)."""
+        key = tuple(getattr(self, name) for name in self._WALK_FIELDS)
+        cached = self.__dict__.get("_walk_cache")
+        if cached is None or any(a is not b for a, b in zip(cached[0], key, strict=True)):
+            cached = (key, _StepTables(self))
+            self.__dict__["_walk_cache"] = cached
+        return cached[1]
+
+    def node_argmax(self) -> np.ndarray:
+        """Column of the largest ``value`` of each node (the first on ties), cached.
+
+        A classifier's predicted class per node: looked up once per tree
+        rather than once per ``predict`` call or per sample.
+        """
+        cached = self.__dict__.get("_argmax_cache")
+        if cached is None or cached[0] is not self.value:
+            cached = (self.value, np.argmax(self.value, axis=1))
+            self.__dict__["_argmax_cache"] = cached
+        return cached[1]
+
+    def __getstate__(self):
+        # Pickles carry the tree, not the caches derived from it.
+        state = dict(self.__dict__)
+        state.pop("_walk_cache", None)
+        state.pop("_argmax_cache", None)
+        return state
 
     def node_gains(self) -> np.ndarray:
         """Weighted impurity decrease of every node, ``W_t i_t - sum_c W_c i_c`` (0 at leaves).
@@ -443,11 +481,16 @@ class Tree:
         return type(self)(**arrays)
 
 
-def available_cores() -> int:
-    """CPU cores this process may run on (its affinity mask where supported)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
+def apply_blocks(n_samples: int, n_threads: int) -> tuple[int, int]:
+    """Rows per block and threads for walking ``n_samples`` rows on up to ``n_threads``.
+
+    Blocks are of equal size and their number a multiple of the threads, so
+    that no thread is left with a short last block while another walks a full one.
+    """
+    n_threads = max(1, min(n_threads, n_samples // APPLY_ROWS_PER_THREAD))
+    n_blocks = max(1, -(-n_samples // APPLY_BLOCK_ROWS))
+    n_blocks = -(-n_blocks // n_threads) * n_threads
+    return max(1, -(-n_samples // n_blocks)), n_threads
 
 
 def _split_entries(tree: Tree, values: np.ndarray, sample: np.ndarray, node: np.ndarray):
@@ -487,7 +530,7 @@ class _StepTables:
         flat = values.ravel()  # one 1-D gather per level reads x[i, feature[node_i]]
         row_start = np.arange(0, n_samples * n_features, n_features)
         node = np.zeros(n_samples, dtype=np.intp) if start is None else start
-        walking = None  # ids of the samples still walking, once some were set aside
+        compacted = False  # once true, row_start holds the rows still walking
         ended = np.empty(n_samples, dtype=np.intp)
         path_samples, path_nodes = [np.arange(n_samples)], [node]
         for level in range(1, self.max_depth + 1):
@@ -511,17 +554,19 @@ class _StepTables:
             ):
                 continue
             # Many samples sit in leaves by now: stop carrying them along.
-            still = ~self.is_leaf[node]
-            if np.count_nonzero(still) < COMPACT_BELOW * node.size:
-                if walking is None:
-                    walking = np.arange(n_samples)
-                ended[walking[~still]] = node[~still]
-                walking, node, row_start = walking[still], node[still], row_start[still]
+            # Index arrays and take, not boolean masks: masks cost several
+            # times more per element, and this runs on every block.
+            in_leaf = self.is_leaf.take(node)
+            if np.count_nonzero(in_leaf) > (1 - COMPACT_BELOW) * node.size:
+                done, going = np.flatnonzero(in_leaf), np.flatnonzero(~in_leaf)
+                ended[row_start.take(done) // n_features] = node.take(done)
+                node, row_start = node.take(going), row_start.take(going)
+                compacted = True
         if record_path:
             return node, np.concatenate(path_samples), np.concatenate(path_nodes)
-        if walking is None:
+        if not compacted:
             return node
-        ended[walking] = node
+        ended[row_start // n_features] = node
         return ended
 
     def _route_missing(self, node, value, step, flat, row_start) -> None:

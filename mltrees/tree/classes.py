@@ -480,7 +480,7 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
         if mixed is not None:
             return self.classes_[np.argmax(mixed, axis=1)]
         # The class each node predicts, looked up once per node, not per sample.
-        return self.classes_[np.argmax(self.tree_.value, axis=1)[nodes]]
+        return self.classes_[self.tree_.node_argmax()[nodes]]
 
 
 class _TreeRegressor(RegressorMixin, _BaseTree):
