@@ -622,16 +622,27 @@ def test_verbose_prints_the_watched_metric_every_verbose_rounds(capsys):
     assert capsys.readouterr() == ("", "")
 
 
-@pytest.mark.parametrize("n_rows", [None, 12, 300, 34_000])
-def test_leaf_histogram_sums_every_bin_in_row_order_on_every_path(n_rows):
-    """All-rows, one-bincount (small node), gathered and threaded histograms: one result.
+@pytest.mark.parametrize("n_rows", [None, 0, 12, 300, 34_000])
+@pytest.mark.parametrize("scatter", ["off", "default", "small blocks, threaded"])
+def test_leaf_histogram_sums_every_bin_in_row_order_on_every_path(n_rows, scatter, monkeypatch):
+    """All-rows, one-bincount (small node), gathered, threaded and scatter histograms: one result.
 
     Each path must sum a bin's rows in row order, so its entries equal a
     plain per-feature ``bincount`` bit for bit (equal trees need equal sums).
+    The scatter path (SciPy's sparse kernel) is run with its defaults, and
+    with blocks of 7 rows and threads from the first row, so that its
+    blocks and its split of the features are both exercised.
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    from mltrees.hist import histogram
     from mltrees.hist.histogram import leaf_histogram
+
+    if scatter == "off":
+        monkeypatch.setattr(histogram, "csc_matvecs", None)
+    elif scatter == "small blocks, threaded":
+        monkeypatch.setattr(histogram, "SCATTER_BLOCK_ROWS", 7)
+        monkeypatch.setattr(histogram, "SCATTER_THREADED", 1)
 
     rng = np.random.default_rng(3)
     n, stride = 40_000, 9
