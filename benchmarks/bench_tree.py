@@ -15,6 +15,14 @@ ratios below 1 favour mltrees.
 Goals (issue 3): histogram CART at depth 12 fits in <= 0.5x sklearn's time
 with accuracy within 0.5 points; full depth <= 1x; predict <= 1x; peak memory
 <= 1.5x; exact mode at 100k rows <= 2x.
+
+    python benchmarks/bench_tree.py --defaults [--repeats 2]
+
+The trees a user gets with nothing set (exact mode) against sklearn's, as in
+issue 13: full depth on 200k training rows and depth 12 on 800k, fitted back
+to back in one process (the order alternating between repeats), then the two
+predict the same rows in turn (50k and 200k test rows), many times; the table
+shows medians. Goal: fit and predict <= 1x sklearn.
 """
 
 from __future__ import annotations
@@ -102,11 +110,67 @@ def report(title: str, ours: dict, reference: dict) -> None:
     print(f"  {'nodes':14}{ours['nodes']:12d}{reference['nodes']:12d}")
 
 
+def defaults(repeats: int) -> None:
+    """Exact-mode trees at their defaults against sklearn's, back to back in one process."""
+    import os
+    import time
+
+    from sklearn.tree import DecisionTreeClassifier
+
+    from mltrees import CARTClassifier
+
+    X, y = make_classification(n_samples=1_000_000, n_features=28, n_informative=20, random_state=0)
+    X_test = X[800_000:]
+    print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cpus)")
+    print(f"{'':34}{'mltrees':>10}{'sklearn':>10}{'ratio':>8}")
+    for n_train, max_depth in ((200_000, None), (800_000, 12)):
+        name = f"{n_train // 1000}k rows, {'full depth' if max_depth is None else 'depth 12'}"
+        fits = {"mltrees": [], "sklearn": []}
+        for repeat in range(repeats):
+            order = ("mltrees", "sklearn") if repeat % 2 == 0 else ("sklearn", "mltrees")
+            for library in order:
+                if library == "mltrees":
+                    model = CARTClassifier(max_depth=max_depth)
+                else:
+                    model = DecisionTreeClassifier(max_depth=max_depth, random_state=0)
+                start = time.perf_counter()
+                model.fit(X[:n_train], y[:n_train])
+                fits[library].append(time.perf_counter() - start)
+                if library == "mltrees":
+                    ours = model
+                else:
+                    theirs = model
+        ratio = np.median(fits["mltrees"]) / np.median(fits["sklearn"])
+        print(
+            f"  fit, {name:27}{np.median(fits['mltrees']):9.2f}s"
+            f"{np.median(fits['sklearn']):9.2f}s{ratio:8.2f}"
+        )
+        for n_rows, calls in ((50_000, 40), (200_000, 15)):
+            times = {"mltrees": [], "sklearn": []}
+            rows = X_test[:n_rows]
+            for _ in range(calls):  # in turn, so that both meet the same machine
+                for library, model in (("mltrees", ours), ("sklearn", theirs)):
+                    start = time.perf_counter()
+                    model.predict(rows)
+                    times[library].append(time.perf_counter() - start)
+            ours_ms, theirs_ms = (1e3 * np.median(times[k]) for k in ("mltrees", "sklearn"))
+            label = f"predict {n_rows // 1000}k rows"
+            print(f"  {label:33}{ours_ms:8.1f}ms{theirs_ms:8.1f}ms{ours_ms / theirs_ms:8.2f}")
+        same = np.mean(ours.predict(X_test) == theirs.predict(X_test))
+        print(f"  {'same test predictions':33}{same:10.4f}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-samples", type=int, default=1_000_000)
     parser.add_argument("--exact-samples", type=int, default=100_000)
+    parser.add_argument("--defaults", action="store_true", help="issue 13's exact-mode table")
+    parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
+    if args.defaults:
+        defaults(args.repeats)
+        return
     with tempfile.TemporaryDirectory() as folder:
         big = make_data(args.n_samples, Path(folder))
         small = make_data(args.exact_samples, Path(folder))
