@@ -78,7 +78,8 @@ _PARAMS = """
         Use the data order as the permutation (ordered statistics and
         ordered boosting) instead of a random one.
     random_state : int, Generator or None, default None
-        Seeds the permutation.
+        Seeds the permutation. None: a fixed seed, as CatBoost's default
+        ``random_seed=0``, so that two fits on the same data give the same model.
     cat_features : list of int or str, or None, default None
         Categorical features (any values: numbers, strings). ``None``: the
         pandas ``category`` and ``object`` columns of ``X``.
@@ -254,7 +255,8 @@ class _BaseObliviousBoosting(BaseEstimator):
     def _fit(self, X, y, w, objective: str, n_outputs: int):
         numbers, numeric, cat_columns = self._split_input(X, reset=True)
         n = numbers.shape[0]
-        rng = np.random.default_rng(self.random_state)
+        # None is a fixed seed, as the library's defaults: fits are reproducible.
+        rng = np.random.default_rng(0 if self.random_state is None else self.random_state)
         order = np.arange(n) if self.has_time else rng.permutation(n)
         self._objective = objective
         self._numeric = numeric

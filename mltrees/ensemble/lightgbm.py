@@ -116,7 +116,10 @@ _LGB_PARAMS = """
         Stop when the metric on the last ``eval_set`` has not improved for
         this many rounds; predictions then use the best round.
     random_state : int, Generator or None, default None
-        Seeds bagging and feature sampling (and the bin sample).
+        Seeds bagging and feature sampling (and the bin sample, drawn when
+        there are more than ``subsample_for_bin`` rows). None: a fixed seed,
+        as LightGBM's default seeds, so that two fits on the same data give
+        the same model.
     n_jobs : int or None, default None
         Threads for the histograms (None: all cores).
     verbose : int, default 0
@@ -327,7 +330,8 @@ class _BaseLightGBM(BaseEstimator):
             ey = self._encode_eval_target(item[1])
             ew = None if len(item) == 2 else np.asarray(item[2], dtype=np.float64)
             evals.append((E, ey, ew))
-        rng = np.random.default_rng(self.random_state)
+        # None is a fixed seed, as the library's defaults: fits are reproducible.
+        rng = np.random.default_rng(0 if self.random_state is None else self.random_state)
         n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
         clock = time.perf_counter()
         self._categories = {

@@ -149,7 +149,9 @@ _XGB_PARAMS = """
         Stop when the metric on the last ``eval_set`` of ``fit`` has not
         improved for this many rounds; predictions then use the best round.
     random_state : int, Generator or None, default None
-        Seeds the row and feature samples.
+        Seeds the row and feature samples. None: a fixed seed, as XGBoost's
+        default ``random_state=0``, so that two fits on the same data give
+        the same model.
     n_jobs : int or None, default None
         Threads for the histograms (None: all cores).
     verbose : int, default 0
@@ -218,7 +220,8 @@ class _BaseXGBoost(BaseEstimator):
         n, n_features = X.shape
         K = objective.n_outputs
         self._unit_weights = bool(np.all(weight == 1.0))
-        rng = np.random.default_rng(self.random_state)
+        # None is a fixed seed, as the library's defaults: fits are reproducible.
+        rng = np.random.default_rng(0 if self.random_state is None else self.random_state)
         params = self._split_params(objective)
         n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
         clock = time.perf_counter()
