@@ -157,7 +157,7 @@ def defaults(repeats: int) -> None:
             label = f"predict {n_rows // 1000}k rows"
             print(f"  {label:33}{ours_ms:8.1f}ms{theirs_ms:8.1f}ms{ours_ms / theirs_ms:8.2f}")
         same = np.mean(ours.predict(X_test) == theirs.predict(X_test))
-        print(f"  {'same test predictions':33}{same:10.4f}")
+        print(f"  {'test predictions that agree':33}{same:10.4f}")
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
