@@ -198,7 +198,12 @@ def register_defaults() -> None:
     from mltrees.tree.oblique import ObliqueTree, ObliqueTreeClassifier, ObliqueTreeRegressor
     from mltrees.tree.rules import Condition, Rule, RuleSetClassifier
 
-    register_object(Tree, validate=lambda tree, path: validate_tree(tree, path=path))
+    register_object(
+        Tree,
+        # The tree's fields, without the walk caches it keeps between predictions.
+        encode=lambda tree: tree.__getstate__(),
+        validate=lambda tree, path: validate_tree(tree, path=path),
+    )
     register_object(FeatureSpec, validate=validate_feature_spec)
     register_object(Condition, validate=_check_condition)
     register_object(Rule, validate=_check_rule)
