@@ -59,6 +59,7 @@ __all__ = [
     "check_fraction",
     "check_positive_int",
     "class_codes",
+    "library_rng",
     "node_of_codes",
     "prediction_values",
     "raw_importances",
@@ -68,6 +69,16 @@ __all__ = [
     "threads_for_rows",
     "watch_round",
 ]
+
+
+def library_rng(random_state) -> np.random.Generator:
+    """The generator of a model that mirrors XGBoost, LightGBM or CatBoost.
+
+    Those libraries seed their draws with fixed defaults, so fitting twice
+    gives the same model; ``random_state=None`` is therefore seed 0 here,
+    not fresh entropy (scikit-learn's convention, kept by the other ensembles).
+    """
+    return np.random.default_rng(0 if random_state is None else random_state)
 
 
 def watch_round(m, history, state, *, verbose, patience, start, prefix) -> bool:

@@ -42,6 +42,7 @@ from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
     class_codes,
+    library_rng,
     real_targets,
     watch_round,
 )
@@ -255,8 +256,7 @@ class _BaseObliviousBoosting(BaseEstimator):
     def _fit(self, X, y, w, objective: str, n_outputs: int):
         numbers, numeric, cat_columns = self._split_input(X, reset=True)
         n = numbers.shape[0]
-        # None is a fixed seed, as the library's defaults: fits are reproducible.
-        rng = np.random.default_rng(0 if self.random_state is None else self.random_state)
+        rng = library_rng(self.random_state)
         order = np.arange(n) if self.has_time else rng.permutation(n)
         self._objective = objective
         self._numeric = numeric

@@ -31,6 +31,7 @@ from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
     class_codes,
+    library_rng,
     watch_round,
 )
 from mltrees.hist.categorical import CategoricalParams, category_bins, encode_categories
@@ -330,8 +331,7 @@ class _BaseLightGBM(BaseEstimator):
             ey = self._encode_eval_target(item[1])
             ew = None if len(item) == 2 else np.asarray(item[2], dtype=np.float64)
             evals.append((E, ey, ew))
-        # None is a fixed seed, as the library's defaults: fits are reproducible.
-        rng = np.random.default_rng(0 if self.random_state is None else self.random_state)
+        rng = library_rng(self.random_state)
         n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
         clock = time.perf_counter()
         self._categories = {

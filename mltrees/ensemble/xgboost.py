@@ -40,6 +40,7 @@ from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
     class_codes,
+    library_rng,
     raw_importances,
     real_targets,
     watch_round,
@@ -220,8 +221,7 @@ class _BaseXGBoost(BaseEstimator):
         n, n_features = X.shape
         K = objective.n_outputs
         self._unit_weights = bool(np.all(weight == 1.0))
-        # None is a fixed seed, as the library's defaults: fits are reproducible.
-        rng = np.random.default_rng(0 if self.random_state is None else self.random_state)
+        rng = library_rng(self.random_state)
         params = self._split_params(objective)
         n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
         clock = time.perf_counter()
