@@ -131,6 +131,10 @@ def leaf_histogram(
     Every entry is summed in the order of ``rows``, whatever the path below,
     so the result does not depend on how the work is cut:
 
+    * a node given by its ``rows``, with ``row_major``: one scatter pass of
+      SciPy's sparse kernel per block of rows, for every statistic at once
+      (:func:`_scatter_histogram`); the paths below serve the root (``rows``
+      None) and a SciPy without that kernel;
     * a small node (``rows.size * features.size <= SMALL_NODE``, or at most
       ``SMALL_ROWS`` rows) is one
       ``bincount`` per statistic over the keys ``feature offset + code`` of

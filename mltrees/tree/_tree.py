@@ -311,6 +311,8 @@ class Tree:
         "surrogate_feature",
     )
 
+    _CACHES: ClassVar[tuple] = ("_walk_cache", "_argmax_cache")  # derived, never stored
+
     def _step_tables(self) -> _StepTables:
         """The walk's node tables, built once per tree (not once per ``apply``)."""
         key = tuple(getattr(self, name) for name in self._WALK_FIELDS)
@@ -334,10 +336,7 @@ class Tree:
 
     def __getstate__(self):
         # Pickles carry the tree, not the caches derived from it.
-        state = dict(self.__dict__)
-        state.pop("_walk_cache", None)
-        state.pop("_argmax_cache", None)
-        return state
+        return {k: v for k, v in self.__dict__.items() if k not in self._CACHES}
 
     def node_gains(self) -> np.ndarray:
         """Weighted impurity decrease of every node, ``W_t i_t - sum_c W_c i_c`` (0 at leaves).
