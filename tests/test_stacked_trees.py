@@ -74,8 +74,8 @@ def make_stack(request, monkeypatch):
     Grouping: the default node budget puts these small trees in one group; a
     budget of one node gives one tree per group; three times the median tree
     size a few. Walk: on floats, or on threshold codes wherever a group's
-    trees allow it (numeric nodes, no missing-value routes), whatever the
-    cost rule would choose.
+    trees allow it (numeric nodes; with missing-value routes, on blocks
+    without NaN), whatever the cost rule would choose.
     """
     grouping, walk = request.param
     monkeypatch.setattr(_walk, "CODES_PAY", 0.0 if walk == "codes" else np.inf)
@@ -97,12 +97,9 @@ def make_stack(request, monkeypatch):
         # Which groups walk on codes: exactly those whose trees all allow it.
         outputs = args[1] if len(args) > 1 else np.zeros(len(trees))
         order = iter(np.argsort(outputs, kind="stable"))
-        plain = [
-            not (tree.kind == CATEGORICAL_NODE).any() and (tree.missing_slot == -1).all()
-            for tree in trees
-        ]
+        numeric = [not (tree.kind == CATEGORICAL_NODE).any() for tree in trees]
         members = [[next(order) for _ in range(group.n_trees)] for group in stacked.groups]
-        expected = [walk == "codes" and all(plain[i] for i in group) for group in members]
+        expected = [walk == "codes" and all(numeric[i] for i in group) for group in members]
         assert [group.coded for group in stacked.groups] == expected
         return stacked
 
@@ -282,13 +279,43 @@ def test_missing_values_follow_each_tree(make_stack):
     np.testing.assert_array_equal(stack.predict(X_nan, n_threads=2), expected)
 
 
-def test_infinite_threshold_is_not_a_leaf():
+def test_routed_trees_walk_on_codes_where_a_block_has_no_nan(monkeypatch):
+    """Missing-value routes: blocks without NaN walk on codes, the others on floats."""
+    monkeypatch.setattr(_walk, "CODES_PAY", 0.0)
+    X, X_nan, y = _missing_data(11)
+    trees = [
+        CARTClassifier(missing="default_direction", max_depth=depth).fit(X_nan, y).tree_
+        for depth in (3, 6, None)
+    ]
+    values = scrambled(trees, 2, seed=11)
+    stack = StackedTrees(trees, values)
+    (group,) = stack.groups
+    assert group.coded
+    assert group.missing
+    X_test = np.vstack([X[:100], X_nan[:100]])  # blocks of 50: two clean, two with NaN
+    assert np.isnan(X_nan[:50]).any()
+    assert np.isnan(X_nan[50:100]).any()
+    on_codes = []
+    walk = _walk._TreeGroup.walk
+
+    def spy(self, values, codes, row_start, nan_free=False):
+        on_codes.append(self.on_codes(nan_free) and codes is not None)
+        return walk(self, values, codes, row_start, nan_free)
+
+    monkeypatch.setattr(_walk._TreeGroup, "walk", spy)
+    predicted = stack.predict(X_test, block_rows=50, n_threads=1)
+    np.testing.assert_array_equal(predicted, reference(trees, values, X_test))
+    assert on_codes == [True, True, False, False]
+
+
+def test_infinite_threshold_is_not_a_leaf(monkeypatch):
     """Default direction 'missing right, all known left': threshold +inf at an internal node.
 
     The node is deeper than the shallowest leaf, where the walk tests which
-    pairs are done; pairs at it must go on to its children.
+    pairs are done; pairs at it must go on to its children, on floats and on
+    codes.
     """
-    _, X_nan, y = _missing_data(8)
+    X, X_nan, y = _missing_data(8)
     tree = CARTClassifier(missing="default_direction").fit(X_nan, y).tree_
     first_leaf = tree.depth[tree.is_leaf].min()
     # Every internal node on the two levels below the shallowest leaf.
@@ -302,6 +329,11 @@ def test_infinite_threshold_is_not_a_leaf():
     values = scrambled([tree], 2, seed=8)
     expected = reference([tree], values, X_nan)
     np.testing.assert_array_equal(StackedTrees([tree], values).predict(X_nan), expected)
+    monkeypatch.setattr(_walk, "CODES_PAY", 0.0)
+    coded = StackedTrees([tree], values)
+    assert coded.groups[0].coded
+    assert (tree.depth[tree.apply(X)] > first_leaf + 3).mean() > 0.3
+    np.testing.assert_array_equal(coded.predict(X), reference([tree], values, X))
 
 
 @pytest.mark.parametrize("n_threads", [1, 2])
@@ -452,6 +484,34 @@ def test_many_thresholds_walk_on_uint16_codes(make_stack):
     )
 
 
+@pytest.mark.parametrize("n_thresholds", [254, 255])
+def test_the_largest_codes_carry_into_the_child(n_thresholds, monkeypatch):
+    """The fused code step at the edge of its code width (uint8 up to 254 thresholds).
+
+    A value above every threshold has the largest code a value can have;
+    against the largest split code it must still go right, and a leaf's mark
+    must still hold it.
+    """
+    monkeypatch.setattr(_walk, "CODES_PAY", 0.0)
+    X, tree = _with_many_thresholds()
+    distinct = _distinct_thresholds([tree], 0)
+    kept = set(distinct[np.linspace(0, distinct.size - 1, n_thresholds).astype(int)].tolist())
+    # Every threshold moves to the nearest kept one: a valid tree with at
+    # most ``n_thresholds`` distinct thresholds per feature, exactly that
+    # many on feature 0.
+    table = np.array(sorted(kept))
+    threshold = tree.threshold.copy()
+    internal = ~tree.is_leaf
+    threshold[internal] = table[np.abs(threshold[internal, None] - table).argmin(axis=1)]
+    tree = dataclasses.replace(tree, threshold=threshold)
+    values = scrambled([tree], 1, seed=21)
+    stack = StackedTrees([tree], values)
+    assert stack.groups[0].coded
+    assert stack.groups[0].code_bits == (8 if n_thresholds < 255 else 16)
+    X_test = np.vstack([X[:300], [[table[-1] + 1.0, 0.0], [table[-1], 0.0], [np.inf, np.inf]]])
+    np.testing.assert_array_equal(stack.predict(X_test), reference([tree], values, X_test))
+
+
 def test_codes_are_used_when_they_pay():
     """Deep trees on few features walk on codes; stumps on many features do not."""
     X, y = make_regression(3000, 4, random_state=16)
@@ -540,7 +600,7 @@ def test_forest_predicts_with_its_stored_codes(monkeypatch):
     assert stack.thresholds is stored["thresholds"]
     assert all(group.coded for group in stack.groups)
     for group in stack.groups:  # the stored codes, not codes rebuilt from the trees
-        assert group.cut.dtype == np.uint8
+        assert group.code_bits == 8
     X_test = np.vstack([X[600:], [[np.nan] * 6, [np.inf] * 6, [-np.inf] * 6]])
     expected = reference(trees, [t.value for t in trees], X_test[:-3])
     np.testing.assert_array_equal(stack.predict(X_test[:-3], block_rows=41), expected)
@@ -552,21 +612,20 @@ def test_forest_predicts_with_its_stored_codes(monkeypatch):
     )
 
 
-def test_exact_mode_and_missing_routes_store_no_codes():
+def test_exact_mode_stores_no_codes_and_missing_routes_do():
     X, y = make_regression(500, 4, random_state=19)
     exact = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, y)
     assert all(member._split_codes is None for member in exact.estimators_)
     assert stored_codes(exact, [m.tree_ for m in exact.estimators_]) == {}
-    # A histogram tree with learned default directions for NaN cannot walk on
-    # codes (a NaN code would go left); the same tree without routes can.
+    # A histogram tree with learned default directions for NaN has codes:
+    # blocks without NaN walk on them (a NaN has no code of its own).
     X_missing = X.copy()
     X_missing[::7, 0] = np.nan
     routed = CARTRegressor(max_bins=16, missing="default_direction").fit(X_missing, y)
     assert (routed.tree_.missing_slot != -1).any()
     bins = _walk._Thresholds.of_bins(routed._specs)
-    assert bins.split_codes_of(routed.tree_) is None
     unrouted = dataclasses.replace(routed.tree_, missing_slot=None)  # every slot: none
-    assert bins.split_codes_of(unrouted) is not None
+    np.testing.assert_array_equal(bins.split_codes_of(routed.tree_), bins.split_codes_of(unrouted))
     # A threshold that is not an edge: no codes.
     assert bins.split_codes_of(_with_threshold(unrouted, 0, 1e-3 + unrouted.threshold[0])) is None
 

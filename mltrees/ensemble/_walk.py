@@ -24,12 +24,14 @@ level, for many (tree, row) pairs at once:
   quarter of the pairs are done, their end nodes are recorded and the
   others kept with integer gathers: fully grown trees have leaves at very
   different depths, and carrying finished pairs costs a full step each.
-- *Codes.* Groups of numeric trees without missing-value routes compare
-  small integer codes (a value's rank among all thresholds of its
-  feature) instead of floats when that pays: the same branches, a smaller
-  working set (:class:`_Thresholds`). In histogram mode the code is the
-  value's bin, and each tree's split codes are stored when the ensemble
-  is fitted, so nothing has to be built per prediction.
+- *Codes.* Groups of numeric trees compare small integer codes (a
+  value's rank among all thresholds of its feature) instead of floats
+  when that pays: the same branches, a smaller working set
+  (:class:`_Thresholds`). A code cannot say "missing", so groups with
+  missing-value routes walk on codes only blocks of rows without NaN,
+  and on floats the others. In histogram mode the code is the value's
+  bin, and each tree's split codes are stored when the ensemble is
+  fitted, so nothing has to be built per prediction.
 - *Threads* walk blocks of rows in parallel (NumPy releases the GIL in
   its loops). Every row's sum runs over the trees in their order, so
   neither threads nor blocks change a bit of the result.
@@ -97,11 +99,13 @@ def _take(array: np.ndarray, index: np.ndarray) -> np.ndarray:
     return array.take(index, mode="clip")  # the method: no dispatch through np.take
 
 
-def _plain(tree: Tree) -> bool:
-    """Numeric nodes only and no missing-value routes: the tree can be walked on codes."""
-    return (
-        not (tree.kind == CATEGORICAL_NODE).any() and not (tree.missing_slot != MISSING_NONE).any()
-    )
+def _numeric(tree: Tree) -> bool:
+    """Numeric nodes only: the tree can be walked on threshold codes.
+
+    Missing-value routes do not prevent it: a block of rows without NaN
+    never takes them, and a block with NaN walks on floats (:meth:`_TreeGroup.walk`).
+    """
+    return not (tree.kind == CATEGORICAL_NODE).any()
 
 
 def _visits_per_row(tree: Tree) -> float:
@@ -241,12 +245,13 @@ class _Thresholds:
     def split_codes_of(self, tree: Tree) -> np.ndarray | None:
         """The tree's split codes under these tables, or None if it cannot walk on them.
 
-        It can if its nodes are numeric, it has no missing-value routes, and
-        every threshold is in its feature's table (``x > t`` iff ``c(x) >
-        c(t)`` needs ``t`` in ``T_j``). A +inf threshold also qualifies: its
-        code ``|T_j|`` lands on the +inf pad, and no code exceeds it.
+        It can if its nodes are numeric (missing-value routes are allowed:
+        rows with NaN walk on floats), and every threshold is in its
+        feature's table (``x > t`` iff ``c(x) > c(t)`` needs ``t`` in
+        ``T_j``). A +inf threshold also qualifies: its code ``|T_j|`` lands
+        on the +inf pad, and no code exceeds it.
         """
-        if not self.feasible or not _plain(tree):
+        if not self.feasible or not _numeric(tree):
             return None
         feature = tree.feature.astype(np.intp)
         threshold = tree.threshold.astype(np.float64)
@@ -282,16 +287,25 @@ class _TreeGroup:
     Node ids are local to the group (tree ``t`` starts at ``roots[t]``).
     Child id and feature share one int64 (``child << shift | feature``): one
     gather fewer per level than two arrays. Leaves loop onto themselves and
-    carry a mark in the array the step compares against (``cut``), so the
-    value gathered for the step also tells which pairs are done:
+    are marked:
 
-    * on codes (``split_codes`` given, plain trees): ``cut`` holds the split
-      codes and leaves the largest code, which no value's code exceeds;
-    * on floats: ``cut`` holds the thresholds and leaves NaN (``x > NaN`` is
-      False for every ``x``). An internal node whose threshold is NaN, and a
-      categorical node (routed by its table), get +inf instead, which every
-      ``x`` also fails; a real +inf threshold (default direction "all known
-      values left") is therefore never taken for a leaf.
+    * on floats: ``float_cut`` holds the thresholds and leaves NaN (``x >
+      NaN`` is False for every ``x``), so the threshold gathered for the
+      step also tells which pairs are done. An internal node whose
+      threshold is NaN, and a categorical node (routed by its table), get
+      +inf instead, which every ``x`` also fails; a real +inf threshold
+      (default direction "all known values left") is therefore never taken
+      for a leaf.
+    * on codes (``split_codes`` given, numeric trees, ``B``-bit codes): one
+      int64 per node, ``code_step = ((child << B) + 2^B - 1 - c(t)) << shift
+      | feature``. Every value's code is below ``2^B - 1``, so adding
+      ``c(x)`` to the part above the feature carries into the child bits
+      exactly when ``c(x) > c(t)``: one gather per level fewer than
+      comparing with a gathered split code. Leaves get ``c(t) = 2^B - 1``
+      (never a carry) and are marked in ``is_leaf``.
+
+    A coded group with missing-value routes keeps both: blocks without NaN
+    walk on codes, the others on floats.
     """
 
     def __init__(self, trees, values, outputs, shift: int, split_codes=None):
@@ -300,12 +314,23 @@ class _TreeGroup:
         n_nodes = int(sizes.sum())
         self.n_trees = len(trees)
         self.shift, self.mask = shift, (1 << shift) - 1
+        if split_codes is not None:
+            self.code_bits = 8 * split_codes[0].dtype.itemsize
+            self.leaf_code = (1 << self.code_bits) - 1
+            if n_nodes.bit_length() + self.code_bits + shift > 62:  # the step must fit an int64
+                split_codes = None
         self.coded = split_codes is not None
+        routed = [bool((tree.missing_slot != MISSING_NONE).any()) for tree in trees]
+        self.missing = any(routed)
+        walk_floats = self.missing or not self.coded
         # The node arrays are filled tree by tree, in place: this runs on
         # every prediction of a forest, and whole-group temporaries
         # (concatenate, then where) cost several times more.
-        self.packed = np.empty(n_nodes, dtype=np.int64)
-        self.cut = np.empty(n_nodes, dtype=split_codes[0].dtype if self.coded else np.float64)
+        self.packed = np.empty(n_nodes, dtype=np.int64) if walk_floats else None
+        self.float_cut = np.empty(n_nodes) if walk_floats else None
+        if self.coded:
+            self.code_step = np.empty(n_nodes, dtype=np.int64)
+            self.is_leaf = np.empty(n_nodes, dtype=bool)
         width = values[0].shape[1]
         self.columns = [np.empty(n_nodes) for _ in range(width)]
         categorical = np.zeros(n_nodes, dtype=bool)
@@ -313,7 +338,7 @@ class _TreeGroup:
         for t, (tree, root) in enumerate(zip(trees, self.roots, strict=True)):
             part = slice(root, root + tree.node_count)
             leaf = tree.feature == LEAF
-            packed = self.packed[part]
+            packed = self.packed[part] if walk_floats else np.empty(tree.node_count, np.int64)
             packed[...] = tree.first_child
             packed += root
             # Leaves loop onto themselves: child += (own id - child) at leaves.
@@ -322,20 +347,28 @@ class _TreeGroup:
             loop = np.arange(root, root + tree.node_count, dtype=np.int64) - packed
             loop *= leaf
             packed += loop
+            if self.coded:
+                # ((child << B) + 2^B - 1 - c(t)) << shift | feature: adding a
+                # value's code c(x) < 2^B - 1 to the part above the feature
+                # carries into the child bits exactly when c(x) > c(t)
+                # (leaves: c(t) = 2^B - 1, never).
+                step = self.code_step[part]
+                np.left_shift(packed, self.code_bits, out=step)
+                step += self.leaf_code
+                step -= split_codes[t]
+                step <<= shift
+                step |= np.maximum(tree.feature, 0)
+                self.is_leaf[part] = leaf
             packed <<= shift
             packed |= np.maximum(tree.feature, 0)
-            cut = self.cut[part]
-            if self.coded:
-                cut[...] = split_codes[t]
-            else:
+            if (tree.kind == CATEGORICAL_NODE).any():
+                categorical[part] = tree.kind == CATEGORICAL_NODE
+            if self.float_cut is not None:
+                cut = self.float_cut[part]
                 cut[...] = tree.threshold
                 # NaN threshold or categorical node: +inf (no value goes right
                 # by the comparison); leaves: NaN, the mark.
-                special = np.isnan(cut)
-                if (tree.kind == CATEGORICAL_NODE).any():
-                    categorical[part] = tree.kind == CATEGORICAL_NODE
-                    special |= categorical[part]
-                np.copyto(cut, np.inf, where=special)
+                np.copyto(cut, np.inf, where=np.isnan(cut) | categorical[part])
                 np.copyto(cut, np.nan, where=leaf)
             for c, column in enumerate(self.columns):
                 column[part] = values[t][:, c]
@@ -344,8 +377,6 @@ class _TreeGroup:
             first_leaf_depth = min(first_leaf_depth, int(pushed.min()))
             self.max_depth = max(self.max_depth, tree.max_depth)
         self.first_leaf_depth = first_leaf_depth
-        if self.coded:
-            self.leaf_cut = np.iinfo(self.cut.dtype).max
         # Runs of consecutive trees that add to the same output columns.
         change = np.flatnonzero(np.diff(outputs)) + 1
         bounds = [0, *change.tolist(), len(trees)]
@@ -364,8 +395,6 @@ class _TreeGroup:
         # routes a NaN follows its node's slot (stopping where there is none);
         # in a tree without, it fails ``x > threshold`` and goes left (slot 0)
         # at numeric nodes and stops at categorical ones. Leaves keep it.
-        routed = [bool((tree.missing_slot != MISSING_NONE).any()) for tree in trees]
-        self.missing = any(routed)
         if self.missing:
             slots = [
                 tree.missing_slot if r else np.where(tree.kind == CATEGORICAL_NODE, MISSING_NONE, 0)
@@ -375,26 +404,35 @@ class _TreeGroup:
             self.missing_slot = np.where(leaf, MISSING_NONE, np.concatenate(slots)).astype(np.intp)
         self.routes = self.categorical or self.missing
 
-    def walk(self, data: np.ndarray, row_start: np.ndarray, nan_free: bool = False) -> np.ndarray:
+    def on_codes(self, nan_free: bool) -> bool:
+        """Whether a block walks on codes: coded, and no NaN to route (or no routes)."""
+        return self.coded and (nan_free or not self.missing)
+
+    def walk(
+        self, values: np.ndarray, codes, row_start: np.ndarray, nan_free: bool = False
+    ) -> np.ndarray:
         """End node of every (tree, row) pair of a block, tree-major (pair ``t * n + r``).
 
-        ``data`` is the block row by row (codes if the group is coded,
-        values otherwise), ``row_start[r]`` the position of row ``r`` in it.
-        The end node is a leaf, or the internal node where the walk stopped
-        (unseen category, missing value without a route), as in
+        ``values`` is the block row by row, ``codes`` its codes (or None when
+        :meth:`on_codes` is False), ``row_start[r]`` the position of row ``r``
+        in either. The end node is a leaf, or the internal node where the
+        walk stopped (unseen category, missing value without a route), as in
         :meth:`Tree.apply`. ``nan_free``: the block holds no NaN, so no
         missing-value route can apply.
         """
         n_rows = row_start.size
+        coded = self.on_codes(nan_free)
         routes = self.categorical or (self.missing and not nan_free)
         node = np.repeat(self.roots, n_rows)
         row_start = np.tile(row_start, self.n_trees)
         pair = ended = None  # pair ids still walking, once some were set aside
+        cut = None
         for level in range(self.max_depth):
-            cut = _take(self.cut, node)
+            if not coded:
+                cut = _take(self.float_cut, node)
             level_after_leaf = level - self.first_leaf_depth
             if level_after_leaf >= 0 and level_after_leaf % CHECK_EVERY == 0:
-                done = cut == self.leaf_cut if self.coded else np.isnan(cut)
+                done = _take(self.is_leaf, node) if coded else np.isnan(cut)
                 n_done = np.count_nonzero(done)
                 if n_done == node.size:
                     break
@@ -406,14 +444,25 @@ class _TreeGroup:
                     ended[_take(pair, finished)] = _take(node, finished)
                     # Integer gathers: boolean-mask indexing was slower.
                     keep = np.flatnonzero(~done)
-                    pair, node, row_start, cut = (
-                        _take(a, keep) for a in (pair, node, row_start, cut)
-                    )
+                    pair, node, row_start = (_take(a, keep) for a in (pair, node, row_start))
+                    if not coded:
+                        cut = _take(cut, keep)
             # In-place operations where possible: fewer temporaries in cache.
+            if coded:
+                # One gather of the fused step, one of the codes: the carry of
+                # the addition is the comparison.
+                step = _take(self.code_step, node)
+                index = step & self.mask
+                index += row_start
+                step >>= self.shift
+                step += _take(codes, index)
+                step >>= self.code_bits
+                node = step
+                continue
             first = _take(self.packed, node)
             index = first & self.mask
             index += row_start
-            value = _take(data, index)
+            value = _take(values, index)
             first >>= self.shift
             if not routes:
                 first += value > cut
@@ -486,8 +535,9 @@ class StackedTrees:
     groups of consecutive trees within a block: trees are grouped while
     their nodes number at most ``NODES_PER_GROUP`` (at least one tree per
     group), and a block holds ``PAIRS_PER_BLOCK // (largest group)`` rows.
-    Groups of plain trees (numeric nodes, no missing-value routes) compare
-    threshold codes rather than floats when that pays (``CODES_PAY``).
+    Groups of numeric trees compare threshold codes rather than floats when
+    that pays (``CODES_PAY``), on every block if they have no missing-value
+    routes, on blocks without NaN if they have.
     Neither the blocks, the groups, the codes nor the threads change the
     result: every row's sum runs over the trees in their order, and the
     codes take the same branches as the floats.
@@ -559,7 +609,7 @@ class StackedTrees:
                 stop += 1
             members.append(order[first:stop])
             first = stop
-        # Groups of plain trees walk on threshold codes when the walk saves
+        # Groups of numeric trees walk on threshold codes when the walk saves
         # more than the encoding of each block costs.
         if thresholds is not None:
             if split_codes is None or len(split_codes) != len(trees):
@@ -571,7 +621,7 @@ class StackedTrees:
                     )
             codable = [codes is not None for codes in split_codes]
         else:
-            codable = [_plain(tree) for tree in trees]
+            codable = [_numeric(tree) for tree in trees]
         coded = [all(codable[i] for i in group) for group in members]
         coded_ids = [i for group, c in zip(members, coded, strict=True) if c for i in group]
         coded_trees = [trees[i] for i in coded_ids]
@@ -652,14 +702,16 @@ class StackedTrees:
                 check_block(block)
             n_rows = block.shape[0]
             flat = block.reshape(-1)  # one 1-D gather reads x[row, feature]
-            if self.thresholds is not None:
-                codes = self.thresholds.encode(block).reshape(-1)
             row_start = np.arange(n_rows, dtype=np.intp) * n_features
             acc = np.zeros((self.n_outputs, n_rows))  # C order: one contiguous row per output
-            # A block without NaN takes no missing-value route: one test fewer per level.
+            # A block without NaN takes no missing-value route: one test fewer
+            # per level, and groups with routes can walk on codes.
             nan_free = not any(group.missing for group in self.groups) or all_finite(block)
+            codes = None
+            if any(group.on_codes(nan_free) for group in self.groups):
+                codes = self.thresholds.encode(block).reshape(-1)
             for group in self.groups:
-                ended = group.walk(codes if group.coded else flat, row_start, nan_free)
+                ended = group.walk(flat, codes, row_start, nan_free)
                 group.add_values(acc, ended, n_rows)
             out[start : start + n_rows] = acc.T
 
