@@ -632,6 +632,20 @@ def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values():
     _assert_same_trees(booster, model)
 
 
+def test_exact_scans_node_by_node_or_over_repeated_arrays_alike():
+    """One thread scans per node on slices, two over per-position arrays: the same model."""
+    rng = np.random.default_rng(25)
+    X = _with_nan(rng.normal(size=(2000, 5)), 0.05, seed=26)
+    y = (np.nan_to_num(X[:, 0]) + X[:, 1] ** 2 + rng.normal(size=2000) > 1).astype(np.float64)
+    params = {"tree_method": "exact", "n_estimators": 5, "max_depth": 5, "random_state": 0}
+    one = XGBoostClassifier(n_jobs=1, **params).fit(X, y)
+    two = XGBoostClassifier(n_jobs=2, **params).fit(X, y)
+    assert max(tree.max_depth for stage in one._trees for tree in stage) == 5
+    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
+    for a, b in zip(one._trees, two._trees, strict=True):
+        np.testing.assert_array_equal(a[0].threshold, b[0].threshold)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_node_partition_is_a_stable_sort_by_child(seed):
     rng = np.random.default_rng(seed)
