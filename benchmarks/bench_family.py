@@ -107,28 +107,51 @@ def load(name: str):
         train, test = ds.load_adult("train"), ds.load_adult("test")
         y_train = train.target.cat.codes.to_numpy()
         y_test = test.target.cat.codes.to_numpy()
-        return (numeric_frame(train.data), y_train, numeric_frame(test.data), y_test,
-                "classification", "Adult (UCI), official train/test files")
+        return (
+            numeric_frame(train.data),
+            y_train,
+            numeric_frame(test.data),
+            y_test,
+            "classification",
+            "Adult (UCI), official train/test files",
+        )
     if name == "covertype":
         bunch = ds.load_covertype()
         X, y = bunch.data.to_numpy(dtype=np.float64), bunch.target.to_numpy() - 1
         X_train, X_test, y_train, y_test = train_test_split(
-            X, y, test_size=0.25, stratify=y, random_state=0)
-        return (X_train, y_train, X_test, y_test, "classification",
-                "Covertype (UCI), first 20,000 rows, stratified 75/25 split")
+            X, y, test_size=0.25, stratify=y, random_state=0
+        )
+        return (
+            X_train,
+            y_train,
+            X_test,
+            y_test,
+            "classification",
+            "Covertype (UCI), first 20,000 rows, stratified 75/25 split",
+        )
     if name == "higgs":
         train, test = ds.load_higgs("train"), ds.load_higgs("test")
-        return (train.data.to_numpy(dtype=np.float64), np.asarray(train.target),
-                test.data.to_numpy(dtype=np.float64), np.asarray(test.target),
-                "classification", "HIGGS sample shipped with LightGBM's examples, train/test files")
+        return (
+            train.data.to_numpy(dtype=np.float64),
+            np.asarray(train.target),
+            test.data.to_numpy(dtype=np.float64),
+            np.asarray(test.target),
+            "classification",
+            "HIGGS sample shipped with LightGBM's examples, train/test files",
+        )
     if name == "diabetes":
         from sklearn.datasets import load_diabetes
 
         X, y = load_diabetes(return_X_y=True)
-        X_train, X_test, y_train, y_test = train_test_split(
-            X, y, test_size=0.25, random_state=0)
-        return (X_train, y_train, X_test, y_test, "regression",
-                "Diabetes (Efron et al. 2004), 75/25 split")
+        X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
+        return (
+            X_train,
+            y_train,
+            X_test,
+            y_test,
+            "regression",
+            "Diabetes (Efron et al. 2004), 75/25 split",
+        )
     raise ValueError(f"unknown data set {name!r}")
 
 
@@ -144,21 +167,40 @@ def models(task: str):
 
     cores = os.cpu_count() or 1
     if task == "classification":
-        m = {"cart": mltrees.CARTClassifier, "c45": mltrees.C45Classifier,
-                 "rf": mltrees.RandomForestClassifier, "gb": mltrees.GradientBoostingClassifier,
-                 "xgb": mltrees.XGBoostClassifier, "lgb": mltrees.LightGBMClassifier}
-        s = {"cart": skt.DecisionTreeClassifier, "rf": ske.RandomForestClassifier,
-                 "gb": ske.GradientBoostingClassifier, "hgb": ske.HistGradientBoostingClassifier,
-                 "xgb": xgboost.XGBClassifier, "lgb": lightgbm.LGBMClassifier,
-                 "cat": catboost.CatBoostClassifier}
+        m = {
+            "cart": mltrees.CARTClassifier,
+            "c45": mltrees.C45Classifier,
+            "rf": mltrees.RandomForestClassifier,
+            "gb": mltrees.GradientBoostingClassifier,
+            "xgb": mltrees.XGBoostClassifier,
+            "lgb": mltrees.LightGBMClassifier,
+        }
+        s = {
+            "cart": skt.DecisionTreeClassifier,
+            "rf": ske.RandomForestClassifier,
+            "gb": ske.GradientBoostingClassifier,
+            "hgb": ske.HistGradientBoostingClassifier,
+            "xgb": xgboost.XGBClassifier,
+            "lgb": lightgbm.LGBMClassifier,
+            "cat": catboost.CatBoostClassifier,
+        }
     else:
-        m = {"cart": mltrees.CARTRegressor, "rf": mltrees.RandomForestRegressor,
-                 "gb": mltrees.GradientBoostingRegressor, "xgb": mltrees.XGBoostRegressor,
-                 "lgb": mltrees.LightGBMRegressor}
-        s = {"cart": skt.DecisionTreeRegressor, "rf": ske.RandomForestRegressor,
-                 "gb": ske.GradientBoostingRegressor, "hgb": ske.HistGradientBoostingRegressor,
-                 "xgb": xgboost.XGBRegressor, "lgb": lightgbm.LGBMRegressor,
-                 "cat": catboost.CatBoostRegressor}
+        m = {
+            "cart": mltrees.CARTRegressor,
+            "rf": mltrees.RandomForestRegressor,
+            "gb": mltrees.GradientBoostingRegressor,
+            "xgb": mltrees.XGBoostRegressor,
+            "lgb": mltrees.LightGBMRegressor,
+        }
+        s = {
+            "cart": skt.DecisionTreeRegressor,
+            "rf": ske.RandomForestRegressor,
+            "gb": ske.GradientBoostingRegressor,
+            "hgb": ske.HistGradientBoostingRegressor,
+            "xgb": xgboost.XGBRegressor,
+            "lgb": lightgbm.LGBMRegressor,
+            "cat": catboost.CatBoostRegressor,
+        }
     rows = [
         ("CART", "mltrees", "default", 1, lambda: m["cart"](random_state=0)),
         ("CART", "sklearn", "default", 1, lambda: s["cart"](random_state=0)),
@@ -177,11 +219,27 @@ def models(task: str):
         ("LightGBM", "mltrees", "default", 1, lambda: m["lgb"](random_state=0)),
         ("LightGBM", "mltrees", "matched", 2, lambda: m["lgb"](random_state=0, n_jobs=2)),
         ("LightGBM", "lightgbm", "default", cores, lambda: s["lgb"](random_state=0, verbose=-1)),
-        ("CatBoost", "catboost", "default", cores,
-         lambda: s["cat"](random_seed=0, verbose=0, allow_writing_files=False)),
-        ("CatBoost", "catboost", "matched", cores,
-         lambda: s["cat"](random_seed=0, verbose=0, allow_writing_files=False,
-                          iterations=100, depth=6, learning_rate=0.3)),
+        (
+            "CatBoost",
+            "catboost",
+            "default",
+            cores,
+            lambda: s["cat"](random_seed=0, verbose=0, allow_writing_files=False),
+        ),
+        (
+            "CatBoost",
+            "catboost",
+            "matched",
+            cores,
+            lambda: s["cat"](
+                random_seed=0,
+                verbose=0,
+                allow_writing_files=False,
+                iterations=100,
+                depth=6,
+                learning_rate=0.3,
+            ),
+        ),
     ]
     return rows
 
@@ -220,26 +278,46 @@ def versions() -> dict:
     import mltrees
 
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
-                                capture_output=True, text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"
-    return {"python": platform.python_version(), "numpy": np.__version__,
-            "pandas": pd.__version__, "scikit-learn": sklearn.__version__,
-            "xgboost": xgboost.__version__, "lightgbm": lightgbm.__version__,
-            "catboost": catboost.__version__, "mltrees": mltrees.__version__,
-            "mltrees_commit": commit}
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "pandas": pd.__version__,
+        "scikit-learn": sklearn.__version__,
+        "xgboost": xgboost.__version__,
+        "lightgbm": lightgbm.__version__,
+        "catboost": catboost.__version__,
+        "mltrees": mltrees.__version__,
+        "mltrees_commit": commit,
+    }
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+",
-                        default=["adult", "covertype", "higgs", "diabetes"])
-    parser.add_argument("--only", nargs="+", default=None,
-                        help="keep rows whose algorithm or library contains one of these")
+    parser.add_argument(
+        "--datasets", nargs="+", default=["adult", "covertype", "higgs", "diabetes"]
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        default=None,
+        help="keep rows whose algorithm or library contains one of these",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--update", metavar="REASON", default=None,
-                        help="replace the measured rows in the existing --out file")
+    parser.add_argument(
+        "--update",
+        metavar="REASON",
+        default=None,
+        help="replace the measured rows in the existing --out file",
+    )
     args = parser.parse_args(argv)
 
     results = []
@@ -252,38 +330,59 @@ def main(argv=None) -> int:
             if args.only and not any(word in label for word in args.only):
                 continue
             fit_time, fit_cpu, predict_time, predict_cpu, score = measure(
-                factory, X_train, y_train, X_test, y_test, task)
-            row = {"dataset": name, "task": task, "algorithm": algorithm,
-                   "library": library, "setting": setting, "threads": threads,
-                   "fit_seconds": round(fit_time, 4), "fit_cpu_seconds": round(fit_cpu, 4),
-                   "predict_seconds": round(predict_time, 5),
-                   "predict_cpu_seconds": round(predict_cpu, 5),
-                   "metric": "accuracy" if task == "classification" else "rmse",
-                   "score": round(score, 5), "load": load_average()}
+                factory, X_train, y_train, X_test, y_test, task
+            )
+            row = {
+                "dataset": name,
+                "task": task,
+                "algorithm": algorithm,
+                "library": library,
+                "setting": setting,
+                "threads": threads,
+                "fit_seconds": round(fit_time, 4),
+                "fit_cpu_seconds": round(fit_cpu, 4),
+                "predict_seconds": round(predict_time, 5),
+                "predict_cpu_seconds": round(predict_cpu, 5),
+                "metric": "accuracy" if task == "classification" else "rmse",
+                "score": round(score, 5),
+                "load": load_average(),
+            }
             results.append(row)
-            print(f"{name:10s} {algorithm:17s} {library:9s} {setting:8s} "
-                  f"fit {fit_time:8.3f}s (cpu {fit_cpu:8.3f}s) predict {predict_time:8.4f}s "
-                  f"{row['metric']} {score:.4f} load {row['load']}", flush=True)
+            print(
+                f"{name:10s} {algorithm:17s} {library:9s} {setting:8s} "
+                f"fit {fit_time:8.3f}s (cpu {fit_cpu:8.3f}s) predict {predict_time:8.4f}s "
+                f"{row['metric']} {score:.4f} load {row['load']}",
+                flush=True,
+            )
     datasets = {}
     for name in args.datasets:
         X_train, y_train, X_test, _, task, description = load(name)
-        datasets[name] = {"description": description, "task": task,
-                          "n_train": int(X_train.shape[0]), "n_test": int(X_test.shape[0]),
-                          "n_features": int(X_train.shape[1]),
-                          "n_classes": (len(np.unique(y_train))
-                                        if task == "classification" else None)}
+        datasets[name] = {
+            "description": description,
+            "task": task,
+            "n_train": int(X_train.shape[0]),
+            "n_test": int(X_test.shape[0]),
+            "n_features": int(X_train.shape[1]),
+            "n_classes": (len(np.unique(y_train)) if task == "classification" else None),
+        }
     report = {
         "script": "benchmarks/bench_family.py",
         "date": started.strftime("%Y-%m-%d %H:%M UTC"),
-        "machine": {"cpu": cpu_model(), "cores": os.cpu_count(),
-                    "system": f"{platform.system()} {platform.release()}",
-                    "load_before": load_before, "load_after": load_average()},
-        "caveat": ("Shared machine: other jobs ran during the measurement (see the load "
-                   "averages, overall and per row). Contention inflates wall-clock times, "
-                   "most for multi-threaded libraries, whose OpenMP threads also spin and "
-                   "inflate their CPU time. Single fits; predict is the best of three. "
-                   "Compare timings within a factor of two, and only between rows of "
-                   "similar load."),
+        "machine": {
+            "cpu": cpu_model(),
+            "cores": os.cpu_count(),
+            "system": f"{platform.system()} {platform.release()}",
+            "load_before": load_before,
+            "load_after": load_average(),
+        },
+        "caveat": (
+            "Shared machine: other jobs ran during the measurement (see the load "
+            "averages, overall and per row). Contention inflates wall-clock times, "
+            "most for multi-threaded libraries, whose OpenMP threads also spin and "
+            "inflate their CPU time. Single fits; predict is the best of three. "
+            "Compare timings within a factor of two, and only between rows of "
+            "similar load."
+        ),
         "versions": versions(),
         "datasets": datasets,
         "results": results,
@@ -298,6 +397,7 @@ def main(argv=None) -> int:
 
 def _updated(existing: dict, partial: dict, reason: str) -> dict:
     """``existing`` with the rows ``partial`` measured again, and a record of it."""
+
     def key(row):
         return row["dataset"], row["algorithm"], row["library"], row["setting"]
 
@@ -309,11 +409,16 @@ def _updated(existing: dict, partial: dict, reason: str) -> dict:
             replaced.append(" / ".join(key(row)))
     if new:
         raise SystemExit(f"rows not in the existing file: {sorted(new)}")
-    existing.setdefault("updates", []).append({
-        "date": partial["date"], "rows": replaced, "reason": reason,
-        "load_before": partial["machine"]["load_before"],
-        "load_after": partial["machine"]["load_after"],
-        "mltrees_commit": partial["versions"].get("mltrees_commit")})
+    existing.setdefault("updates", []).append(
+        {
+            "date": partial["date"],
+            "rows": replaced,
+            "reason": reason,
+            "load_before": partial["machine"]["load_before"],
+            "load_after": partial["machine"]["load_after"],
+            "mltrees_commit": partial["versions"].get("mltrees_commit"),
+        }
+    )
     return existing
 
 

@@ -128,8 +128,7 @@ def _check_order(order, n: int) -> np.ndarray:
     arr = np.asarray(order)
     if arr.dtype.kind not in "iu":
         raise TypeError(
-            "order must be an integer array (a permutation of row indices), "
-            f"got dtype {arr.dtype}"
+            f"order must be an integer array (a permutation of row indices), got dtype {arr.dtype}"
         )
     if arr.shape != (n,):
         raise ValueError(f"order must have shape ({n},) like categories, got {arr.shape}")

@@ -73,8 +73,11 @@ def index_rows(text: str) -> dict[str, str]:
 
 def missing_names(text: str, objects: dict) -> list[str]:
     rows = index_rows(text)
-    return sorted(min(paths, key=len) for _, paths in objects.values()
-                  if not any(path in rows for path in paths))
+    return sorted(
+        min(paths, key=len)
+        for _, paths in objects.values()
+        if not any(path in rows for path in paths)
+    )
 
 
 def book_labels() -> set[str]:
@@ -100,9 +103,14 @@ def objects() -> dict:
 def test_public_names_are_found(objects):
     paths = {path for _, names in objects.values() for path in names}
     # one name from each kind of module the rule must reach
-    for expected in ("mltrees.entropy", "mltrees.tree.pruning.prune_pessimistic",
-                     "mltrees.hist.goss.goss_sample", "mltrees.inspection.tree_shap",
-                     "mltrees.io.validate_tree", "mltrees.datasets.load_adult"):
+    for expected in (
+        "mltrees.entropy",
+        "mltrees.tree.pruning.prune_pessimistic",
+        "mltrees.hist.goss.goss_sample",
+        "mltrees.inspection.tree_shap",
+        "mltrees.io.validate_tree",
+        "mltrees.datasets.load_adult",
+    ):
         assert expected in paths
     assert not any("._" in path for path in paths)
 
@@ -154,6 +162,7 @@ def test_row_equation_is_one_the_docstring_names(page, objects):
 
 def test_every_reference_exists(page):
     labels = book_labels()
-    unknown = sorted({label for row in index_rows(page).values()
-                      for _, label in REFERENCE.findall(row)} - labels)
+    unknown = sorted(
+        {label for row in index_rows(page).values() for _, label in REFERENCE.findall(row)} - labels
+    )
     assert unknown == [], f"labels not defined in the book: {unknown}"

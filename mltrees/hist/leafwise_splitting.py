@@ -222,9 +222,7 @@ def find_leaf_splits(
         side as the leaf's rows minus every other bin's estimate.
     """
     if not has_missing.any() and params.reg_alpha == 0 and params.max_delta_step <= 0:
-        allowed = (
-            np.ones(hist.shape[:2], dtype=bool) if feature_mask is None else feature_mask
-        )
+        allowed = np.ones(hist.shape[:2], dtype=bool) if feature_mask is None else feature_mask
         return _plain_reverse_scan(hist[:, :, :-1], totals, counts, n_bins, params, allowed)
     n_leaves, n_features, stride, _ = hist.shape
     n_cuts = stride - 1
