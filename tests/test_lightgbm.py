@@ -665,3 +665,48 @@ def test_leaf_histogram_sums_every_bin_in_row_order_on_every_path(n_rows, scatte
             extra = {k: v for k, v in extra.items() if k != "n_tasks"}
             got = leaf_histogram(codes, stride, rows, (g, h), features, executor, tasks, **extra)
             np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("enable_bundle", [False, True])
+def test_waiting_leaves_keep_only_the_fillable_histogram_cells(enable_bundle, monkeypatch):
+    """One-hot columns have 2 bins in a stride of 256: waiting leaves keep only those cells.
+
+    The model is the one grown with full histograms, bit for bit.
+    """
+    from mltrees.hist.leafwise import LeafwiseGrower
+
+    rng = np.random.default_rng(31)
+    levels = rng.integers(0, 6, size=(3000, 8))
+    onehot = (levels[:, :, None] == np.arange(6)).reshape(3000, -1).astype(np.float64)
+    numeric = rng.normal(size=(3000, 2))
+    numeric[rng.random(3000) < 0.1, 1] = np.nan
+    X = np.hstack([onehot, numeric])
+    y = (onehot[:, 0] + onehot[:, 7] + numeric[:, 0] + rng.normal(size=3000) > 1.2).astype(int)
+    params = {"n_estimators": 6, "num_leaves": 31, "enable_bundle": enable_bundle}
+    cells, n_built = [], []
+    histogram_cells, histogram = LeafwiseGrower._histogram_cells, LeafwiseGrower._histogram
+
+    def spy_cells(self):
+        cells.append(histogram_cells(self))
+        return cells[-1]
+
+    def spy_histogram(self, *args):
+        built = histogram(self, *args)
+        # Every cell a row filled survives packing: the missing bin, every value bin.
+        np.testing.assert_array_equal(self._unpack(self._pack(built)), built)
+        n_built.append(1)
+        return built
+
+    monkeypatch.setattr(LeafwiseGrower, "_histogram_cells", spy_cells)
+    monkeypatch.setattr(LeafwiseGrower, "_histogram", spy_histogram)
+    packed = LightGBMClassifier(**params).fit(X, y)
+    assert cells[-1] is not None
+    assert cells[-1].size < 0.1 * X.shape[1] * 2 * 256
+    assert len(n_built) > 6 * 10
+    monkeypatch.setattr(LeafwiseGrower, "_histogram_cells", lambda self: None)
+    full = LightGBMClassifier(**params).fit(X, y)
+    assert sum(t.node_count for stage in full._trees for t in stage) > 6 * 20
+    np.testing.assert_array_equal(packed.decision_function(X), full.decision_function(X))
+    for a, b in zip(packed._trees, full._trees, strict=True):
+        np.testing.assert_array_equal(a[0].threshold, b[0].threshold)
+        np.testing.assert_array_equal(a[0].value, b[0].value)
