@@ -402,7 +402,6 @@ class _TreeGroup:
             ]
             leaf = np.concatenate([tree.feature == LEAF for tree in trees])
             self.missing_slot = np.where(leaf, MISSING_NONE, np.concatenate(slots)).astype(np.intp)
-        self.routes = self.categorical or self.missing
 
     def on_codes(self, nan_free: bool) -> bool:
         """Whether a block walks on codes: coded, and no NaN to route (or no routes)."""

@@ -144,6 +144,7 @@ class LeafwiseGrower:
         self._row_major = np.ascontiguousarray(codes.T)
         self._n_bins = self.data.n_bins
         self._all_wide = bool(self._n_bins.min(initial=NARROW_BINS + 1) > NARROW_BINS)
+        self._full_shape = (self.data.n_features, 2, self.data.stride)
         self._cells = self._histogram_cells()
 
     def _histogram_cells(self) -> np.ndarray | None:
@@ -156,15 +157,12 @@ class LeafwiseGrower:
         and 255 waiting leaves of 400 such columns held 420 MB in full.
         None when packing would save less than half.
         """
-        data = self.data
-        stride = data.stride
+        stride = self.data.stride
         fills = np.arange(stride) < self._n_bins[:, None]
         fills[:, stride - 1] = True
         if 2 * np.count_nonzero(fills) > fills.size:
             return None
-        cells = np.flatnonzero(np.repeat(fills[:, None, :], 2, axis=1))
-        self._full_shape = (data.n_features, 2, stride)
-        return cells
+        return np.flatnonzero(np.repeat(fills[:, None, :], 2, axis=1))
 
     def _pack(self, hist: np.ndarray) -> np.ndarray:
         """A leaf's histogram as kept while the leaf waits: its fillable cells only."""
@@ -455,7 +453,7 @@ class LeafwiseGrower:
             node_of.append(first + 1)
             totals[leaf] = np.asarray(split["left"], dtype=np.float64)
             totals.append(np.asarray(split["right"], dtype=np.float64))
-            parent_hist = hist[leaf]  # unpacked below, if the children need it
+            parent_hist = hist[leaf]
             hist.append(None)
             splittable.append(None)
             best.append(None)
@@ -473,7 +471,7 @@ class LeafwiseGrower:
             # Build the child with fewer rows; the other is the parent minus it.
             usable = splittable[leaf] & used
             small, large = (leaf, right) if n_left < c - n_left else (right, leaf)
-            parent_hist = self._unpack(parent_hist)
+            parent_hist = self._unpack(parent_hist)  # only when the children need it
             pair = np.empty((2, *parent_hist.shape))
             built = pair[int(small != leaf)]
             built[...] = self._histogram(
