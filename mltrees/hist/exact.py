@@ -33,12 +33,14 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from mltrees.hist.grower import GrownTree, draw_features
+from mltrees.hist.processes import ForkedWorkers, can_fork, shared_array
 from mltrees.hist.splitting import MIN_LOSS_CHANGE, SplitParams, leaf_weight, node_score, split_gain
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
@@ -52,6 +54,10 @@ _EPS32 = np.float32(1e-6)  # XGBoost's kRtEps, in the end-of-scan cuts
 # (100k rows, depth 6: 32 calls per scan at depth 5 against 2; 2 threads
 # about 10 % faster, 1 thread 10 % slower, hence the thread rule).
 FEW_SEGMENTS = 2
+# With several threads, data of at least this many cells (rows x features) are
+# scanned by forked worker processes (mltrees.hist.processes), smaller data by
+# threads: a level's requests cost about a millisecond, a fork some more.
+PROCESS_MIN_CELLS = 1 << 20
 
 
 @dataclass
@@ -264,7 +270,7 @@ class ExactGrower:
     n_threads: int = 1
 
     def __post_init__(self):
-        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+        self._executor = self._workers = None
         self._scratch = _Workspace()
         cols = self.columns
         self._XT = np.ascontiguousarray(np.asarray(self.X, dtype=np.float32).T)
@@ -284,12 +290,71 @@ class ExactGrower:
         self._approximate = p.alpha == 0 and p.max_delta_step <= 0
         # Both children need 𝓗 > 0 and 𝓗 >= min_child_weight.
         self._min_h = p.mcw if p.mcw > 0 else np.nextafter(0.0, 1.0)
+        if self.n_threads > 1:
+            scanned = np.flatnonzero(~cols.constant)
+            if can_fork() and cols.n_rows * scanned.size >= PROCESS_MIN_CELLS:
+                # This process scans the first share, a forked worker each other share;
+                # the gradients and the routing of the rows reach them in shared memory.
+                costs = 1 + cols.has_missing[scanned]  # two scans with missing values
+                shares = _balanced_shares(scanned, costs, self.n_threads)
+                self._own_share = set(shares[0])
+                self._shared_gh = shared_array(cols.n_rows, complex)
+                self._shared_go_left = shared_array(cols.n_rows, bool)
+                self._workers = ForkedWorkers(self._serve, shares[1:])
+            else:
+                self._executor = ThreadPoolExecutor(self.n_threads)
 
     def close(self):
-        """Stop the grower's threads (same contract as the histogram grower)."""
+        """Stop the grower's threads or worker processes (the histogram grower's contract)."""
         if self._executor is not None:
             self._executor.shutdown()
             self._executor = None
+        if self._workers is not None:
+            self._workers.close()
+            self._workers = None
+
+    def _serve(self, connection, share):
+        """A forked worker's loop: regroup and scan the features of ``share``, level by level.
+
+        The worker holds the grower as it was at the fork (sorted columns,
+        root orders) and keeps its own features' orders from level to
+        level. A request is :meth:`grow`'s ``(counts, totals, partition,
+        go_left_row, scanned, tree)``, ``tree`` being ``(gh, features,
+        shift_exact_enough)`` at the root of every tree and None below.
+        """
+        self._executor, self._workers, self.n_threads = None, None, 1
+        self._own_share = {int(j) for j in share}
+        by_feature = {}
+        while (request := connection.recv()) is not None:
+            try:
+                counts, totals, partition, scanned, tree = request
+                if tree is not None:
+                    features, self._shift_exact_enough = tree
+                    by_feature = self._share_orders(features)
+                level = _Level.of(counts, totals, self.params)
+                go_left_row = None if partition is None else self._shared_go_left
+                found = self._scan_share(by_feature, level, partition, go_left_row, scanned)
+                connection.send((True, found))
+            except Exception:
+                connection.send((False, traceback.format_exc()))
+
+    def _share_orders(self, features):
+        """The root orders of this process's share of ``features``."""
+        share = [j for j in features if j in self._own_share]
+        return {j: (self._root_order[j], self._root_values[j]) for j in share}
+
+    def _scan_share(self, by_feature, level, partition, go_left_row, scanned):
+        """Regroup every feature of ``by_feature`` and scan those ``scanned``, in order."""
+        found = []
+        for j in sorted(by_feature):
+            if scanned[j]:
+                gh = self._shared_gh
+                found.append(
+                    (j, self._regroup_and_scan(j, by_feature, gh, level, partition, go_left_row))
+                )
+            else:
+                self._regroup(j, by_feature, partition, go_left_row)
+        return found
 
     def _sample(self, allowed: np.ndarray, share: float) -> np.ndarray:
         return draw_features(self.rng, allowed, share)
@@ -335,24 +400,25 @@ class ExactGrower:
             scanned = np.zeros(cols.n_features, dtype=bool)
             scanned[level_features] = True
 
-            def task(j, state=(level, partition, go_left_row, scanned)):
-                level, partition, go_left_row, scanned = state
-                scratch = self._scratch
-                rows, values = by_feature[j]
-                if partition is not None:  # the previous level's splits
-                    goes_left = scratch.get("goes_left", rows.size, bool)
-                    permutation = partition.permutation(
-                        go_left_row.take(rows, out=goes_left, mode="clip")
-                    )
-                    rows, values = rows.take(permutation), values.take(permutation)
-                    by_feature[j] = rows, values
-                if not scanned[j]:
-                    return None
-                stats = gh.take(rows, out=scratch.get("stats", rows.size, complex), mode="clip")
-                return self._scan_feature(j, values, stats, level)
+            if self._workers is not None:
+                tree = None
+                if depth == 0:
+                    np.copyto(self._shared_gh, gh)
+                    tree = (kept, self._shift_exact_enough)
+                    own_orders = self._share_orders(kept)
+                self._workers.submit((counts, totals, partition, scanned, tree))
+                found = self._scan_share(own_orders, level, partition, go_left_row, scanned)
+                found = sorted(found + self._workers.collect(), key=lambda item: item[0])
+            else:
 
-            results = self._executor.map(task, kept) if self._executor else map(task, kept)
-            found = [(j, c) for j, c in zip(kept, results, strict=True) if c is not None]
+                def task(j, state=(level, partition, go_left_row, scanned)):
+                    level, partition, go_left_row, scanned = state
+                    if not scanned[j]:
+                        return self._regroup(j, by_feature, partition, go_left_row)
+                    return self._regroup_and_scan(j, by_feature, gh, level, partition, go_left_row)
+
+                results = self._executor.map(task, kept) if self._executor else map(task, kept)
+                found = [(j, c) for j, c in zip(kept, results, strict=True) if c is not None]
             best = self._choose(found, level, node_features)
             clock = self._tick("splits", clock)
             split = best.gain > MIN_LOSS_CHANGE
@@ -374,22 +440,22 @@ class ExactGrower:
                     nodes["H"].append(sums[1])
                     nodes["count"].append(0)
                 new_ids += [left_id, left_id + 1]
-            # Route the rows of the split nodes: x < cut, or missing and default left. In the
-            # order of the split's feature a node's rows below the cut come first, its missing last.
-            go_left_row = np.zeros(n, dtype=bool)
-            n_left = np.zeros(n_level, dtype=np.intp)
-            for q, left_id in zip(np.flatnonzero(split), new_ids[0::2], strict=True):
-                rows, values = by_feature[int(best.feature[q])]
-                segment = slice(level.starts[q], level.starts[q] + level.counts[q])
-                rows, values = rows[segment], values[segment]
-                below = int(np.searchsorted(values, best.cut[q], side="left"))
-                known = int(np.searchsorted(values, np.inf, side="right"))  # NaN sort last
-                node_of_row[rows] = left_id + 1
-                left = [rows[:below], rows[known:]] if best.default_left[q] else [rows[:below]]
-                for part in left:
-                    node_of_row[part] = left_id
-                    go_left_row[part] = True
-                    n_left[q] += part.size
+            # Route the rows of the split nodes: x < cut, or missing and default left.
+            slot = np.full(len(nodes["parent"]), -1, dtype=np.intp)
+            slot[level_ids[split]] = np.flatnonzero(split)
+            q = slot[node_of_row]  # the level position of every row's node, -1 if it stopped
+            moving = np.flatnonzero(q >= 0)
+            q = q[moving]
+            x = self._XT[best.feature[q], moving]
+            left = (x < best.cut[q]) | (np.isnan(x) & best.default_left[q])
+            # The workers read the routing from shared memory: they are idle until the next level.
+            go_left_row = np.zeros(n, dtype=bool) if self._workers is None else self._shared_go_left
+            go_left_row.fill(False)
+            go_left_row[moving] = left
+            n_left = np.bincount(q, weights=left, minlength=n_level).astype(np.intp)
+            first_child = np.zeros(n_level, dtype=np.intp)
+            first_child[split] = new_ids[0::2]
+            node_of_row[moving] = first_child[q] + ~left
             partition = NodePartition.plan(counts, split, n_left)
             counts = partition.counts
             level_ids = np.array(new_ids)
@@ -399,6 +465,21 @@ class ExactGrower:
             clock = self._tick("partition", clock)
         node_counts = np.bincount(node_of_row, minlength=len(nodes["parent"]))
         return self._assemble(nodes, splits, node_of_row, node_counts)
+
+    def _regroup(self, j, by_feature, partition, go_left_row):
+        """Regroup feature ``j``'s order by the previous level's children (None)."""
+        if partition is not None:
+            rows, values = by_feature[j]
+            goes_left = self._scratch.get("goes_left", rows.size, bool)
+            permutation = partition.permutation(go_left_row.take(rows, out=goes_left, mode="clip"))
+            by_feature[j] = rows.take(permutation), values.take(permutation)
+
+    def _regroup_and_scan(self, j, by_feature, gh, level, partition, go_left_row):
+        """Regroup feature ``j``'s order, then scan it (:meth:`_scan_feature`)."""
+        self._regroup(j, by_feature, partition, go_left_row)
+        rows, values = by_feature[j]
+        stats = gh.take(rows, out=self._scratch.get("stats", rows.size, complex), mode="clip")
+        return self._scan_feature(j, values, stats, level)
 
     def _scan_feature(self, j, values, stats, level):
         """The cuts of feature ``j`` that may be best in a node of the level.
@@ -721,6 +802,16 @@ class ExactGrower:
             missing_slot=missing_slot,
         )
         return GrownTree(tree, leaf_of_row, split_value, gain, weight)
+
+
+def _balanced_shares(features, costs, n_shares) -> list:
+    """Split ``features`` into ``n_shares`` lists of about equal total cost (largest first)."""
+    shares, loads = [[] for _ in range(n_shares)], np.zeros(n_shares)
+    for j, cost in sorted(zip(features.tolist(), costs.tolist(), strict=True), key=lambda f: -f[1]):
+        k = int(np.argmin(loads))
+        shares[k].append(j)
+        loads[k] += cost
+    return [sorted(share) for share in shares if share]
 
 
 class _Best:

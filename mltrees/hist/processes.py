@@ -1,0 +1,110 @@
+"""Worker processes forked from a grower, each serving a share of the features.
+
+Exact greedy split finding (:mod:`~mltrees.hist.exact`) makes some thirty
+NumPy calls per feature and level, each of a few hundred microseconds on
+100k rows. Every call releases the interpreter lock and takes it back; with
+two threads, a contended hand-over waits for the operating system to wake
+the other thread, which on a virtual machine costs tens of microseconds.
+Threads therefore reach about 1.3x of one thread on two cores, while
+independent processes reach about 2x. The workers are forked, so they
+start with the grower's sorted columns and need no pickling of the data,
+and they live as long as the grower (``close`` stops them).
+
+Forking needs Linux (macOS and Windows lack a safe ``fork``) and a parent
+that may have children (a daemonic process may not): :func:`can_fork`
+says whether both hold, and the grower uses threads otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import mmap
+import multiprocessing
+import signal
+import sys
+import weakref
+
+import numpy as np
+
+__all__ = ["ForkedWorkers", "can_fork", "shared_array"]
+
+
+def can_fork() -> bool:
+    """Whether this process may fork worker processes (Linux, not a daemon)."""
+    return sys.platform.startswith("linux") and not multiprocessing.current_process().daemon
+
+
+class ForkedWorkers:
+    """One forked process per share, each running ``serve(connection, share)``.
+
+    ``serve`` answers every request it receives on ``connection`` with
+    ``(True, list)`` or ``(False, traceback text)``, and returns when it
+    receives ``None``. :meth:`submit` sends one request to every worker and
+    :meth:`collect` joins their lists in the order of the shares; the parent
+    may do its own share in between. Large inputs go through
+    :func:`shared_array` memory made before the fork, not through the pipes.
+    """
+
+    def __init__(self, serve, shares):
+        context = multiprocessing.get_context("fork")
+        self._connections, self._processes = [], []
+        # Stop the workers even if close() is never called (and at exit).
+        self._finalizer = weakref.finalize(self, _shutdown, self._connections, self._processes)
+        for share in shares:
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(serve, theirs, share), daemon=True)
+            process.start()
+            theirs.close()
+            self._connections.append(ours)
+            self._processes.append(process)
+
+    def __len__(self) -> int:
+        return len(self._processes)
+
+    def submit(self, request) -> None:
+        """Send ``request`` to every worker; :meth:`collect` gathers the answers."""
+        for connection in self._connections:
+            connection.send(request)
+
+    def collect(self) -> list:
+        """The answers to the last request, concatenated in the order of the shares."""
+        answers = []
+        for connection in self._connections:
+            try:
+                ok, answer = connection.recv()
+            except EOFError:
+                raise RuntimeError("a worker process of the grower exited unexpectedly") from None
+            if not ok:
+                raise RuntimeError(f"a worker process of the grower failed:\n{answer}")
+            answers.extend(answer)
+        return answers
+
+    def close(self) -> None:
+        """Stop the workers (idempotent)."""
+        self._finalizer()
+
+
+def shared_array(size: int, dtype) -> np.ndarray:
+    """An array in anonymous shared memory: processes forked after it see its writes."""
+    dtype = np.dtype(dtype)
+    buffer = mmap.mmap(-1, max(size * dtype.itemsize, 1))
+    return np.frombuffer(buffer, dtype=dtype, count=size)
+
+
+def _serve(serve, connection, share):
+    # Ctrl-C reaches the whole process group: the parent handles it and stops us.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    serve(connection, share)
+
+
+def _shutdown(connections, processes):
+    for connection in connections:
+        with contextlib.suppress(OSError):  # the worker is gone already
+            connection.send(None)
+    for process in processes:
+        process.join(timeout=2.0)
+        if process.is_alive():  # blocked sending an answer nobody reads
+            process.terminate()
+            process.join()
+    for connection in connections:
+        connection.close()

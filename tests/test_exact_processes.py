@@ -1,0 +1,156 @@
+"""Exact greedy with forked worker processes (mltrees.hist.processes).
+
+The processes must grow exactly the trees one thread grows, whatever share
+of the features each holds, and a failing or vanished worker must surface
+as an error in the parent, never as a silently different model.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import mltrees.hist.exact as exact
+from mltrees import XGBoostClassifier, XGBoostRegressor
+from mltrees.hist.processes import ForkedWorkers, can_fork, shared_array
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need Linux fork")
+
+
+@pytest.fixture
+def forked(monkeypatch):
+    """Every multi-threaded exact fit uses worker processes; records the pools made."""
+    pools = []
+
+    class Recorded(ForkedWorkers):
+        def __init__(self, serve, shares):
+            super().__init__(serve, shares)
+            pools.append(self)
+
+    monkeypatch.setattr(exact, "PROCESS_MIN_CELLS", 0)
+    monkeypatch.setattr(exact, "ForkedWorkers", Recorded)
+    return pools
+
+
+def _data(seed, n=1500, p=7, nan_share=0.05):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    X[:, 2] = rng.integers(0, 4, size=n)  # ties
+    X[:, 5] = 1.0  # constant: never scanned
+    X[rng.random(X.shape) < nan_share] = np.nan
+    signal = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2 - np.nan_to_num(X[:, 2])
+    return X, signal + rng.normal(size=n)
+
+
+def _assert_same_model(a, b, X):
+    np.testing.assert_array_equal(
+        a.predict(X, output_margin=True), b.predict(X, output_margin=True)
+    )
+    for stage_a, stage_b in zip(a._trees, b._trees, strict=True):
+        for tree_a, tree_b in zip(stage_a, stage_b, strict=True):
+            np.testing.assert_array_equal(tree_a.feature, tree_b.feature)
+            np.testing.assert_array_equal(tree_a.threshold, tree_b.threshold)
+            np.testing.assert_array_equal(tree_a.missing_slot, tree_b.missing_slot)
+
+
+@pytest.mark.parametrize("n_jobs", [2, 3])
+@pytest.mark.parametrize(
+    "sampling",
+    [{}, {"colsample_bytree": 0.7, "colsample_bylevel": 0.8, "colsample_bynode": 0.7}],
+)
+def test_processes_grow_the_trees_of_one_thread(forked, n_jobs, sampling):
+    X, target = _data(1)
+    y = (target > np.median(target)).astype(int)
+    params = {"tree_method": "exact", "n_estimators": 6, "max_depth": 5, **sampling}
+    one = XGBoostClassifier(n_jobs=1, **params).fit(X, y)
+    assert not forked
+    many = XGBoostClassifier(n_jobs=n_jobs, **params).fit(X, y)
+    assert len(forked) == 1
+    assert len(forked[0]) == n_jobs - 1  # this process scans a share too
+    assert max(tree.max_depth for stage in one._trees for tree in stage) == 5
+    _assert_same_model(one, many, X)
+
+
+def test_processes_grow_the_trees_of_one_thread_multiclass_and_regression(forked):
+    X, target = _data(2, n=1200)
+    y = np.digitize(target, np.quantile(target, [0.33, 0.66]))
+    params = {"tree_method": "exact", "n_estimators": 4, "max_depth": 4, "reg_alpha": 0.5}
+    _assert_same_model(
+        XGBoostClassifier(n_jobs=1, **params).fit(X, y),
+        XGBoostClassifier(n_jobs=2, **params).fit(X, y),
+        X,
+    )
+    _assert_same_model(
+        XGBoostRegressor(n_jobs=1, **params).fit(X, target),
+        XGBoostRegressor(n_jobs=2, **params).fit(X, target),
+        X,
+    )
+    assert len(forked) == 2
+
+
+def test_small_data_uses_threads_not_processes(monkeypatch):
+    made = []
+    monkeypatch.setattr(exact, "ForkedWorkers", lambda *a: made.append(a))
+    X, target = _data(3, n=300)
+    XGBoostRegressor(tree_method="exact", n_estimators=2, n_jobs=2).fit(X, target)
+    assert not made  # 300 x 6 cells: forking would cost more than it saves
+
+
+def test_a_failing_worker_raises_in_the_parent_and_all_workers_stop(forked, monkeypatch):
+    parent = os.getpid()
+    scan = exact.ExactGrower._scan_feature
+
+    def fails_in_a_worker(self, *args):
+        if os.getpid() != parent:
+            raise ValueError("scan failed in the worker")
+        return scan(self, *args)
+
+    monkeypatch.setattr(exact.ExactGrower, "_scan_feature", fails_in_a_worker)
+    X, target = _data(4, n=500)
+    with pytest.raises(RuntimeError, match=r"(?s)worker process of the grower failed.*scan failed"):
+        XGBoostRegressor(tree_method="exact", n_estimators=2, n_jobs=2).fit(X, target)
+    assert len(forked) == 1
+    assert not any(process.is_alive() for process in forked[0]._processes)
+
+
+def test_a_vanished_worker_raises_instead_of_hanging():
+    def exits(connection, share):
+        connection.recv()
+        os._exit(0)  # dies without answering
+
+    workers = ForkedWorkers(exits, [[0]])
+    try:
+        workers.submit("request")
+        with pytest.raises(RuntimeError, match="exited unexpectedly"):
+            workers.collect()
+    finally:
+        workers.close()
+    assert not workers._processes[0].is_alive()
+
+
+def test_shared_array_carries_the_parents_writes_after_the_fork():
+    shared = shared_array(5, complex)
+
+    def echo(connection, share):
+        while connection.recv() is not None:
+            connection.send((True, [shared.copy()]))
+
+    workers = ForkedWorkers(echo, [[0]])
+    try:
+        shared[:] = np.arange(5) + 2j  # written after the fork
+        workers.submit("request")
+        (seen,) = workers.collect()
+    finally:
+        workers.close()
+    np.testing.assert_array_equal(seen, np.arange(5) + 2j)
+
+
+def test_shares_balance_the_cost_of_features():
+    features = np.arange(6)
+    costs = np.array([2, 1, 1, 2, 1, 1])  # features with missing values scan twice
+    shares = exact._balanced_shares(features, costs, 2)
+    assert sorted(j for share in shares for j in share) == list(range(6))
+    assert [sum(costs[share]) for share in shares] == [4, 4]
+    assert exact._balanced_shares(features[:1], costs[:1], 3) == [[0]]
