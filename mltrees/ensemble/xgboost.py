@@ -252,7 +252,7 @@ class _BaseXGBoost(BaseEstimator):
         watched = [np.inf, 0]  # best score and round on the last eval set
         if self.tree_method == "exact":
             grower = ExactGrower(
-                SortedColumns.fit(X),
+                SortedColumns.fit(X, n_threads),
                 X,
                 params,
                 max_depth=self.max_depth,
