@@ -287,6 +287,7 @@ class ExactGrower:
         self._scratch = _Workspace()
         cols = self.columns
         self._XT = np.ascontiguousarray(np.asarray(self.X, dtype=np.float32).T)
+        self._row_index = np.arange(cols.n_rows)
         # Every feature's rows by increasing value, its missing rows last: the root's order.
         self._root_order = [
             np.concatenate([rows, np.flatnonzero(np.isnan(column))]) if missing else rows
@@ -457,18 +458,27 @@ class ExactGrower:
             slot = np.full(len(nodes["parent"]), -1, dtype=np.intp)
             slot[level_ids[split]] = np.flatnonzero(split)
             q = slot[node_of_row]  # the level position of every row's node, -1 if it stopped
-            moving = np.flatnonzero(q >= 0)
-            q = q[moving]
-            x = self._XT[best.feature[q], moving]
-            left = (x < best.cut[q]) | (np.isnan(x) & best.default_left[q])
+            if split.all() and level.counts.sum() == n:  # every row moves on: no row index
+                moving, at = slice(None), best.feature[q] * n
+                at += self._row_index
+            else:
+                moving = np.flatnonzero(q >= 0)
+                q = q[moving]
+                at = best.feature[q] * n + moving
+            x = self._XT.reshape(-1).take(at)  # each row's value of its node's split feature
+            left = x < best.cut[q]
+            if cols.has_missing.any():
+                left |= np.isnan(x) & best.default_left[q]
             # The workers read the routing from shared memory: they are idle until the next level.
             go_left_row = np.zeros(n, dtype=bool) if self._workers is None else self._shared_go_left
             go_left_row.fill(False)
             go_left_row[moving] = left
-            n_left = np.bincount(q, weights=left, minlength=n_level).astype(np.intp)
             first_child = np.zeros(n_level, dtype=np.intp)
             first_child[split] = new_ids[0::2]
-            node_of_row[moving] = first_child[q] + ~left
+            child = first_child.take(q)
+            child += ~left
+            node_of_row[moving] = child
+            n_left = np.bincount(child, minlength=len(nodes["parent"]))[first_child]
             partition = NodePartition.plan(counts, split, n_left)
             counts = partition.counts
             level_ids = np.array(new_ids)
