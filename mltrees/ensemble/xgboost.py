@@ -154,7 +154,10 @@ _XGB_PARAMS = """
         default ``random_state=0``, so that two fits on the same data give
         the same model.
     n_jobs : int or None, default None
-        Threads for the histograms (None: all cores).
+        Cores to use (None: all cores): threads for the histograms. The exact
+        method on data of at least 2**20 cells (rows x features) forks
+        ``n_jobs - 1`` worker processes on Linux, each scanning a share of the
+        features (its model is the one a single thread grows); threads elsewhere.
     verbose : int, default 0
         If > 0, report the evaluation metrics every ``verbose`` rounds (a line on
         stdout, or a bar in a notebook). Silent by default.
