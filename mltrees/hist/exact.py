@@ -47,7 +47,7 @@ from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 __all__ = ["ExactGrower", "NodePartition", "SortedColumns"]
 
 _EPS32 = np.float32(1e-6)  # XGBoost's kRtEps, in the end-of-scan cuts
-# Up to this many nodes in a level, or on one thread, per-node operations
+# Up to this many nodes in a level, or without threads in the process, per-node operations
 # run node by node on slices; above, on arrays repeated per position. With
 # two threads every NumPy call on more than a few hundred elements hands the
 # interpreter lock over, which costs more than an extra pass over the level
@@ -333,8 +333,9 @@ class ExactGrower:
         The worker holds the grower as it was at the fork (sorted columns,
         root orders) and keeps its own features' orders from level to
         level. A request is :meth:`grow`'s ``(counts, totals, partition,
-        go_left_row, scanned, tree)``, ``tree`` being ``(gh, features,
-        shift_exact_enough)`` at the root of every tree and None below.
+        scanned, tree)``, ``tree`` being ``(features, shift_exact_enough)``
+        at the root of every tree and None below; the rows' ``g + i h`` and
+        the previous level's routing are read from shared memory.
         """
         self._executor, self._workers, self.n_threads = None, None, 1
         self._own_share = {int(j) for j in share}
@@ -591,7 +592,7 @@ class ExactGrower:
         f32, n, scratch = np.float32, running.size, self._scratch
         accumulated = scratch.get("accumulated", n, complex)
         shifted = anchor + (-1j if forward else 1j) * lam
-        if self.n_threads == 1 or len(level.segments) <= FEW_SEGMENTS:  # a scalar per node
+        if self._executor is None or len(level.segments) <= FEW_SEGMENTS:  # a scalar per node
             for q, segment in enumerate(level.segments):
                 if forward:  # the left child: running - anchor
                     np.subtract(running[segment], shifted[q], out=accumulated[segment])
