@@ -359,16 +359,12 @@ class ExactGrower:
         return {j: (self._root_order[j], self._root_values[j]) for j in share}
 
     def _scan_share(self, by_feature, level, partition, go_left_row, scanned):
-        """Regroup every feature of ``by_feature`` and scan those ``scanned``, in order."""
-        found = []
+        """:meth:`_advance` every feature of ``by_feature`` in turn: ``[(j, candidates)]``."""
+        found, gh = [], self._shared_gh
         for j in sorted(by_feature):
-            if scanned[j]:
-                gh = self._shared_gh
-                found.append(
-                    (j, self._regroup_and_scan(j, by_feature, gh, level, partition, go_left_row))
-                )
-            else:
-                self._regroup(j, by_feature, partition, go_left_row)
+            parts = self._advance(j, by_feature, gh, level, partition, go_left_row, scanned)
+            if parts is not None:
+                found.append((j, parts))
         return found
 
     def _sample(self, allowed: np.ndarray, share: float) -> np.ndarray:
@@ -388,7 +384,10 @@ class ExactGrower:
         # Every feature's order keeps the rows of each node of the level together,
         # by increasing value, missing values last: partitioned after each level.
         kept = [int(j) for j in np.sort(tree_features) if not cols.constant[j]]
-        by_feature = {j: (self._root_order[j], self._root_values[j]) for j in kept}
+        if self._workers is None:
+            by_feature = {j: (self._root_order[j], self._root_values[j]) for j in kept}
+        else:  # this process's share; the workers hold the others
+            by_feature = self._share_orders(kept)
         node_of_row = np.zeros(n, dtype=np.intp)  # node id of every row
         level_ids = np.array([0])
         totals = np.array([[g.sum(), h.sum()]])
@@ -420,17 +419,13 @@ class ExactGrower:
                 if depth == 0:
                     np.copyto(self._shared_gh, gh)
                     tree = (kept, self._shift_exact_enough)
-                    own_orders = self._share_orders(kept)
                 self._workers.submit((counts, totals, partition, scanned, tree))
-                found = self._scan_share(own_orders, level, partition, go_left_row, scanned)
+                found = self._scan_share(by_feature, level, partition, go_left_row, scanned)
                 found = sorted(found + self._workers.collect(), key=lambda item: item[0])
             else:
 
                 def task(j, state=(level, partition, go_left_row, scanned)):
-                    level, partition, go_left_row, scanned = state
-                    if not scanned[j]:
-                        return self._regroup(j, by_feature, partition, go_left_row)
-                    return self._regroup_and_scan(j, by_feature, gh, level, partition, go_left_row)
+                    return self._advance(j, by_feature, gh, *state)
 
                 results = self._executor.map(task, kept) if self._executor else map(task, kept)
                 found = [(j, c) for j, c in zip(kept, results, strict=True) if c is not None]
@@ -498,9 +493,15 @@ class ExactGrower:
             permutation = partition.permutation(go_left_row.take(rows, out=goes_left, mode="clip"))
             by_feature[j] = rows.take(permutation), values.take(permutation)
 
-    def _regroup_and_scan(self, j, by_feature, gh, level, partition, go_left_row):
-        """Regroup feature ``j``'s order, then scan it (:meth:`_scan_feature`)."""
+    def _advance(self, j, by_feature, gh, level, partition, go_left_row, scanned):
+        """Regroup feature ``j``'s order; if the level samples ``j``, scan it.
+
+        Returns :meth:`_scan_feature`'s candidates, or None for a feature
+        the level does not scan (its order is regrouped all the same).
+        """
         self._regroup(j, by_feature, partition, go_left_row)
+        if not scanned[j]:
+            return None
         rows, values = by_feature[j]
         stats = gh.take(rows, out=self._scratch.get("stats", rows.size, complex), mode="clip")
         return self._scan_feature(j, values, stats, level)
