@@ -14,6 +14,7 @@ import pytest
 
 import mltrees.hist.exact as exact
 from mltrees import XGBoostClassifier, XGBoostRegressor
+from mltrees.hist.exact import SortedColumns
 from mltrees.hist.processes import ForkedWorkers, can_fork, shared_array
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need Linux fork")
@@ -154,3 +155,30 @@ def test_shares_balance_the_cost_of_features():
     assert sorted(j for share in shares for j in share) == list(range(6))
     assert [sum(costs[share]) for share in shares] == [4, 4]
     assert exact._balanced_shares(features[:1], costs[:1], 3) == [[0]]
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: shared_array(-1, float), ValueError, "size must be >= 0"),
+        (lambda: shared_array(2.5, float), TypeError, "size must be an integer"),
+        (lambda: shared_array(3, object), TypeError, "object references"),
+        (lambda: ForkedWorkers("serve", [[0]]), TypeError, "serve must be callable"),
+        (lambda: ForkedWorkers(print, []), ValueError, "at least one share"),
+        (lambda: SortedColumns.fit(np.zeros((3, 2)), n_threads=0), ValueError, "n_threads"),
+        (lambda: SortedColumns.fit(np.zeros((3, 2)), n_threads=1.5), TypeError, "n_threads"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_a_daemonic_parent_cannot_fork_workers(monkeypatch):
+    monkeypatch.setattr("mltrees.hist.processes.can_fork", lambda: False)
+    with pytest.raises(RuntimeError, match="daemonic"):
+        ForkedWorkers(print, [[0]])
+
+
+def test_shared_array_of_zero_entries():
+    assert shared_array(0, np.float32).shape == (0,)

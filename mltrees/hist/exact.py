@@ -87,6 +87,10 @@ class SortedColumns:
 
         The sorts run on ``n_threads`` threads (a sort releases the interpreter lock).
         """
+        if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)):
+            raise TypeError(f"n_threads must be an integer, got {type(n_threads).__name__}")
+        if n_threads < 1:
+            raise ValueError(f"n_threads must be >= 1, got {n_threads}")
 
         def sort(column):
             order = np.argsort(column, kind="stable")

@@ -46,6 +46,16 @@ class ForkedWorkers:
     """
 
     def __init__(self, serve, shares):
+        if not callable(serve):
+            raise TypeError(f"serve must be callable, got {type(serve).__name__}")
+        shares = list(shares)
+        if not shares:
+            raise ValueError("shares must hold at least one share (one worker per share)")
+        if not can_fork():
+            raise RuntimeError(
+                "worker processes are forked, which needs Linux and a parent that is not "
+                "a daemonic process; check can_fork() first"
+            )
         context = multiprocessing.get_context("fork")
         self._connections, self._processes = [], []
         # Stop the workers even if close() is never called (and at exit).
@@ -86,7 +96,13 @@ class ForkedWorkers:
 
 def shared_array(size: int, dtype) -> np.ndarray:
     """An array in anonymous shared memory: processes forked after it see its writes."""
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+        raise TypeError(f"size must be an integer, got {type(size).__name__}")
+    if size < 0:
+        raise ValueError(f"size must be >= 0, got {size}")
     dtype = np.dtype(dtype)
+    if dtype.hasobject:
+        raise TypeError("dtype must hold plain values: object references cannot be shared")
     buffer = mmap.mmap(-1, max(size * dtype.itemsize, 1))
     return np.frombuffer(buffer, dtype=dtype, count=size)
 
