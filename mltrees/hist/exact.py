@@ -36,6 +36,7 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -212,7 +213,6 @@ class _Level:
     counts: np.ndarray
     totals: np.ndarray  # G + i 𝓗 of every node
     parent_score: np.ndarray
-    total: np.ndarray  # per position: its node's G + i 𝓗
     segment_last: np.ndarray  # last position of every node
     total_g: np.ndarray  # per position: G and 𝓗 + 2λ of its node
     total_h_shifted: np.ndarray
@@ -230,13 +230,17 @@ class _Level:
             counts,
             combined,
             parent_score,
-            np.repeat(combined, counts),
             starts + counts - 1,
             np.repeat(totals[:, 0], counts),
             np.repeat(totals[:, 1] + 2 * params.lam, counts),
             np.abs(parent_score).astype(np.float64),
             [slice(a, a + c) for a, c in zip(starts.tolist(), counts.tolist(), strict=True)],
         )
+
+    @cached_property
+    def total(self) -> np.ndarray:
+        """Per position: its node's ``G + i 𝓗`` (only the exact fallback of a scan needs it)."""
+        return self.per_position(self.totals)
 
     def per_position(self, per_node: np.ndarray) -> np.ndarray:
         """Every node's entry of ``per_node`` at each of its positions.
@@ -337,23 +341,25 @@ class ExactGrower:
         The worker holds the grower as it was at the fork (sorted columns,
         root orders) and keeps its own features' orders from level to
         level. A request is :meth:`grow`'s ``(counts, totals, partition,
-        scanned, tree)``, ``tree`` being ``(features, shift_exact_enough)``
-        at the root of every tree and None below; the rows' ``g + i h`` and
-        the previous level's routing are read from shared memory.
+        scanned, node_features, tree)``, ``tree`` being ``(features,
+        shift_exact_enough)`` at the root of every tree and None below; the
+        rows' ``g + i h`` and the previous level's routing are read from
+        shared memory. The answer is the share's best split of every node
+        (:meth:`_choose`), which the parent merges with the others'.
         """
         self._executor, self._workers, self.n_threads = None, None, 1
         self._own_share = {int(j) for j in share}
         by_feature = {}
         while (request := connection.recv()) is not None:
             try:
-                counts, totals, partition, scanned, tree = request
+                counts, totals, partition, scanned, node_features, tree = request
                 if tree is not None:
                     features, self._shift_exact_enough = tree
                     by_feature = self._share_orders(features)
                 level = _Level.of(counts, totals, self.params)
                 go_left_row = None if partition is None else self._shared_go_left
                 found = self._scan_share(by_feature, level, partition, go_left_row, scanned)
-                connection.send((True, found))
+                connection.send((True, [self._choose(found, level, node_features)]))
             except Exception:
                 connection.send((False, traceback.format_exc()))
 
@@ -392,7 +398,9 @@ class ExactGrower:
             by_feature = {j: (self._root_order[j], self._root_values[j]) for j in kept}
         else:  # this process's share; the workers hold the others
             by_feature = self._share_orders(kept)
-        node_of_row = np.zeros(n, dtype=np.intp)  # node id of every row
+        node_of_row = np.zeros(n, dtype=np.intp)  # node id of every row (set as it stops)
+        # The rows still growing, and the node of each among the level's nodes.
+        active, level_of_active = slice(None), np.zeros(n, dtype=np.intp)
         level_ids = np.array([0])
         totals = np.array([[g.sum(), h.sum()]])
         counts = np.array([n])
@@ -408,7 +416,6 @@ class ExactGrower:
         clock = time.perf_counter()
         for depth in range(self.max_depth):
             n_level = level_ids.size
-            level = _Level.of(counts, totals, params)
             level_features = self._sample(tree_features, self.colsample_bylevel)
             node_features = None
             if self.colsample_bynode < 1.0:
@@ -423,69 +430,75 @@ class ExactGrower:
                 if depth == 0:
                     np.copyto(self._shared_gh, gh)
                     tree = (kept, self._shift_exact_enough)
-                self._workers.submit((counts, totals, partition, scanned, tree))
+                self._workers.submit((counts, totals, partition, scanned, node_features, tree))
+                level = _Level.of(counts, totals, params)
                 found = self._scan_share(by_feature, level, partition, go_left_row, scanned)
-                found = sorted(found + self._workers.collect(), key=lambda item: item[0])
+                best = self._choose(found, level, node_features)
+                for theirs in self._workers.collect():  # the best split of each share
+                    best.merge(theirs)
             else:
+                level = _Level.of(counts, totals, params)
 
                 def task(j, state=(level, partition, go_left_row, scanned)):
                     return self._advance(j, by_feature, gh, *state)
 
                 results = self._executor.map(task, kept) if self._executor else map(task, kept)
                 found = [(j, c) for j, c in zip(kept, results, strict=True) if c is not None]
-            best = self._choose(found, level, node_features)
+                best = self._choose(found, level, node_features)
             clock = self._tick("splits", clock)
             split = best.gain > MIN_LOSS_CHANGE
             if not split.any():
                 break
-            new_ids = []
-            for q in np.flatnonzero(split):
-                node = int(level_ids[q])
-                j, cut, default_left = int(best.feature[q]), best.cut[q], bool(best.default_left[q])
-                splits[node] = (j, cut, default_left, float(best.gain[q]))
-                left_id = len(nodes["parent"])
-                for _, sums in (
-                    (left_id, best.left[q]),
-                    (left_id + 1, totals[q] - best.left[q]),
-                ):
-                    nodes["parent"].append(node)
-                    nodes["depth"].append(depth + 1)
-                    nodes["G"].append(sums[0])
-                    nodes["H"].append(sums[1])
-                    nodes["count"].append(0)
-                new_ids += [left_id, left_id + 1]
-            # Route the rows of the split nodes: x < cut, or missing and default left.
-            slot = np.full(len(nodes["parent"]), -1, dtype=np.intp)
-            slot[level_ids[split]] = np.flatnonzero(split)
-            q = slot[node_of_row]  # the level position of every row's node, -1 if it stopped
-            if split.all() and level.counts.sum() == n:  # every row moves on: no row index
-                moving, at = slice(None), best.feature[q] * n
-                at += self._row_index
-            else:
-                moving = np.flatnonzero(q >= 0)
-                q = q[moving]
-                at = best.feature[q] * n + moving
+            split_at = np.flatnonzero(split)
+            # The k-th split node's children are the next level's nodes 2k and 2k + 1.
+            child_of = np.full(n_level, -1, dtype=np.intp)
+            child_of[split_at] = 2 * np.arange(split_at.size)
+            q = level_of_active
+            if split_at.size < n_level:  # the rows of the nodes that stop leave
+                stops = ~split[q]
+                stopped = np.flatnonzero(stops) if isinstance(active, slice) else active[stops]
+                node_of_row[stopped] = level_ids[q[stops]]
+                active = np.flatnonzero(~stops) if isinstance(active, slice) else active[~stops]
+                q = q[~stops]
+            # Route the active rows: x < cut, or missing and default left.
+            at = best.feature[q] * n
+            at += self._row_index[active]
             x = self._XT.reshape(-1).take(at)  # each row's value of its node's split feature
             left = x < best.cut[q]
             if cols.has_missing.any():
                 left |= np.isnan(x) & best.default_left[q]
             # The workers read the routing from shared memory: they are idle until the next level.
             go_left_row = np.zeros(n, dtype=bool) if self._workers is None else self._shared_go_left
-            go_left_row.fill(False)
-            go_left_row[moving] = left
-            first_child = np.zeros(n_level, dtype=np.intp)
-            first_child[split] = new_ids[0::2]
-            child = first_child.take(q)
-            child += ~left
-            node_of_row[moving] = child
-            n_left = np.bincount(child, minlength=len(nodes["parent"]))[first_child]
+            if isinstance(active, slice):
+                np.copyto(go_left_row, left)
+            else:
+                go_left_row.fill(False)
+                go_left_row[active] = left
+            level_of_active = child_of.take(q)
+            level_of_active += ~left
+            n_left = np.zeros(n_level, dtype=np.intp)
+            n_left[split_at] = np.bincount(level_of_active, minlength=2 * split_at.size)[0::2]
             partition = NodePartition.plan(counts, split, n_left)
             counts = partition.counts
-            level_ids = np.array(new_ids)
-            totals = np.column_stack(
-                [np.array(nodes["G"])[level_ids], np.array(nodes["H"])[level_ids]]
-            )
+            left_sums = best.left[split_at]
+            totals = np.stack([left_sums, totals[split_at] - left_sums], axis=1).reshape(-1, 2)
+            first_id = len(nodes["parent"])
+            for k, node in enumerate(level_ids[split_at].tolist()):
+                q = split_at[k]
+                splits[node] = (
+                    int(best.feature[q]),
+                    best.cut[q],
+                    bool(best.default_left[q]),
+                    float(best.gain[q]),
+                )
+            nodes["parent"] += np.repeat(level_ids[split_at], 2).tolist()
+            nodes["depth"] += [depth + 1] * totals.shape[0]
+            nodes["G"] += totals[:, 0].tolist()
+            nodes["H"] += totals[:, 1].tolist()
+            nodes["count"] += [0] * totals.shape[0]
+            level_ids = first_id + np.arange(totals.shape[0])
             clock = self._tick("partition", clock)
+        node_of_row[active] = level_ids[level_of_active]
         node_counts = np.bincount(node_of_row, minlength=len(nodes["parent"]))
         return self._assemble(nodes, splits, node_of_row, node_counts)
 
@@ -553,7 +566,9 @@ class ExactGrower:
                 end_cut = largest + (np.abs(largest) + _EPS32)
                 left = known_sums[present]
                 right = level.totals[present] - left
-                parts.append((starts[present], left, right, end_cut, False, end))
+                parts.append(
+                    (starts[present], left, right, end_cut, False, np.full(present.size, end))
+                )
             # Backward scan (descending): right child = values >= hi, missing left.
             chosen, left, right = self._cuts(running, through, level, same, forward=False)
             lo, hi = values[chosen], values[chosen + 1]
@@ -565,7 +580,9 @@ class ExactGrower:
             end_cut = smallest - (np.abs(smallest) + _EPS32)
             right = known_sums[present]
             left = level.totals[present] - right
-            parts.append((starts[present], left, right, end_cut, True, 3 * end))
+            parts.append(
+                (starts[present], left, right, end_cut, True, np.full(present.size, 3 * end))
+            )
         return parts
 
     @staticmethod
@@ -725,7 +742,7 @@ class ExactGrower:
         right = np.concatenate([part[3] for part in parts])
         cut = np.concatenate([part[4] for part in parts])
         default_left = np.repeat([part[5] for part in parts], sizes)
-        rank = np.concatenate([np.broadcast_to(part[6], part[1].shape) for part in parts])
+        rank = np.concatenate([part[6] for part in parts])
         feature = np.repeat([part[0] for part in parts], sizes)
         left_g, left_h, right_g, right_h = left.real, left.imag, right.real, right.imag
         parent = level.parent_score[node]
@@ -760,13 +777,15 @@ class ExactGrower:
         G, H = np.array(nodes["G"]), np.array(nodes["H"])
         # XGBoost's prune updater: collapse, bottom-up, splits of two leaves below gamma.
         gamma = params._f(params.gamma)
+        children_of = {}
+        for child, node in enumerate(nodes["parent"]):
+            children_of.setdefault(node, []).append(child)
         alive = dict(splits)
         changed = gamma > 0
         while changed:
             changed = False
             for node, (_, _, _, gain) in list(alive.items()):
-                children = [c for c in range(n_nodes) if parent[c] == node]
-                if all(c not in alive for c in children) and gain < gamma:
+                if all(c not in alive for c in children_of[node]) and gain < gamma:
                     del alive[node]
                     changed = True
         # Renumber the kept nodes breadth first, children consecutive.
@@ -776,9 +795,8 @@ class ExactGrower:
         while i < len(keep_order):
             node = keep_order[i]
             if node in alive:
-                kids = [c for c in range(n_nodes) if parent[c] == node]
                 first_child[node] = len(keep_order)
-                keep_order += kids
+                keep_order += children_of[node]
             i += 1
         new_id = {old: new for new, old in enumerate(keep_order)}
         m = len(keep_order)
@@ -852,3 +870,15 @@ class _Best:
         self.cut = np.zeros(n, dtype=np.float32)
         self.default_left = np.zeros(n, dtype=bool)
         self.left = np.zeros((n, 2))
+
+    def merge(self, other: _Best) -> None:
+        """Keep, node by node, the better of this and ``other``, found on other features.
+
+        The better split gains more; of two that gain the same, the one on
+        the lower feature wins, as in :meth:`ExactGrower._choose`.
+        """
+        better = (other.gain > self.gain) | (
+            (other.gain == self.gain) & (other.feature < self.feature)
+        )
+        for name in ("gain", "feature", "cut", "default_left", "left"):
+            getattr(self, name)[better] = getattr(other, name)[better]
