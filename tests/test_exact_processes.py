@@ -40,7 +40,8 @@ def _data(seed, n=1500, p=7, nan_share=0.05):
     X = rng.normal(size=(n, p))
     X[:, 2] = rng.integers(0, 4, size=n)  # ties
     X[:, 5] = 1.0  # constant: never scanned
-    X[rng.random(X.shape) < nan_share] = np.nan
+    with_nan = [1, 2, 4, 6]  # features 0 and 3 keep distinct values and no missing value
+    X[:, with_nan] = np.where(rng.random((n, 4)) < nan_share, np.nan, X[:, with_nan])
     signal = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) ** 2 - np.nan_to_num(X[:, 2])
     return X, signal + rng.normal(size=n)
 

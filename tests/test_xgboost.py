@@ -632,6 +632,32 @@ def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values():
     _assert_same_trees(booster, model)
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"reg_alpha": 1.0}, {"max_delta_step": 3.0}, {"min_child_weight": 20.0}],
+    ids=["default", "alpha", "delta", "mcw"],
+)
+@pytest.mark.parametrize("objective", ["reg:squarederror", "binary:logistic"])
+def test_exact_equals_xgboost_exact_on_distinct_values(objective, extra):
+    """Continuous features without missing values have no ties in any node.
+
+    Their values are then not carried from level to level: the few needed
+    for the cuts are read from X. One feature with ties keeps the other path.
+    """
+    rng = np.random.default_rng(27)
+    X = rng.normal(size=(3000, 5)).astype(np.float32)
+    X[:, 3] = rng.integers(0, 6, size=3000)
+    assert all(np.unique(X[:, j]).size == 3000 for j in (0, 1, 2, 4))
+    signal = X[:, 0] + X[:, 1] ** 2 - X[:, 3] / 3 + rng.normal(size=3000)
+    y = signal if objective.startswith("reg") else (signal > 1).astype(np.float64)
+    params = {"learning_rate": 0.3, "max_depth": 6, "base_score": 0.5, **extra}
+    booster, expected = _xgb_exact(X, y, objective, 10, params)
+    estimator = XGBoostRegressor if objective.startswith("reg") else XGBoostClassifier
+    model = estimator(n_estimators=10, tree_method="exact", **params).fit(X, y)
+    np.testing.assert_allclose(model.predict(X, output_margin=True), expected, rtol=RTOL, atol=1e-5)
+    _assert_same_trees(booster, model)
+
+
 def test_exact_scans_node_by_node_or_over_repeated_arrays_alike():
     """One thread scans per node on slices, two over per-position arrays: the same model."""
     rng = np.random.default_rng(25)

@@ -301,10 +301,12 @@ class ExactGrower:
             np.concatenate([rows, np.flatnonzero(np.isnan(column))]) if missing else rows
             for rows, column, missing in zip(cols.rows, self._XT, cols.has_missing, strict=True)
         ]
+        # Their values, which the scans compare to find ties and missing values; a feature
+        # with neither has none in any node, and its few values needed are read from X.
         self._root_values = [
             np.concatenate([known, np.full(column.size - known.size, np.nan, np.float32)])
             if missing
-            else known
+            else (known if np.any(known[1:] == known[:-1]) else None)
             for known, column, missing in zip(cols.values, self._XT, cols.has_missing, strict=True)
         ]
         p = self.params
@@ -508,7 +510,10 @@ class ExactGrower:
             rows, values = by_feature[j]
             goes_left = self._scratch.get("goes_left", rows.size, bool)
             permutation = partition.permutation(go_left_row.take(rows, out=goes_left, mode="clip"))
-            by_feature[j] = rows.take(permutation), values.take(permutation)
+            by_feature[j] = (
+                rows.take(permutation),
+                None if values is None else values.take(permutation),
+            )
 
     def _advance(self, j, by_feature, gh, level, partition, go_left_row, scanned):
         """Regroup feature ``j``'s order; if the level samples ``j``, scan it.
@@ -521,14 +526,16 @@ class ExactGrower:
             return None
         rows, values = by_feature[j]
         stats = gh.take(rows, out=self._scratch.get("stats", rows.size, complex), mode="clip")
-        return self._scan_feature(j, values, stats, level)
+        return self._scan_feature(j, rows, values, stats, level)
 
-    def _scan_feature(self, j, values, stats, level):
+    def _scan_feature(self, j, rows, values, stats, level):
         """The cuts of feature ``j`` that may be best in a node of the level.
 
-        ``values`` are the feature's values at the level's rows, node by
-        node, each node's increasing with its missing values last, and
-        ``stats`` the rows' ``g + i h``: one cumulative sum carries both
+        ``rows`` are the level's rows, node by node, each node's by
+        increasing value of the feature with its missing values last,
+        ``values`` their values (None if the feature has neither missing
+        nor tied values, which are then read from ``X`` at the few positions
+        needed), and ``stats`` the rows' ``g + i h``: one cumulative sum carries both
         statistics (complex addition adds the parts as two float64 sums
         would). Returns the candidates, scan by scan, as ``(position, left,
         right, cut, default_left, rank)``: the children's ``G + i 𝓗``, the
@@ -536,13 +543,21 @@ class ExactGrower:
         """
         cols = self.columns
         starts, counts = level.starts, level.counts
-        n_positions = values.size
+        n_positions = rows.size
+        if values is None:
+            column = self._XT[j]
+            values_at = lambda positions: column.take(rows.take(positions))  # noqa: E731
+        else:
+            values_at = values.take
         parts = []
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             running = np.cumsum(stats, out=self._scratch.get("running", n_positions, complex))
             # A cut after position p lies between two different known values of one node.
             same = self._scratch.get("same", n_positions, bool)
-            np.equal(values[1:], values[:-1], out=same[:-1])
+            if values is None:  # distinct values: only between nodes
+                same.fill(False)
+            else:
+                np.equal(values[1:], values[:-1], out=same[:-1])
             same[level.segment_last] = True
             known = counts
             if cols.has_missing[j]:
@@ -557,12 +572,12 @@ class ExactGrower:
             if cols.has_missing[j]:
                 # Forward scan (ascending): left child = values <= lo, missing right.
                 chosen, left, right = self._cuts(running, before, level, same, forward=True)
-                lo, hi = values[chosen], values[chosen + 1]
+                lo, hi = values_at(chosen), values_at(chosen + 1)
                 midpoint = (lo + hi) * np.float32(0.5)
                 cut = np.where(midpoint == hi, lo, midpoint)
                 parts.append((chosen, left, right, cut, False, chosen))
                 # Forward end: every known value left, missing right.
-                largest = values[last_known[present]]
+                largest = values_at(last_known[present])
                 end_cut = largest + (np.abs(largest) + _EPS32)
                 left = known_sums[present]
                 right = level.totals[present] - left
@@ -570,13 +585,15 @@ class ExactGrower:
                     (starts[present], left, right, end_cut, False, np.full(present.size, end))
                 )
             # Backward scan (descending): right child = values >= hi, missing left.
-            chosen, left, right = self._cuts(running, through, level, same, forward=False)
-            lo, hi = values[chosen], values[chosen + 1]
+            chosen, left, right = self._cuts(
+                running, through, level, same, forward=False, ends_only=values is None
+            )
+            lo, hi = values_at(chosen), values_at(chosen + 1)
             midpoint = (lo + hi) * np.float32(0.5)
             cut = np.where(midpoint == lo, hi, midpoint)
             parts.append((chosen, left, right, cut, True, 2 * end - chosen))
             # Backward end: every known value right, missing left.
-            smallest = values[starts[present]]
+            smallest = values_at(starts[present])
             end_cut = smallest - (np.abs(smallest) + _EPS32)
             right = known_sums[present]
             left = level.totals[present] - right
@@ -609,7 +626,8 @@ class ExactGrower:
         The children's sums are taken in float64 (they cancel), as in
         :meth:`_children` but with ``λ`` added to the hessians; only the
         squares, quotients and the sum are rounded to float32, which halves
-        the memory they stream through. ``-inf`` where ``excluded``.
+        the memory they stream through. ``-inf`` where ``excluded`` (a
+        mask, or positions when they are few).
         """
         f32, n, scratch = np.float32, running.size, self._scratch
         accumulated = scratch.get("accumulated", n, complex)
@@ -642,10 +660,13 @@ class ExactGrower:
         )
         other /= h_other
         score += other
-        np.copyto(score, -np.inf, where=excluded)
+        if excluded.dtype == bool:
+            np.copyto(score, -np.inf, where=excluded)
+        else:
+            score[excluded] = -np.inf
         return (score, h_this, h_other) if forward else (score, h_other, h_this)
 
-    def _cuts(self, running, anchor, level, same, forward):
+    def _cuts(self, running, anchor, level, same, forward, ends_only=False):
         """The cuts of one scan that may be best in their node, and their children's sums.
 
         Each cut's unrounded gain ``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` is
@@ -654,10 +675,13 @@ class ExactGrower:
         children's weights are checked at the kept cuts: if one is too light,
         the cuts whose children are clearly too light are left out and the
         best taken again; if that is not enough, every cut is checked exactly.
+        ``ends_only``: ``same`` holds only the ends of the nodes (a feature of
+        distinct values), which the fast gain then excludes by position.
         """
         min_h, lam = self._min_h, self.params.lam
         if self._approximate and self._shift_exact_enough:
-            score, h_l, h_r = self._fast_gain(running, anchor, level, forward, lam, same)
+            excluded = level.segment_last if ends_only else same
+            score, h_l, h_r = self._fast_gain(running, anchor, level, forward, lam, excluded)
             # Children lighter than this for sure (the shifted sums err by far less).
             light = np.float32((min_h + lam) * (1 - 1e-5))
             for exclude in (None, lambda: (h_l < light) | (h_r < light)):
