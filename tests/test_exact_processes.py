@@ -8,6 +8,7 @@ as an error in the parent, never as a silently different model.
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -26,8 +27,8 @@ def forked(monkeypatch):
     pools = []
 
     class Recorded(ForkedWorkers):
-        def __init__(self, serve, shares):
-            super().__init__(serve, shares)
+        def __init__(self, serve, shares, **options):
+            super().__init__(serve, shares, **options)
             pools.append(self)
 
     monkeypatch.setattr(exact, "PROCESS_MIN_CELLS", 0)
@@ -94,7 +95,7 @@ def test_processes_grow_the_trees_of_one_thread_multiclass_and_regression(forked
 
 def test_small_data_uses_threads_not_processes(monkeypatch):
     made = []
-    monkeypatch.setattr(exact, "ForkedWorkers", lambda *a: made.append(a))
+    monkeypatch.setattr(exact, "ForkedWorkers", lambda *a, **k: made.append(a))
     X, target = _data(3, n=300)
     XGBoostRegressor(tree_method="exact", n_estimators=2, n_jobs=2).fit(X, target)
     assert not made  # 300 x 6 cells: forking would cost more than it saves
@@ -132,21 +133,34 @@ def test_a_vanished_worker_raises_instead_of_hanging():
     assert not workers._processes[0].is_alive()
 
 
-def test_shared_array_carries_the_parents_writes_after_the_fork():
+@pytest.mark.parametrize("spin", [0.0, 0.01])
+def test_shared_array_carries_the_parents_writes_after_the_fork(spin):
     shared = shared_array(5, complex)
 
     def echo(connection, share):
         while connection.recv() is not None:
             connection.send((True, [shared.copy()]))
 
-    workers = ForkedWorkers(echo, [[0]])
+    workers = ForkedWorkers(echo, [[0]], spin=spin)
     try:
-        shared[:] = np.arange(5) + 2j  # written after the fork
-        workers.submit("request")
-        (seen,) = workers.collect()
+        for k in range(3):  # the second and third requests arrive after the poll ran out
+            shared[:] = np.arange(5) + k * 1j  # written after the fork
+            workers.submit("request")
+            (seen,) = workers.collect()
+            np.testing.assert_array_equal(seen, np.arange(5) + k * 1j)
+            time.sleep(2 * spin)
     finally:
         workers.close()
-    np.testing.assert_array_equal(seen, np.arange(5) + 2j)
+    assert not workers._processes[0].is_alive()
+
+
+def test_workers_poll_only_when_the_cores_suffice(forked):
+    X, target = _data(5, n=400)
+    cores = len(os.sched_getaffinity(0))
+    for n_jobs in (2, cores + 1):
+        XGBoostRegressor(tree_method="exact", n_estimators=1, n_jobs=n_jobs).fit(X, target)
+    assert forked[0]._spin == (exact.SPIN_SECONDS if cores >= 2 else 0.0)
+    assert forked[1]._spin == 0.0
 
 
 def test_shares_balance_the_cost_of_features():
@@ -166,6 +180,9 @@ def test_shares_balance_the_cost_of_features():
         (lambda: shared_array(3, object), TypeError, "object references"),
         (lambda: ForkedWorkers("serve", [[0]]), TypeError, "serve must be callable"),
         (lambda: ForkedWorkers(print, []), ValueError, "at least one share"),
+        (lambda: ForkedWorkers(print, [[0]], spin=-1.0), ValueError, "spin must be a finite"),
+        (lambda: ForkedWorkers(print, [[0]], spin=np.inf), ValueError, "spin must be a finite"),
+        (lambda: ForkedWorkers(print, [[0]], spin="1"), TypeError, "spin must be a number"),
         (lambda: SortedColumns.fit(np.zeros((3, 2)), n_threads=0), ValueError, "n_threads"),
         (lambda: SortedColumns.fit(np.zeros((3, 2)), n_threads=1.5), TypeError, "n_threads"),
     ],

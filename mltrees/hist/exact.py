@@ -31,6 +31,7 @@ loss change is below ``gamma``.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import traceback
@@ -59,6 +60,9 @@ FEW_SEGMENTS = 2
 # scanned by forked worker processes (mltrees.hist.processes), smaller data by
 # threads: a level's requests cost about a millisecond, a fork some more.
 PROCESS_MIN_CELLS = 1 << 20
+# The worker processes and the grower poll their pipes this long before they block
+# (mltrees.hist.processes): longer than a level's serial part, a few milliseconds.
+SPIN_SECONDS = 0.02
 
 
 @dataclass
@@ -324,7 +328,9 @@ class ExactGrower:
                 self._own_share = set(shares[0])
                 self._shared_gh = shared_array(cols.n_rows, complex)
                 self._shared_go_left = shared_array(cols.n_rows, bool)
-                self._workers = ForkedWorkers(self._serve, shares[1:])
+                # Poll between levels unless the processes outnumber the cores.
+                spin = SPIN_SECONDS if self.n_threads <= len(os.sched_getaffinity(0)) else 0.0
+                self._workers = ForkedWorkers(self._serve, shares[1:], spin=spin)
             else:
                 self._executor = ThreadPoolExecutor(self.n_threads)
 

@@ -10,6 +10,13 @@ independent processes reach about 2x. The workers are forked, so they
 start with the grower's sorted columns and need no pickling of the data,
 and they live as long as the grower (``close`` stops them).
 
+A process waiting for a message sleeps in a blocking read, and on a
+virtual machine the wake-up of its idle virtual CPU can take most of a
+millisecond, once per message and level. With ``spin`` seconds, each side
+polls its pipe that long before it blocks, as OpenMP threads spin before
+they sleep: a level's messages arrive within a few milliseconds, so the
+waits end without a wake-up, at the price of a busy core while waiting.
+
 Forking needs Linux (macOS and Windows lack a safe ``fork``) and a parent
 that may have children (a daemonic process may not): :func:`can_fork`
 says whether both hold, and the grower uses threads otherwise.
@@ -22,6 +29,7 @@ import mmap
 import multiprocessing
 import signal
 import sys
+import time
 import weakref
 
 import numpy as np
@@ -39,15 +47,22 @@ class ForkedWorkers:
 
     ``serve`` answers every request it receives on ``connection`` with
     ``(True, list)`` or ``(False, traceback text)``, and returns when it
-    receives ``None``. :meth:`submit` sends one request to every worker and
+    receives ``None``. Both sides poll for up to ``spin`` seconds before a
+    blocking read (see the module's notes); 0 blocks at once, which suits
+    more processes than cores. :meth:`submit` sends one request to every worker and
     :meth:`collect` joins their lists in the order of the shares; the parent
     may do its own share in between. Large inputs go through
     :func:`shared_array` memory made before the fork, not through the pipes.
     """
 
-    def __init__(self, serve, shares):
+    def __init__(self, serve, shares, spin: float = 0.0):
         if not callable(serve):
             raise TypeError(f"serve must be callable, got {type(serve).__name__}")
+        if isinstance(spin, bool) or not isinstance(spin, (int, float, np.integer, np.floating)):
+            raise TypeError(f"spin must be a number of seconds, got {type(spin).__name__}")
+        if not 0 <= spin < np.inf:
+            raise ValueError(f"spin must be a finite number of seconds >= 0, got {spin}")
+        self._spin = float(spin)
         shares = list(shares)
         if not shares:
             raise ValueError("shares must hold at least one share (one worker per share)")
@@ -62,7 +77,9 @@ class ForkedWorkers:
         self._finalizer = weakref.finalize(self, _shutdown, self._connections, self._processes)
         for share in shares:
             ours, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(serve, theirs, share), daemon=True)
+            process = context.Process(
+                target=_serve, args=(serve, theirs, share, self._spin), daemon=True
+            )
             process.start()
             theirs.close()
             self._connections.append(ours)
@@ -81,6 +98,7 @@ class ForkedWorkers:
         answers = []
         for connection in self._connections:
             try:
+                _poll(connection, self._spin)
                 ok, answer = connection.recv()
             except EOFError:
                 raise RuntimeError("a worker process of the grower exited unexpectedly") from None
@@ -107,10 +125,32 @@ def shared_array(size: int, dtype) -> np.ndarray:
     return np.frombuffer(buffer, dtype=dtype, count=size)
 
 
-def _serve(serve, connection, share):
+def _poll(connection, seconds: float) -> None:
+    """Return when ``connection`` has data, or after ``seconds`` of polling it."""
+    if seconds > 0:
+        deadline = time.perf_counter() + seconds
+        while not connection.poll(0) and time.perf_counter() < deadline:
+            pass
+
+
+class _PollingConnection:
+    """A worker's end of the pipe, polled for ``spin`` seconds before each blocking read."""
+
+    def __init__(self, connection, spin: float):
+        self._connection, self._spin = connection, spin
+
+    def recv(self):
+        _poll(self._connection, self._spin)
+        return self._connection.recv()
+
+    def send(self, message) -> None:
+        self._connection.send(message)
+
+
+def _serve(serve, connection, share, spin):
     # Ctrl-C reaches the whole process group: the parent handles it and stops us.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    serve(connection, share)
+    serve(_PollingConnection(connection, spin), share)
 
 
 def _shutdown(connections, processes):
