@@ -678,9 +678,11 @@ class ExactGrower:
         Each cut's unrounded gain ``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` is
         computed; only the cuts within the rounding tolerance of their
         node's best are kept for the float32 gain (:meth:`_choose`). The
-        children's weights are checked at the kept cuts: if one is too light,
-        the cuts whose children are clearly too light are left out and the
-        best taken again; if that is not enough, every cut is checked exactly.
+        children's weights are checked at the kept cuts: in a node where one
+        is too light, the cuts whose children are clearly too light are left
+        out and the node's best taken again (the other nodes keep theirs: none
+        of their kept cuts is light); if that is not enough, every cut is
+        checked exactly.
         ``ends_only``: ``same`` holds only the ends of the nodes (a feature of
         distinct values), which the fast gain then excludes by position.
         """
@@ -690,10 +692,8 @@ class ExactGrower:
             score, h_l, h_r = self._fast_gain(running, anchor, level, forward, lam, excluded)
             # Children lighter than this for sure (the shifted sums err by far less).
             light = np.float32((min_h + lam) * (1 - 1e-5))
-            for exclude in (None, lambda: (h_l < light) | (h_r < light)):
-                if exclude is not None:
-                    np.copyto(score, -np.inf, where=exclude())
-                chosen = self._near_best(score, level)
+            chosen, nodes = self._near_best(score, level), None
+            for attempt in range(2):
                 if chosen is None:
                     break
                 node = np.searchsorted(level.starts, chosen, side="right") - 1
@@ -703,8 +703,21 @@ class ExactGrower:
                 else:
                     right_sums = anchor[node] - running[chosen]
                     left_sums = level.totals[node] - right_sums
-                if np.all(left_sums.imag >= min_h) and np.all(right_sums.imag >= min_h):
+                heavy = (left_sums.imag >= min_h) & (right_sums.imag >= min_h)
+                if heavy.all():
                     return chosen, left_sums, right_sums
+                if attempt:
+                    break
+                nodes = np.unique(node[~heavy])
+                for q in nodes.tolist():
+                    segment = level.segments[q]
+                    too_light = (h_l[segment] < light) | (h_r[segment] < light)
+                    np.copyto(score[segment], -np.inf, where=too_light)
+                again = self._near_best(score, level, nodes)
+                if again is not None:
+                    chosen = np.sort(np.concatenate([chosen[~np.isin(node, nodes)], again]))
+                else:
+                    chosen = None
         left, right = self._children(running, anchor, level, forward)
         excluded = same | (left.imag < min_h) | (right.imag < min_h)
         chosen = None
@@ -734,20 +747,33 @@ class ExactGrower:
         np.copyto(g_l, -np.inf, where=excluded)
         return g_l
 
-    def _near_best(self, score, level):
+    def _near_best(self, score, level, nodes=None):
         """Cuts whose unrounded gain is within the rounding tolerance of their node's best.
 
-        None if a gain is not a number or infinite.
+        Over every node of the level, or only over ``nodes`` (few, node by
+        node). None if a gain is not a number or infinite.
         """
-        best = np.maximum.reduceat(score, level.starts)
+        if nodes is not None:
+            segments = [score[level.segments[q]] for q in nodes.tolist()]
+            best = np.array([segment.max() for segment in segments])
+        else:
+            best = np.maximum.reduceat(score, level.starts)
         top = best.max()
         if np.isnan(top) or top == np.inf:
             return None
         # Nodes without a cut (best -inf) get a NaN floor, which no score reaches.
         best = best.astype(np.float64)
-        floor = best - 2 * _RELATIVE_TOLERANCE * (best + level.parent_size) - _ABSOLUTE_TOLERANCE
+        size = level.parent_size if nodes is None else level.parent_size[nodes]
+        floor = best - 2 * _RELATIVE_TOLERANCE * (best + size) - _ABSOLUTE_TOLERANCE
         # In the scores' precision, one step lower: the comparison runs in one dtype.
         rounded = np.nextafter(floor.astype(score.dtype), -np.inf)
+        if nodes is not None:
+            return np.concatenate(
+                [
+                    np.flatnonzero(segment >= low) + level.starts[q]
+                    for q, segment, low in zip(nodes.tolist(), segments, rounded, strict=True)
+                ]
+            )
         floors = level.per_position(rounded)
         near = np.greater_equal(score, floors, out=self._scratch.get("near", score.size, bool))
         return np.flatnonzero(near)
