@@ -638,17 +638,23 @@ def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values():
     ids=["default", "alpha", "delta", "mcw"],
 )
 @pytest.mark.parametrize("objective", ["reg:squarederror", "binary:logistic"])
-def test_exact_equals_xgboost_exact_on_distinct_values(objective, extra):
-    """Continuous features without missing values have no ties in any node.
+def test_exact_equals_xgboost_exact_on_distinct_values_and_rare_ties(objective, extra):
+    """Continuous features without missing values, whose ties are rare.
 
-    Their values are then not carried from level to level: the few needed
-    for the cuts are read from X. One feature with ties keeps the other path.
+    Their values are not carried from level to level: the few needed for
+    the cuts are read from X, and a kept cut between tied values sends its
+    node through a second pass. One feature has distinct values, two have
+    rare ties (one pair in 125 rows), one has many ties (the other path).
     """
     rng = np.random.default_rng(27)
-    X = rng.normal(size=(3000, 5)).astype(np.float32)
-    X[:, 3] = rng.integers(0, 6, size=3000)
-    assert all(np.unique(X[:, j]).size == 3000 for j in (0, 1, 2, 4))
-    signal = X[:, 0] + X[:, 1] ** 2 - X[:, 3] / 3 + rng.normal(size=3000)
+    n = 3000
+    X = rng.normal(size=(n, 5)).astype(np.float32)
+    X[:, 3] = rng.integers(0, 6, size=n)
+    for j in (0, 1):  # copy the values of 24 rows onto 24 others
+        X[rng.choice(n, 24, replace=False), j] = X[rng.choice(n, 24, replace=False), j]
+    tied = [np.count_nonzero(np.diff(np.sort(X[:, j])) == 0) for j in range(5)]
+    assert tied[2] == tied[4] == 0 and 0 < tied[0] <= 24 and 0 < tied[1] <= 24
+    signal = X[:, 0] + X[:, 1] ** 2 - X[:, 3] / 3 + rng.normal(size=n)
     y = signal if objective.startswith("reg") else (signal > 1).astype(np.float64)
     params = {"learning_rate": 0.3, "max_depth": 6, "base_score": 0.5, **extra}
     booster, expected = _xgb_exact(X, y, objective, 10, params)

@@ -63,6 +63,10 @@ PROCESS_MIN_CELLS = 1 << 20
 # The worker processes and the grower poll their pipes this long before they block
 # (mltrees.hist.processes): longer than a level's serial part, a few milliseconds.
 SPIN_SECONDS = 0.02
+# A feature whose tied neighbours (equal consecutive sorted values) are at most this share
+# of its values has its ties checked at the kept cuts only (a node of those is scanned
+# again), instead of carrying its values through every level.
+RARE_TIES = 0.01
 
 
 @dataclass
@@ -305,12 +309,17 @@ class ExactGrower:
             np.concatenate([rows, np.flatnonzero(np.isnan(column))]) if missing else rows
             for rows, column, missing in zip(cols.rows, self._XT, cols.has_missing, strict=True)
         ]
-        # Their values, which the scans compare to find ties and missing values; a feature
-        # with neither has none in any node, and its few values needed are read from X.
+        # Their values, which the scans compare to find ties and missing values. A feature
+        # without missing values and with rare ties (continuous measurements) does not
+        # carry them: its ties are checked only at the cuts kept, on values read from X.
         self._root_values = [
             np.concatenate([known, np.full(column.size - known.size, np.nan, np.float32)])
             if missing
-            else (known if np.any(known[1:] == known[:-1]) else None)
+            else (
+                known
+                if np.count_nonzero(known[1:] == known[:-1]) > RARE_TIES * known.size
+                else None
+            )
             for known, column, missing in zip(cols.values, self._XT, cols.has_missing, strict=True)
         ]
         p = self.params
@@ -539,8 +548,8 @@ class ExactGrower:
 
         ``rows`` are the level's rows, node by node, each node's by
         increasing value of the feature with its missing values last,
-        ``values`` their values (None if the feature has neither missing
-        nor tied values, which are then read from ``X`` at the few positions
+        ``values`` their values (None for a feature without missing values
+        and with rare ties: its values are then read from ``X`` where
         needed), and ``stats`` the rows' ``g + i h``: one cumulative sum carries both
         statistics (complex addition adds the parts as two float64 sums
         would). Returns the candidates, scan by scan, as ``(position, left,
@@ -560,7 +569,7 @@ class ExactGrower:
             running = np.cumsum(stats, out=self._scratch.get("running", n_positions, complex))
             # A cut after position p lies between two different known values of one node.
             same = self._scratch.get("same", n_positions, bool)
-            if values is None:  # distinct values: only between nodes
+            if values is None:  # only between nodes; ties are checked at the kept cuts
                 same.fill(False)
             else:
                 np.equal(values[1:], values[:-1], out=same[:-1])
@@ -592,7 +601,7 @@ class ExactGrower:
                 )
             # Backward scan (descending): right child = values >= hi, missing left.
             chosen, left, right = self._cuts(
-                running, through, level, same, forward=False, ends_only=values is None
+                running, through, level, same, False, values_at if values is None else None
             )
             lo, hi = values_at(chosen), values_at(chosen + 1)
             midpoint = (lo + hi) * np.float32(0.5)
@@ -672,7 +681,7 @@ class ExactGrower:
             score[excluded] = -np.inf
         return (score, h_this, h_other) if forward else (score, h_other, h_this)
 
-    def _cuts(self, running, anchor, level, same, forward, ends_only=False):
+    def _cuts(self, running, anchor, level, same, forward, unchecked_ties=None):
         """The cuts of one scan that may be best in their node, and their children's sums.
 
         Each cut's unrounded gain ``G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ)`` is
@@ -682,13 +691,14 @@ class ExactGrower:
         is too light, the cuts whose children are clearly too light are left
         out and the node's best taken again (the other nodes keep theirs: none
         of their kept cuts is light); if that is not enough, every cut is
-        checked exactly.
-        ``ends_only``: ``same`` holds only the ends of the nodes (a feature of
-        distinct values), which the fast gain then excludes by position.
+        checked exactly. ``same`` marks the cuts between equal values; when
+        ``unchecked_ties`` (positions -> values) is given, it marks only the
+        ends of the nodes, and a kept cut between tied values sends its node
+        through the same second pass, with the node's ties left out too.
         """
         min_h, lam = self._min_h, self.params.lam
         if self._approximate and self._shift_exact_enough:
-            excluded = level.segment_last if ends_only else same
+            excluded = same if unchecked_ties is None else level.segment_last
             score, h_l, h_r = self._fast_gain(running, anchor, level, forward, lam, excluded)
             # Children lighter than this for sure (the shifted sums err by far less).
             light = np.float32((min_h + lam) * (1 - 1e-5))
@@ -703,21 +713,30 @@ class ExactGrower:
                 else:
                     right_sums = anchor[node] - running[chosen]
                     left_sums = level.totals[node] - right_sums
-                heavy = (left_sums.imag >= min_h) & (right_sums.imag >= min_h)
-                if heavy.all():
+                valid = (left_sums.imag >= min_h) & (right_sums.imag >= min_h)
+                if unchecked_ties is not None:
+                    valid &= unchecked_ties(chosen) != unchecked_ties(chosen + 1)
+                if valid.all():
                     return chosen, left_sums, right_sums
                 if attempt:
                     break
-                nodes = np.unique(node[~heavy])
+                nodes = np.unique(node[~valid])
                 for q in nodes.tolist():
                     segment = level.segments[q]
-                    too_light = (h_l[segment] < light) | (h_r[segment] < light)
-                    np.copyto(score[segment], -np.inf, where=too_light)
+                    excluded = (h_l[segment] < light) | (h_r[segment] < light)
+                    if unchecked_ties is not None:
+                        values = unchecked_ties(np.arange(segment.start, segment.stop))
+                        excluded[:-1] |= values[1:] == values[:-1]
+                    np.copyto(score[segment], -np.inf, where=excluded)
                 again = self._near_best(score, level, nodes)
                 if again is not None:
                     chosen = np.sort(np.concatenate([chosen[~np.isin(node, nodes)], again]))
                 else:
                     chosen = None
+        if unchecked_ties is not None:  # every tie, for the exact checks
+            values = unchecked_ties(np.arange(running.size))
+            same = same.copy()
+            same[:-1] |= values[1:] == values[:-1]
         left, right = self._children(running, anchor, level, forward)
         excluded = same | (left.imag < min_h) | (right.imag < min_h)
         chosen = None
