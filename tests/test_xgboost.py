@@ -653,7 +653,9 @@ def test_exact_equals_xgboost_exact_on_distinct_values_and_rare_ties(objective, 
     for j in (0, 1):  # copy the values of 24 rows onto 24 others
         X[rng.choice(n, 24, replace=False), j] = X[rng.choice(n, 24, replace=False), j]
     tied = [np.count_nonzero(np.diff(np.sort(X[:, j])) == 0) for j in range(5)]
-    assert tied[2] == tied[4] == 0 and 0 < tied[0] <= 24 and 0 < tied[1] <= 24
+    assert tied[2] == tied[4] == 0
+    assert 0 < tied[0] <= 24
+    assert 0 < tied[1] <= 24
     signal = X[:, 0] + X[:, 1] ** 2 - X[:, 3] / 3 + rng.normal(size=n)
     y = signal if objective.startswith("reg") else (signal > 1).astype(np.float64)
     params = {"learning_rate": 0.3, "max_depth": 6, "base_score": 0.5, **extra}
@@ -799,3 +801,38 @@ def test_branch_free_search_equals_searchsorted(n):
     expected = np.searchsorted(table, x, side="left")
     expected[np.isnan(x)] = 0
     np.testing.assert_array_equal(count_below(table, x), expected)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_exact_training_leaves_are_where_the_tree_sends_the_rows(n_jobs):
+    """The grower routes rows by their position in the split feature's order.
+
+    That must put every training row in the leaf the finished tree sends it
+    to (x < cut, missing by the default), including where a cut's midpoint
+    rounds onto a value: neighbouring float32 values with missing values,
+    whose forward scan may then cut at the lower value itself.
+    """
+    rng = np.random.default_rng(31)
+    n = 4000
+    steps = np.float32(1.0) + np.arange(8, dtype=np.float32) * np.spacing(np.float32(1.0))
+    X = np.column_stack(
+        [
+            rng.choice(steps, size=n),  # adjacent float32 values: midpoints round onto them
+            rng.normal(size=n),
+            rng.integers(0, 5, size=n),
+        ]
+    ).astype(np.float32)
+    X[rng.random((n, 3)) < 0.1] = np.nan
+    rank = np.searchsorted(steps, X[:, 0])
+    y = np.nan_to_num(rank, nan=3) + np.nan_to_num(X[:, 1]) + rng.normal(size=n) > 3.5
+    p = np.full(n, 0.5)
+    g, h = p - y, p * (1 - p)
+    columns = SortedColumns.fit(X)
+    grower = ExactGrower(columns, X, SplitParams(reg_lambda=1.0), max_depth=6, n_threads=n_jobs)
+    try:
+        grown = grower.grow(g, h)
+    finally:
+        grower.close()
+    assert grown.tree.node_count > 30
+    assert 0 in set(grown.tree.feature[grown.tree.feature >= 0].tolist())
+    np.testing.assert_array_equal(grown.leaf_of_row, grown.tree.apply(X.astype(np.float64)))

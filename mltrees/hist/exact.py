@@ -303,7 +303,6 @@ class ExactGrower:
         self._scratch = _Workspace()
         cols = self.columns
         self._XT = np.ascontiguousarray(np.asarray(self.X, dtype=np.float32).T)
-        self._row_index = np.arange(cols.n_rows)
         # Every feature's rows by increasing value, its missing rows last: the root's order.
         self._root_order = [
             np.concatenate([rows, np.flatnonzero(np.isnan(column))]) if missing else rows
@@ -337,6 +336,7 @@ class ExactGrower:
                 self._own_share = set(shares[0])
                 self._shared_gh = shared_array(cols.n_rows, complex)
                 self._shared_go_left = shared_array(cols.n_rows, bool)
+                self._n_workers = len(shares) - 1
                 # Poll between levels unless the processes outnumber the cores.
                 spin = SPIN_SECONDS if self.n_threads <= len(os.sched_getaffinity(0)) else 0.0
                 self._workers = ForkedWorkers(self._serve, shares[1:], spin=spin)
@@ -357,19 +357,33 @@ class ExactGrower:
 
         The worker holds the grower as it was at the fork (sorted columns,
         root orders) and keeps its own features' orders from level to
-        level. A request is :meth:`grow`'s ``(counts, totals, partition,
-        scanned, node_features, tree)``, ``tree`` being ``(features,
-        shift_exact_enough)`` at the root of every tree and None below; the
-        rows' ``g + i h`` and the previous level's routing are read from
-        shared memory. The answer is the share's best split of every node
+        level. A request is :meth:`grow`'s ``(route, scan)``. ``route``
+        (None at a root) gives the previous level's splits: the worker marks
+        in shared memory the rows sent left by those on its features
+        (:meth:`_route`), answers, and with other workers waits for the
+        parent's go-ahead, since its orders are regrouped by every worker's
+        routing. ``scan`` (None after a tree's last level) is ``(counts,
+        totals, partition, scanned, node_features, tree)``, ``tree`` being
+        ``(features, shift_exact_enough)`` at the root of every tree and
+        None below; the rows' ``g + i h`` are read from shared memory. The
+        answer to a scan is the share's best split of every node
         (:meth:`_choose`), which the parent merges with the others'.
         """
         self._executor, self._workers, self.n_threads = None, None, 1
         self._own_share = {int(j) for j in share}
-        by_feature = {}
+        by_feature, level = {}, None
         while (request := connection.recv()) is not None:
             try:
-                counts, totals, partition, scanned, node_features, tree = request
+                route, scan = request
+                if route is not None:  # the previous level's splits on this share's features
+                    self._route(by_feature, level, route, self._shared_go_left)
+                    connection.send((True, []))
+                    if scan is None:
+                        continue
+                    # The other workers' rows too must be routed before any order is regrouped.
+                    if self._n_workers > 1 and connection.recv() is None:
+                        return
+                counts, totals, partition, scanned, node_features, tree = scan
                 if tree is not None:
                     features, self._shift_exact_enough = tree
                     by_feature = self._share_orders(features)
@@ -384,6 +398,23 @@ class ExactGrower:
         """The root orders of this process's share of ``features``."""
         share = [j for j in features if j in self._own_share]
         return {j: (self._root_order[j], self._root_values[j]) for j in share}
+
+    def _route(self, by_feature, level, route, go_left_row):
+        """Mark in ``go_left_row`` the rows sent left by the splits on features held here.
+
+        ``route`` is ``(split_at, feature, lead, missing, default_left)``,
+        an entry per split node of ``level``; ``go_left_row`` is False
+        beforehand. In the order of its split feature, a node's rows that go
+        left are its first ``lead`` and, if ``default_left``, its last
+        ``missing`` (the missing values): one scatter per node, no value
+        compared again.
+        """
+        for q, j, lead, missing, to_left in zip(*(part.tolist() for part in route), strict=True):
+            if j in by_feature:
+                rows = by_feature[j][0][level.segments[q]]
+                go_left_row[rows[:lead]] = True
+                if to_left and missing:
+                    go_left_row[rows[rows.size - missing :]] = True
 
     def _scan_share(self, by_feature, level, partition, go_left_row, scanned):
         """:meth:`_advance` every feature of ``by_feature`` in turn: ``[(j, candidates)]``."""
@@ -430,6 +461,8 @@ class ExactGrower:
         }
         splits = {}  # node id -> (feature, cut, default_left, gain)
         partition = go_left_row = None
+        # Process mode: the last level's splits, which the workers have yet to route.
+        route = moving = None
         clock = time.perf_counter()
         for depth in range(self.max_depth):
             n_level = level_ids.size
@@ -447,7 +480,11 @@ class ExactGrower:
                 if depth == 0:
                     np.copyto(self._shared_gh, gh)
                     tree = (kept, self._shift_exact_enough)
-                self._workers.submit((counts, totals, partition, scanned, node_features, tree))
+                scan = (counts, totals, partition, scanned, node_features, tree)
+                self._workers.submit((route, scan))
+                if route is not None:
+                    level_of_active = self._await_routing(go_left_row, active, *moving)
+                    route = None
                 level = _Level.of(counts, totals, params)
                 found = self._scan_share(by_feature, level, partition, go_left_row, scanned)
                 best = self._choose(found, level, node_features)
@@ -477,24 +514,20 @@ class ExactGrower:
                 node_of_row[stopped] = level_ids[q[stops]]
                 active = np.flatnonzero(~stops) if isinstance(active, slice) else active[~stops]
                 q = q[~stops]
-            # Route the active rows: x < cut, or missing and default left.
-            at = best.feature[q] * n
-            at += self._row_index[active]
-            x = self._XT.reshape(-1).take(at)  # each row's value of its node's split feature
-            left = x < best.cut[q]
-            if cols.has_missing.any():
-                left |= np.isnan(x) & best.default_left[q]
-            # The workers read the routing from shared memory: they are idle until the next level.
+            # Each process routes the rows of the nodes split on its features; the workers
+            # read the routing from shared memory.
             go_left_row = np.zeros(n, dtype=bool) if self._workers is None else self._shared_go_left
-            if isinstance(active, slice):
-                np.copyto(go_left_row, left)
-            else:
-                go_left_row.fill(False)
-                go_left_row[active] = left
-            level_of_active = child_of.take(q)
-            level_of_active += ~left
+            go_left_row.fill(False)
+            sides = (best.feature, best.lead, best.missing, best.default_left)
+            route = (split_at, *(side[split_at] for side in sides))
+            self._route(by_feature, level, route, go_left_row)
+            if self._workers is None:
+                level_of_active = self._children_positions(go_left_row, active, child_of, q)
+                route = None
+            else:  # sent with the next request, or after the tree's last level
+                moving = (child_of, q)
             n_left = np.zeros(n_level, dtype=np.intp)
-            n_left[split_at] = np.bincount(level_of_active, minlength=2 * split_at.size)[0::2]
+            n_left[split_at] = best.n_left()[split_at]
             partition = NodePartition.plan(counts, split, n_left)
             counts = partition.counts
             left_sums = best.left[split_at]
@@ -515,9 +548,31 @@ class ExactGrower:
             nodes["count"] += [0] * totals.shape[0]
             level_ids = first_id + np.arange(totals.shape[0])
             clock = self._tick("partition", clock)
+        if route is not None:  # the workers route the last level's rows
+            self._workers.submit((route, None))
+            level_of_active = self._await_routing(go_left_row, active, *moving, scans=False)
         node_of_row[active] = level_ids[level_of_active]
         node_counts = np.bincount(node_of_row, minlength=len(nodes["parent"]))
         return self._assemble(nodes, splits, node_of_row, node_counts)
+
+    @staticmethod
+    def _children_positions(go_left_row, active, child_of, q):
+        """The next level's node of every active row, from its node ``q`` and its side."""
+        left = go_left_row if isinstance(active, slice) else go_left_row[active]
+        positions = child_of.take(q)
+        positions += ~left
+        return positions
+
+    def _await_routing(self, go_left_row, active, child_of, q, scans=True):
+        """Wait until every worker has routed its rows, then track the rows.
+
+        If the workers then ``scans`` a level, several of them wait for the
+        go-ahead (each one's orders are regrouped by the others' routing).
+        """
+        self._workers.collect()
+        if scans and len(self._workers) > 1:
+            self._workers.submit("go")
+        return self._children_positions(go_left_row, active, child_of, q)
 
     def _regroup(self, j, by_feature, partition, go_left_row):
         """Regroup feature ``j``'s order by the previous level's children (None)."""
@@ -553,8 +608,11 @@ class ExactGrower:
         needed), and ``stats`` the rows' ``g + i h``: one cumulative sum carries both
         statistics (complex addition adds the parts as two float64 sums
         would). Returns the candidates, scan by scan, as ``(position, left,
-        right, cut, default_left, rank)``: the children's ``G + i 𝓗``, the
-        cut and the candidate's place in XGBoost's order of scans (:meth:`_choose`).
+        right, cut, default_left, rank, lead, missing)``: the children's
+        ``G + i 𝓗``, the cut, the candidate's place in XGBoost's order of
+        scans (:meth:`_choose`), and how its node's rows split in this
+        order: the first ``lead`` go left, and the ``missing`` last (the
+        missing values) too if ``default_left``.
         """
         cols = self.columns
         starts, counts = level.starts, level.counts
@@ -580,6 +638,7 @@ class ExactGrower:
                 same[:-1] |= missing[1:]
                 known = counts - np.add.reduceat(missing, starts, dtype=np.intp)
             last_known = starts + known - 1
+            n_missing = counts - known
             before, through = _prefix(running, starts - 1), _prefix(running, last_known)
             known_sums = through - before
             present = np.flatnonzero(known > 0)
@@ -590,14 +649,30 @@ class ExactGrower:
                 lo, hi = values_at(chosen), values_at(chosen + 1)
                 midpoint = (lo + hi) * np.float32(0.5)
                 cut = np.where(midpoint == hi, lo, midpoint)
-                parts.append((chosen, left, right, cut, False, chosen))
+                node = np.searchsorted(starts, chosen, side="right") - 1
+                lead = chosen - starts[node] + 1
+                # When the midpoint rounds onto a value the cut is lo itself, and x < lo sends
+                # lo's rows right (as XGBoost does, though the scan counted them left).
+                for i in np.flatnonzero(cut == lo).tolist():
+                    below = values_at(np.arange(starts[node[i]], chosen[i] + 1))
+                    lead[i] = np.searchsorted(below, lo[i], side="left")
+                parts.append((chosen, left, right, cut, False, chosen, lead, n_missing[node]))
                 # Forward end: every known value left, missing right.
                 largest = values_at(last_known[present])
                 end_cut = largest + (np.abs(largest) + _EPS32)
                 left = known_sums[present]
                 right = level.totals[present] - left
                 parts.append(
-                    (starts[present], left, right, end_cut, False, np.full(present.size, end))
+                    (
+                        starts[present],
+                        left,
+                        right,
+                        end_cut,
+                        False,
+                        np.full(present.size, end),
+                        known[present],
+                        n_missing[present],
+                    )
                 )
             # Backward scan (descending): right child = values >= hi, missing left.
             chosen, left, right = self._cuts(
@@ -606,14 +681,25 @@ class ExactGrower:
             lo, hi = values_at(chosen), values_at(chosen + 1)
             midpoint = (lo + hi) * np.float32(0.5)
             cut = np.where(midpoint == lo, hi, midpoint)
-            parts.append((chosen, left, right, cut, True, 2 * end - chosen))
+            node = np.searchsorted(starts, chosen, side="right") - 1
+            lead = chosen - starts[node] + 1
+            parts.append((chosen, left, right, cut, True, 2 * end - chosen, lead, n_missing[node]))
             # Backward end: every known value right, missing left.
             smallest = values_at(starts[present])
             end_cut = smallest - (np.abs(smallest) + _EPS32)
             right = known_sums[present]
             left = level.totals[present] - right
             parts.append(
-                (starts[present], left, right, end_cut, True, np.full(present.size, 3 * end))
+                (
+                    starts[present],
+                    left,
+                    right,
+                    end_cut,
+                    True,
+                    np.full(present.size, 3 * end),
+                    np.zeros(present.size, dtype=np.intp),
+                    n_missing[present],
+                )
             )
         return parts
 
@@ -818,6 +904,8 @@ class ExactGrower:
         cut = np.concatenate([part[4] for part in parts])
         default_left = np.repeat([part[5] for part in parts], sizes)
         rank = np.concatenate([part[6] for part in parts])
+        lead = np.concatenate([part[7] for part in parts])
+        missing = np.concatenate([part[8] for part in parts])
         feature = np.repeat([part[0] for part in parts], sizes)
         left_g, left_h, right_g, right_h = left.real, left.imag, right.real, right.imag
         parent = level.parent_score[node]
@@ -838,6 +926,8 @@ class ExactGrower:
         best.cut[q] = cut[first]
         best.default_left[q] = default_left[first]
         best.left[q] = np.column_stack([left_g[first], left_h[first]])
+        best.lead[q] = lead[first]
+        best.missing[q] = missing[first]
         return best
 
     def _tick(self, stage: str, since: float) -> float:
@@ -945,6 +1035,14 @@ class _Best:
         self.cut = np.zeros(n, dtype=np.float32)
         self.default_left = np.zeros(n, dtype=bool)
         self.left = np.zeros((n, 2))
+        # In the order of the feature: the node's first `lead` rows go left, and its
+        # last `missing` rows (its missing values) too if default_left.
+        self.lead = np.zeros(n, dtype=np.intp)
+        self.missing = np.zeros(n, dtype=np.intp)
+
+    def n_left(self) -> np.ndarray:
+        """Rows sent left by each node's split."""
+        return self.lead + np.where(self.default_left, self.missing, 0)
 
     def merge(self, other: _Best) -> None:
         """Keep, node by node, the better of this and ``other``, found on other features.
@@ -955,5 +1053,5 @@ class _Best:
         better = (other.gain > self.gain) | (
             (other.gain == self.gain) & (other.feature < self.feature)
         )
-        for name in ("gain", "feature", "cut", "default_left", "left"):
+        for name in ("gain", "feature", "cut", "default_left", "left", "lead", "missing"):
             getattr(self, name)[better] = getattr(other, name)[better]
