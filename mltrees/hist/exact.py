@@ -482,12 +482,14 @@ class ExactGrower:
                     tree = (kept, self._shift_exact_enough)
                 scan = (counts, totals, partition, scanned, node_features, tree)
                 self._workers.submit((route, scan))
-                if route is not None:
-                    level_of_active = self._await_routing(go_left_row, active, *moving)
-                    route = None
                 level = _Level.of(counts, totals, params)
+                if route is not None:
+                    self._await_routing()
                 found = self._scan_share(by_feature, level, partition, go_left_row, scanned)
                 best = self._choose(found, level, node_features)
+                if route is not None:  # while the workers likely still scan
+                    level_of_active = self._children_positions(go_left_row, active, *moving)
+                    route = None
                 for theirs in self._workers.collect():  # the best split of each share
                     best.merge(theirs)
             else:
@@ -550,7 +552,8 @@ class ExactGrower:
             clock = self._tick("partition", clock)
         if route is not None:  # the workers route the last level's rows
             self._workers.submit((route, None))
-            level_of_active = self._await_routing(go_left_row, active, *moving, scans=False)
+            self._await_routing(scans=False)
+            level_of_active = self._children_positions(go_left_row, active, *moving)
         node_of_row[active] = level_ids[level_of_active]
         node_counts = np.bincount(node_of_row, minlength=len(nodes["parent"]))
         return self._assemble(nodes, splits, node_of_row, node_counts)
@@ -563,8 +566,8 @@ class ExactGrower:
         positions += ~left
         return positions
 
-    def _await_routing(self, go_left_row, active, child_of, q, scans=True):
-        """Wait until every worker has routed its rows, then track the rows.
+    def _await_routing(self, scans=True):
+        """Wait until every worker has routed its rows.
 
         If the workers then ``scans`` a level, several of them wait for the
         go-ahead (each one's orders are regrouped by the others' routing).
@@ -572,7 +575,6 @@ class ExactGrower:
         self._workers.collect()
         if scans and len(self._workers) > 1:
             self._workers.submit("go")
-        return self._children_positions(go_left_row, active, child_of, q)
 
     def _regroup(self, j, by_feature, partition, go_left_row):
         """Regroup feature ``j``'s order by the previous level's children (None)."""
