@@ -17,6 +17,7 @@ import mltrees.hist.exact as exact
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.exact import SortedColumns
 from mltrees.hist.processes import ForkedWorkers, can_fork, shared_array
+from mltrees.hist.splitting import SplitParams
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need Linux fork")
 
@@ -200,3 +201,50 @@ def test_a_daemonic_parent_cannot_fork_workers(monkeypatch):
 
 def test_shared_array_of_zero_entries():
     assert shared_array(0, np.float32).shape == (0,)
+
+
+def test_rebalancing_between_trees_moves_features_and_keeps_the_trees(forked, monkeypatch):
+    """The worker is made to look six times slower before every tree: a
+    feature moves to this process each time, and the trees stay those of one
+    thread (ties go to the lower feature in whichever process scans it)."""
+    shares_seen = []
+    rebalance = exact.ExactGrower._rebalance
+
+    def slow_worker(self):
+        shares_seen.append([list(share) for share in self._shares])
+        if self._tree_load.any():
+            self._tree_load[:] = [1.0, 6.0]
+        rebalance(self)
+
+    monkeypatch.setattr(exact.ExactGrower, "_rebalance", slow_worker)
+    X, target = _data(6)
+    params = {"tree_method": "exact", "n_estimators": 4, "max_depth": 4}
+    one = XGBoostRegressor(n_jobs=1, **params).fit(X, target)
+    many = XGBoostRegressor(n_jobs=2, **params).fit(X, target)
+    _assert_same_model(one, many, X)
+    sizes = [len(share) for share, _ in shares_seen]
+    assert sizes == [3, 3, 4, 5]  # 6 non-constant features, one more here before each tree
+    assert all(sorted(a + b) == [0, 1, 2, 3, 4, 6] for a, b in shares_seen)
+
+
+def test_rebalance_moves_one_feature_scanned_once_from_the_slowest_share():
+    X, _ = _data(7, n=200)
+    X = X.astype(np.float32)
+    grower = exact.ExactGrower(SortedColumns.fit(X), X, SplitParams())
+    grower._shares = [[0, 1], [2, 3, 4], [6]]
+    grower._tree_load, grower._load = np.array([1.0, 3.0, 2.0]), None
+    grower._rebalance()
+    assert grower._shares == [[0, 1, 3], [2, 4], [6]]  # 3 has no missing value, 4 has
+    assert grower._own_share == {0, 1, 3}
+    grower._tree_load = np.array([2.0, 2.0, 2.0])  # balanced now: nothing moves
+    grower._rebalance()
+    assert grower._shares == [[0, 1, 3], [2, 4], [6]]
+
+
+def test_a_single_feature_to_scan_uses_no_worker(forked):
+    """One share only: nothing to hand a worker (forking one used to fail)."""
+    X, target = _data(8, n=400)
+    X[:, 1:] = 1.0  # constant: only feature 0 is scanned
+    model = XGBoostRegressor(tree_method="exact", n_estimators=2, n_jobs=2).fit(X, target)
+    assert not forked
+    assert model._trees[0][0].node_count > 1

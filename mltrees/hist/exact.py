@@ -328,18 +328,22 @@ class ExactGrower:
         self._min_h = p.mcw if p.mcw > 0 else np.nextafter(0.0, 1.0)
         if self.n_threads > 1:
             scanned = np.flatnonzero(~cols.constant)
-            if can_fork() and cols.n_rows * scanned.size >= PROCESS_MIN_CELLS:
+            costs = 1 + cols.has_missing[scanned]  # two scans with missing values
+            shares = _balanced_shares(scanned, costs, self.n_threads)
+            if len(shares) > 1 and can_fork() and cols.n_rows * scanned.size >= PROCESS_MIN_CELLS:
                 # This process scans the first share, a forked worker each other share;
                 # the gradients and the routing of the rows reach them in shared memory.
-                costs = 1 + cols.has_missing[scanned]  # two scans with missing values
-                shares = _balanced_shares(scanned, costs, self.n_threads)
+                self._shares = shares
                 self._own_share = set(shares[0])
+                # Seconds each process spent scanning: this tree's, and smoothed over trees.
+                self._tree_load, self._load = np.zeros(len(shares)), None
                 self._shared_gh = shared_array(cols.n_rows, complex)
                 self._shared_go_left = shared_array(cols.n_rows, bool)
                 self._n_workers = len(shares) - 1
                 # Poll between levels unless the processes outnumber the cores.
                 spin = SPIN_SECONDS if self.n_threads <= len(os.sched_getaffinity(0)) else 0.0
-                self._workers = ForkedWorkers(self._serve, shares[1:], spin=spin)
+                numbered = list(enumerate(shares))[1:]
+                self._workers = ForkedWorkers(self._serve, numbered, spin=spin)
             else:
                 self._executor = ThreadPoolExecutor(self.n_threads)
 
@@ -364,13 +368,16 @@ class ExactGrower:
         parent's go-ahead, since its orders are regrouped by every worker's
         routing. ``scan`` (None after a tree's last level) is ``(counts,
         totals, partition, scanned, node_features, tree)``, ``tree`` being
-        ``(features, shift_exact_enough)`` at the root of every tree and
-        None below; the rows' ``g + i h`` are read from shared memory. The
-        answer to a scan is the share's best split of every node
-        (:meth:`_choose`), which the parent merges with the others'.
+        ``(features, shift_exact_enough, shares)`` at the root of every
+        tree and None below (``share`` is ``(index, features)``, and the
+        worker's features for a tree are ``shares[index]``); the rows'
+        ``g + i h`` are read from shared memory. The answer to a scan is the
+        share's best split of every node (:meth:`_choose`), which the parent
+        merges with the others', and the seconds it took.
         """
         self._executor, self._workers, self.n_threads = None, None, 1
-        self._own_share = {int(j) for j in share}
+        index, features = share
+        self._own_share = {int(j) for j in features}
         by_feature, level = {}, None
         while (request := connection.recv()) is not None:
             try:
@@ -383,14 +390,17 @@ class ExactGrower:
                     # The other workers' rows too must be routed before any order is regrouped.
                     if self._n_workers > 1 and connection.recv() is None:
                         return
+                start = time.perf_counter()
                 counts, totals, partition, scanned, node_features, tree = scan
                 if tree is not None:
-                    features, self._shift_exact_enough = tree
+                    features, self._shift_exact_enough, shares = tree
+                    self._own_share = set(shares[index])
                     by_feature = self._share_orders(features)
                 level = _Level.of(counts, totals, self.params)
                 go_left_row = None if partition is None else self._shared_go_left
                 found = self._scan_share(by_feature, level, partition, go_left_row, scanned)
-                connection.send((True, [self._choose(found, level, node_features)]))
+                best = self._choose(found, level, node_features)
+                connection.send((True, [(best, time.perf_counter() - start)]))
             except Exception:
                 connection.send((False, traceback.format_exc()))
 
@@ -398,6 +408,33 @@ class ExactGrower:
         """The root orders of this process's share of ``features``."""
         share = [j for j in features if j in self._own_share]
         return {j: (self._root_order[j], self._root_values[j]) for j in share}
+
+    def _rebalance(self):
+        """Move a feature from the slowest process's share to the fastest's, if that helps.
+
+        The shares are balanced by cost at the fork, but processes run at
+        different speeds (a busier core, costlier features), and every level
+        waits for the slowest. Between trees, when the smoothed seconds of
+        the slowest process exceed the fastest's by more than one of its
+        features takes, one of its features (one scanned once, if any) moves.
+        The trees do not depend on the shares: ties go to the lower feature
+        wherever it is scanned.
+        """
+        tree_load, self._tree_load = self._tree_load, np.zeros_like(self._tree_load)
+        if not tree_load.any():
+            return
+        self._load = tree_load if self._load is None else 0.5 * (self._load + tree_load)
+        slow, fast = int(np.argmax(self._load)), int(np.argmin(self._load))
+        share = self._shares[slow]
+        per_feature = self._load[slow] / len(share)
+        if len(share) > 1 and self._load[slow] - self._load[fast] > per_feature:
+            once = [j for j in share if not self.columns.has_missing[j]]
+            moved = (once or share)[-1]
+            share.remove(moved)
+            self._shares[fast] = sorted([*self._shares[fast], moved])
+            self._load[slow] -= per_feature  # as expected after the move
+            self._load[fast] += per_feature
+        self._own_share = set(self._shares[0])
 
     def _route(self, by_feature, level, route, go_left_row):
         """Mark in ``go_left_row`` the rows sent left by the splits on features held here.
@@ -445,6 +482,7 @@ class ExactGrower:
         if self._workers is None:
             by_feature = {j: (self._root_order[j], self._root_values[j]) for j in kept}
         else:  # this process's share; the workers hold the others
+            self._rebalance()
             by_feature = self._share_orders(kept)
         node_of_row = np.zeros(n, dtype=np.intp)  # node id of every row (set as it stops)
         # The rows still growing, and the node of each among the level's nodes.
@@ -479,19 +517,22 @@ class ExactGrower:
                 tree = None
                 if depth == 0:
                     np.copyto(self._shared_gh, gh)
-                    tree = (kept, self._shift_exact_enough)
+                    tree = (kept, self._shift_exact_enough, self._shares)
                 scan = (counts, totals, partition, scanned, node_features, tree)
                 self._workers.submit((route, scan))
+                start = time.perf_counter()
                 level = _Level.of(counts, totals, params)
                 if route is not None:
                     self._await_routing()
                 found = self._scan_share(by_feature, level, partition, go_left_row, scanned)
                 best = self._choose(found, level, node_features)
+                self._tree_load[0] += time.perf_counter() - start
                 if route is not None:  # while the workers likely still scan
                     level_of_active = self._children_positions(go_left_row, active, *moving)
                     route = None
-                for theirs in self._workers.collect():  # the best split of each share
-                    best.merge(theirs)
+                for k, (theirs, seconds) in enumerate(self._workers.collect(), 1):
+                    best.merge(theirs)  # the best split of each share
+                    self._tree_load[k] += seconds
             else:
                 level = _Level.of(counts, totals, params)
 
