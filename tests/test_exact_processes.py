@@ -16,6 +16,7 @@ import pytest
 import mltrees.hist.exact as exact
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.exact import SortedColumns
+from mltrees.hist.grower import leaf_values
 from mltrees.hist.processes import ForkedWorkers, can_fork, shared_array
 from mltrees.hist.splitting import SplitParams
 
@@ -248,3 +249,34 @@ def test_a_single_feature_to_scan_uses_no_worker(forked):
     model = XGBoostRegressor(tree_method="exact", n_estimators=2, n_jobs=2).fit(X, target)
     assert not forked
     assert model._trees[0][0].node_count > 1
+
+
+@pytest.mark.parametrize("float32_gradients", [True, False])
+def test_processes_gather_the_gradients_exactly(forked, float32_gradients):
+    """Gradients that are float32 values are gathered as complex64, others as
+    complex128: either way the processes grow the tree of one thread."""
+    X, _ = _data(9)
+    X = X.astype(np.float32)
+    rng = np.random.default_rng(10)
+    g, h = rng.normal(size=X.shape[0]), rng.uniform(0.1, 1.0, size=X.shape[0])
+    if float32_gradients:
+        g, h = g.astype(np.float32).astype(float), h.astype(np.float32).astype(float)
+    columns, params = SortedColumns.fit(X), SplitParams()
+    grown = []
+    for n_threads in (1, 2):
+        grower = exact.ExactGrower(columns, X, params, max_depth=5, n_threads=n_threads)
+        try:
+            grown.append(grower.grow(g, h))
+        finally:
+            grower.close()
+        compact = grower._compact
+    assert len(forked) == 1
+    for field in ("feature", "threshold", "value", "missing_slot"):
+        np.testing.assert_array_equal(getattr(grown[0].tree, field), getattr(grown[1].tree, field))
+    np.testing.assert_array_equal(grown[0].leaf_of_row, grown[1].leaf_of_row)
+    # The leaves' weights are those of the exact sums of g and h (float32 rounding would
+    # move them by ~1e-8; the order of the float64 sums by ~1e-15).
+    leaves = grown[1].tree.feature < 0
+    exact_weights = leaf_values(grown[1].leaf_of_row, g, h, grown[1].tree.node_count, params)
+    np.testing.assert_allclose(grown[1].weight[leaves], exact_weights[leaves], rtol=1e-11)
+    assert compact == float32_gradients

@@ -368,7 +368,7 @@ class ExactGrower:
         parent's go-ahead, since its orders are regrouped by every worker's
         routing. ``scan`` (None after a tree's last level) is ``(counts,
         totals, partition, scanned, node_features, tree)``, ``tree`` being
-        ``(features, shift_exact_enough, shares)`` at the root of every
+        ``(features, shift_exact_enough, shares, compact)`` at the root of every
         tree and None below (``share`` is ``(index, features)``, and the
         worker's features for a tree are ``shares[index]``); the rows'
         ``g + i h`` are read from shared memory. The answer to a scan is the
@@ -393,7 +393,7 @@ class ExactGrower:
                 start = time.perf_counter()
                 counts, totals, partition, scanned, node_features, tree = scan
                 if tree is not None:
-                    features, self._shift_exact_enough, shares = tree
+                    features, self._shift_exact_enough, shares, self._compact = tree
                     self._own_share = set(shares[index])
                     by_feature = self._share_orders(features)
                 level = _Level.of(counts, totals, self.params)
@@ -455,7 +455,7 @@ class ExactGrower:
 
     def _scan_share(self, by_feature, level, partition, go_left_row, scanned):
         """:meth:`_advance` every feature of ``by_feature`` in turn: ``[(j, candidates)]``."""
-        found, gh = [], self._shared_gh
+        found, gh = [], self._gh_table(self._shared_gh, self._compact)
         for j in sorted(by_feature):
             parts = self._advance(j, by_feature, gh, level, partition, go_left_row, scanned)
             if parts is not None:
@@ -472,6 +472,11 @@ class ExactGrower:
         g = np.asarray(g, dtype=np.float64)
         h = np.asarray(h, dtype=np.float64)
         gh = g + 1j * h
+        # XGBoost's gradients are float32 values: gathered as complex64 they take half
+        # the memory traffic, and are summed in float64 all the same.
+        compact = gh.astype(np.complex64)
+        self._compact = bool(np.array_equal(compact, gh))
+        table = compact if self._compact else gh  # the gathers' table (in this process)
         # Adding λ to the totals before the differences moves 𝓗 + λ by at most
         # 1e-16 of the total hessian, which must stay far below λ.
         self._shift_exact_enough = 0 < 1e8 * params.lam >= np.abs(h).sum()
@@ -516,8 +521,8 @@ class ExactGrower:
             if self._workers is not None:
                 tree = None
                 if depth == 0:
-                    np.copyto(self._shared_gh, gh)
-                    tree = (kept, self._shift_exact_enough, self._shares)
+                    np.copyto(self._gh_table(self._shared_gh, self._compact), gh)
+                    tree = (kept, self._shift_exact_enough, self._shares, self._compact)
                 scan = (counts, totals, partition, scanned, node_features, tree)
                 self._workers.submit((route, scan))
                 start = time.perf_counter()
@@ -536,8 +541,8 @@ class ExactGrower:
             else:
                 level = _Level.of(counts, totals, params)
 
-                def task(j, state=(level, partition, go_left_row, scanned)):
-                    return self._advance(j, by_feature, gh, *state)
+                def task(j, state=(table, level, partition, go_left_row, scanned)):
+                    return self._advance(j, by_feature, *state)
 
                 results = self._executor.map(task, kept) if self._executor else map(task, kept)
                 found = [(j, c) for j, c in zip(kept, results, strict=True) if c is not None]
@@ -600,6 +605,15 @@ class ExactGrower:
         return self._assemble(nodes, splits, node_of_row, node_counts)
 
     @staticmethod
+    def _gh_table(gh, compact):
+        """The shared table of the rows' ``g + i h``: complex64 when that holds them exactly.
+
+        ``gh`` is the complex128 shared array; the complex64 table lives in
+        the first half of its memory (written by the parent, read by the workers).
+        """
+        return gh.view(np.complex64)[: gh.size] if compact else gh
+
+    @staticmethod
     def _children_positions(go_left_row, active, child_of, q):
         """The next level's node of every active row, from its node ``q`` and its side."""
         left = go_left_row if isinstance(active, slice) else go_left_row[active]
@@ -638,7 +652,7 @@ class ExactGrower:
         if not scanned[j]:
             return None
         rows, values = by_feature[j]
-        stats = gh.take(rows, out=self._scratch.get("stats", rows.size, complex), mode="clip")
+        stats = gh.take(rows, out=self._scratch.get("stats", rows.size, gh.dtype), mode="clip")
         return self._scan_feature(j, rows, values, stats, level)
 
     def _scan_feature(self, j, rows, values, stats, level):
@@ -667,7 +681,11 @@ class ExactGrower:
             values_at = values.take
         parts = []
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            running = np.cumsum(stats, out=self._scratch.get("running", n_positions, complex))
+            running = self._scratch.get("running", n_positions, complex)
+            if stats.dtype != running.dtype:  # summed in float64 from complex64 too
+                np.copyto(running, stats)
+                stats = running
+            np.cumsum(stats, out=running)
             # A cut after position p lies between two different known values of one node.
             same = self._scratch.get("same", n_positions, bool)
             if values is None:  # only between nodes; ties are checked at the kept cuts
