@@ -940,8 +940,12 @@ class ExactGrower:
                     for q, segment, low in zip(nodes.tolist(), segments, rounded, strict=True)
                 ]
             )
-        floors = level.per_position(rounded)
-        near = np.greater_equal(score, floors, out=self._scratch.get("near", score.size, bool))
+        near = self._scratch.get("near", score.size, bool)
+        if self._executor is None:  # a scalar per node, as in _fast_gain
+            for segment, low in zip(level.segments, rounded.tolist(), strict=True):
+                np.greater_equal(score[segment], low, out=near[segment])
+        else:
+            np.greater_equal(score, level.per_position(rounded), out=near)
         return np.flatnonzero(near)
 
     def _choose(self, found, level, node_features) -> _Best:
