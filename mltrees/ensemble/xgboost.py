@@ -158,6 +158,9 @@ _XGB_PARAMS = """
         method on data of at least 2**20 cells (rows x features) forks
         ``n_jobs - 1`` worker processes on Linux, each scanning a share of the
         features (its model is the one a single thread grows); threads elsewhere.
+        While a fit runs, the processes poll between levels for up to 20 ms
+        instead of sleeping (so each keeps its core busy), unless ``n_jobs``
+        exceeds the cores.
     verbose : int, default 0
         If > 0, report the evaluation metrics every ``verbose`` rounds (a line on
         stdout, or a bar in a notebook). Silent by default.

@@ -27,6 +27,15 @@ The cut between values ``a < b`` is the float32 midpoint ``(a + b) * 0.5``
 growth: like XGBoost's ``prune`` updater, :class:`ExactGrower` collapses
 afterwards, bottom-up, every split whose two children are leaves and whose
 loss change is below ``gamma``.
+
+Rows are routed without comparing values again: in its split feature's
+order, a node's rows below the cut are a prefix of its segment, and its
+missing values the tail (:meth:`ExactGrower._route`). A feature without
+missing values and with rare ties (continuous measurements) carries only
+its rows from level to level; the few values its cuts and tie checks need
+are read from ``X``. With several cores on large data, forked worker
+processes each keep, regroup, scan and route a share of the features
+(:mod:`~mltrees.hist.processes`).
 """
 
 from __future__ import annotations
