@@ -313,8 +313,11 @@ class ExactGrower:
         cols = self.columns
         self._XT = np.ascontiguousarray(np.asarray(self.X, dtype=np.float32).T)
         # Every feature's rows by increasing value, its missing rows last: the root's order.
+        index = np.int32 if cols.n_rows < 2**31 else np.intp  # half the bytes to move
         self._root_order = [
-            np.concatenate([rows, np.flatnonzero(np.isnan(column))]) if missing else rows
+            (np.concatenate([rows, np.flatnonzero(np.isnan(column))]) if missing else rows).astype(
+                index
+            )
             for rows, column, missing in zip(cols.rows, self._XT, cols.has_missing, strict=True)
         ]
         # Their values, which the scans compare to find ties and missing values. A feature
