@@ -853,7 +853,7 @@ class ExactGrower:
         checked exactly. ``same`` marks the cuts between equal values; when
         ``unchecked_ties`` (positions -> values) is given, it marks only the
         ends of the nodes, and a kept cut between tied values sends its node
-        through the same second pass, with the node's ties left out too.
+        through the same second pass, with the node's ties (read then) left out too.
         """
         min_h, lam = self._min_h, self.params.lam
         if self._approximate and self._shift_exact_enough:
@@ -873,23 +873,28 @@ class ExactGrower:
                     right_sums = anchor[node] - running[chosen]
                     left_sums = level.totals[node] - right_sums
                 valid = (left_sums.imag >= min_h) & (right_sums.imag >= min_h)
+                tied = ()
                 if unchecked_ties is not None:
-                    valid &= unchecked_ties(chosen) != unchecked_ties(chosen + 1)
+                    at_tie = unchecked_ties(chosen) == unchecked_ties(chosen + 1)
+                    valid &= ~at_tie
+                    tied = set(node[at_tie].tolist())  # nodes whose ties must be read
                 if valid.all():
                     return chosen, left_sums, right_sums
                 if attempt:
                     break
-                nodes = np.unique(node[~valid])
+                again = np.zeros(level.counts.size, dtype=bool)
+                again[node[~valid]] = True
+                nodes = np.flatnonzero(again)
                 for q in nodes.tolist():
                     segment = level.segments[q]
                     excluded = (h_l[segment] < light) | (h_r[segment] < light)
-                    if unchecked_ties is not None:
+                    if q in tied:
                         values = unchecked_ties(np.arange(segment.start, segment.stop))
                         excluded[:-1] |= values[1:] == values[:-1]
                     np.copyto(score[segment], -np.inf, where=excluded)
-                again = self._near_best(score, level, nodes)
-                if again is not None:
-                    chosen = np.sort(np.concatenate([chosen[~np.isin(node, nodes)], again]))
+                retaken = self._near_best(score, level, nodes)
+                if retaken is not None:  # (in no particular order: ranks order the candidates)
+                    chosen = np.concatenate([chosen[~again[node]], retaken])
                 else:
                     chosen = None
         if unchecked_ties is not None:  # every tie, for the exact checks
