@@ -388,8 +388,7 @@ class ExactGrower:
         merges with the others', and the seconds it took.
         """
         self._executor, self._workers, self.n_threads = None, None, 1
-        index, features = share
-        self._own_share = {int(j) for j in features}
+        index = share[0]  # its features come with every tree
         by_feature, level = {}, None
         while (request := connection.recv()) is not None:
             try:
@@ -512,10 +511,11 @@ class ExactGrower:
             "depth": [0],
             "G": [totals[0, 0]],
             "H": [totals[0, 1]],
-            "count": [n],
         }
         splits = {}  # node id -> (feature, cut, default_left, gain)
         partition = go_left_row = None
+        # Where each row goes at the last split; the workers read it from shared memory.
+        routing = np.zeros(n, dtype=bool) if self._workers is None else self._shared_go_left
         # Process mode: the last level's splits, which the workers have yet to route.
         route = moving = None
         clock = time.perf_counter()
@@ -539,8 +539,8 @@ class ExactGrower:
                 self._workers.submit((route, scan))
                 start = time.perf_counter()
                 level = _Level.of(counts, totals, params)
-                if route is not None:
-                    self._await_routing()
+                if route is not None:  # (waiting for the workers is not this process's load)
+                    start += self._await_routing()
                 found = self._scan_share(by_feature, level, partition, go_left_row, scanned)
                 best = self._choose(found, level, node_features)
                 self._tree_load[0] += time.perf_counter() - start
@@ -574,9 +574,8 @@ class ExactGrower:
                 node_of_row[stopped] = level_ids[q[stops]]
                 active = np.flatnonzero(~stops) if isinstance(active, slice) else active[~stops]
                 q = q[~stops]
-            # Each process routes the rows of the nodes split on its features; the workers
-            # read the routing from shared memory.
-            go_left_row = np.zeros(n, dtype=bool) if self._workers is None else self._shared_go_left
+            # Each process routes the rows of the nodes split on its features.
+            go_left_row = routing
             go_left_row.fill(False)
             sides = (best.feature, best.lead, best.missing, best.default_left)
             route = (split_at, *(side[split_at] for side in sides))
@@ -593,19 +592,17 @@ class ExactGrower:
             left_sums = best.left[split_at]
             totals = np.stack([left_sums, totals[split_at] - left_sums], axis=1).reshape(-1, 2)
             first_id = len(nodes["parent"])
-            for k, node in enumerate(level_ids[split_at].tolist()):
-                q = split_at[k]
+            for node, at in zip(level_ids[split_at].tolist(), split_at.tolist(), strict=True):
                 splits[node] = (
-                    int(best.feature[q]),
-                    best.cut[q],
-                    bool(best.default_left[q]),
-                    float(best.gain[q]),
+                    int(best.feature[at]),
+                    best.cut[at],
+                    bool(best.default_left[at]),
+                    float(best.gain[at]),
                 )
             nodes["parent"] += np.repeat(level_ids[split_at], 2).tolist()
             nodes["depth"] += [depth + 1] * totals.shape[0]
             nodes["G"] += totals[:, 0].tolist()
             nodes["H"] += totals[:, 1].tolist()
-            nodes["count"] += [0] * totals.shape[0]
             level_ids = first_id + np.arange(totals.shape[0])
             clock = self._tick("partition", clock)
         if route is not None:  # the workers route the last level's rows
@@ -633,15 +630,17 @@ class ExactGrower:
         positions += ~left
         return positions
 
-    def _await_routing(self, scans=True):
-        """Wait until every worker has routed its rows.
+    def _await_routing(self, scans=True) -> float:
+        """Wait until every worker has routed its rows; returns the seconds waited.
 
         If the workers then ``scans`` a level, several of them wait for the
         go-ahead (each one's orders are regrouped by the others' routing).
         """
+        start = time.perf_counter()
         self._workers.collect()
         if scans and len(self._workers) > 1:
             self._workers.submit("go")
+        return time.perf_counter() - start
 
     def _regroup(self, j, by_feature, partition, go_left_row):
         """Regroup feature ``j``'s order by the previous level's children (None)."""
