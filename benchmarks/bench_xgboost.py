@@ -2,6 +2,7 @@
 
     python benchmarks/bench_xgboost.py [--n-samples 1000000] [--n-estimators 100]
                                        [--exact-samples 100000] [--only NAME ...]
+                                       [--repeats 3]
 
 Data: ``make_classification(n_samples, n_features=28, n_informative=20,
 random_state=0)``, the first 80% for training, the last 20% for testing.
@@ -20,6 +21,12 @@ peak resident memory of the fit above the process's memory before it
 process the fit forked (mltrees exact on several cores; it includes the pages
 the worker shares with its parent), the best of five predictions on 200k rows
 and the test accuracy; mltrees also reports the time of each stage.
+
+The machines this runs on share their hosts: one fit's time varies by up to
+30% from run to run, in both libraries. So the models run in ``--repeats``
+rounds, each round every model once in turn, and a ratio is the median over
+the rounds of the ratio within each round (the two fits of a round run minutes
+apart at most, under similar load); every round's ratio is printed too.
 
 Goals (issue 12): mltrees-xgb fit <= 8x LightGBM, mltrees-gb <= 6x LightGBM,
 accuracy within 0.3 points of xgboost-hist, predict on 200k rows <= 1x
@@ -123,50 +130,56 @@ def main() -> None:
     parser.add_argument("--n-estimators", type=int, default=100)
     parser.add_argument("--exact-samples", type=int, default=100_000)
     parser.add_argument("--only", nargs="*", default=ALL, choices=ALL)
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of fits (median ratio)")
     args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {args.repeats}")
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cpus)", flush=True)
-    results = {}
+    rounds = [{} for _ in range(args.repeats)]
     with tempfile.TemporaryDirectory() as folder:
         full = make_data(args.n_samples, Path(folder), "full")
         small = make_data(args.n_samples, Path(folder), "exact", rows=args.exact_samples)
-        for name in args.only:
-            path = small if name.endswith("exact") else full
-            results[name] = run(path, name, args.n_estimators)
-            r = results[name]
-            print(
-                f"{name:14s} fit {r['fit']:8.2f} s  predict {r['predict']:6.3f} s  "
-                f"accuracy {r['accuracy']:.4f}  fit peak +{r['peak_mb']:.0f} MB",
-                flush=True,
-            )
-            if r["worker_peak_mb"]:
-                print(f"{'':14s} worker processes: peak +{r['worker_peak_mb']:.0f} MB each at most")
-            if r["stages"]:
-                stages = "  ".join(f"{k} {v:.2f} s" for k, v in r["stages"].items())
-                print(f"{'':14s} stages: {stages}", flush=True)
+        for number, results in enumerate(rounds, 1):
+            print(f"round {number} of {args.repeats}", flush=True)
+            for name in args.only:
+                path = small if name.endswith("exact") else full
+                results[name] = run(path, name, args.n_estimators)
+                report(name, results[name])
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
-    def ratio(a, b, key="fit"):
-        if a in results and b in results:
-            return f"{results[a][key] / results[b][key]:.2f}x"
-        return "n/a"
+    def ratio(label, a, b, goal, key="fit"):
+        """Print the median over the rounds of ``a``'s ``key`` over ``b``'s, and each round's."""
+        if a not in rounds[0] or b not in rounds[0]:
+            print(f"{label:41s} {'n/a':8s} {goal}")
+            return
+        each = [results[a][key] / results[b][key] for results in rounds]
+        rounds_text = f"  rounds: {', '.join(f'{r:.2f}' for r in each)}" if len(each) > 1 else ""
+        print(f"{label:41s} {float(np.median(each)):.2f}x    {goal}{rounds_text}")
 
     print("\nmeasurement                               ratio    goal")
-    print(f"mltrees-xgb fit / lightgbm                {ratio('mltrees-xgb', 'lightgbm'):8s} <= 8x")
-    print(f"mltrees-gb fit / lightgbm                 {ratio('mltrees-gb', 'lightgbm'):8s} <= 6x")
-    print(
-        f"mltrees-xgb predict / lightgbm            "
-        f"{ratio('mltrees-xgb', 'lightgbm', 'predict'):8s} <= 1x"
-    )
-    exact = ratio("mltrees-exact", "xgboost-exact")
-    print(f"mltrees-exact fit / xgboost-exact         {exact:8s} <= 1x")
-    if "mltrees-xgb" in results and "xgboost-hist" in results:
-        gap = 100 * (results["mltrees-xgb"]["accuracy"] - results["xgboost-hist"]["accuracy"])
+    ratio("mltrees-xgb fit / lightgbm", "mltrees-xgb", "lightgbm", "<= 8x")
+    ratio("mltrees-gb fit / lightgbm", "mltrees-gb", "lightgbm", "<= 6x")
+    ratio("mltrees-xgb predict / lightgbm", "mltrees-xgb", "lightgbm", "<= 1x", "predict")
+    ratio("mltrees-exact fit / xgboost-exact", "mltrees-exact", "xgboost-exact", "<= 1x")
+    first = rounds[0]  # the accuracies do not change from round to round
+    if "mltrees-xgb" in first and "xgboost-hist" in first:
+        gap = 100 * (first["mltrees-xgb"]["accuracy"] - first["xgboost-hist"]["accuracy"])
         print(f"accuracy mltrees-xgb - xgboost-hist       {gap:+.2f} points  within 0.3")
-    if "mltrees-xgb" in results and "lightgbm" in results:
-        print(
-            f"peak memory mltrees-xgb / lightgbm        "
-            f"{ratio('mltrees-xgb', 'lightgbm', 'peak_mb'):8s} (reported)"
-        )
+    ratio("peak memory mltrees-xgb / lightgbm", "mltrees-xgb", "lightgbm", "(reported)", "peak_mb")
+
+
+def report(name: str, r: dict) -> None:
+    """Print one fit's measurements."""
+    print(
+        f"{name:14s} fit {r['fit']:8.2f} s  predict {r['predict']:6.3f} s  "
+        f"accuracy {r['accuracy']:.4f}  fit peak +{r['peak_mb']:.0f} MB",
+        flush=True,
+    )
+    if r["worker_peak_mb"]:
+        print(f"{'':14s} worker processes: peak +{r['worker_peak_mb']:.0f} MB each at most")
+    if r["stages"]:
+        stages = "  ".join(f"{k} {v:.2f} s" for k, v in r["stages"].items())
+        print(f"{'':14s} stages: {stages}", flush=True)
 
 
 if __name__ == "__main__":
