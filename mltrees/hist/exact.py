@@ -255,6 +255,13 @@ class _Level:
         )
 
     @cached_property
+    def node_ends(self) -> np.ndarray:
+        """Per position: whether it is the last of its node (no cut after it). Read only."""
+        ends = np.zeros(int(self.counts.sum()), dtype=bool)
+        ends[self.segment_last] = True
+        return ends
+
+    @cached_property
     def total(self) -> np.ndarray:
         """Per position: its node's ``G + i 𝓗`` (only the exact fallback of a scan needs it)."""
         return self.per_position(self.totals)
@@ -404,7 +411,8 @@ class ExactGrower:
                 start = time.perf_counter()
                 counts, totals, partition, scanned, node_features, tree = scan
                 if tree is not None:
-                    features, self._shift_exact_enough, shares, self._compact = tree
+                    features, flags, shares, self._compact = tree
+                    self._shift_exact_enough, self._empty_child_invalid = flags
                     self._own_share = set(shares[index])
                     by_feature = self._share_orders(features)
                 level = _Level.of(counts, totals, self.params)
@@ -414,6 +422,10 @@ class ExactGrower:
                 connection.send((True, [(best, time.perf_counter() - start)]))
             except Exception:
                 connection.send((False, traceback.format_exc()))
+
+    def _tree_flags(self):
+        """What a worker needs of :meth:`grow`'s checks on this tree's ``g`` and ``h``."""
+        return self._shift_exact_enough, self._empty_child_invalid
 
     def _share_orders(self, features):
         """The root orders of this process's share of ``features``."""
@@ -490,7 +502,12 @@ class ExactGrower:
         table = compact if self._compact else gh  # the gathers' table (in this process)
         # Adding λ to the totals before the differences moves 𝓗 + λ by at most
         # 1e-16 of the total hessian, which must stay far below λ.
-        self._shift_exact_enough = 0 < 1e8 * params.lam >= np.abs(h).sum()
+        abs_h = np.abs(h).sum()
+        self._shift_exact_enough = 0 < 1e8 * params.lam >= abs_h
+        # Without missing values, the backward scan's end leaves the left child empty: its
+        # 𝓗 is the difference of two float64 sums of the same rows, a rounding residue
+        # far below this bound, so that cut is never valid when min_child_weight exceeds it.
+        self._empty_child_invalid = bool(self._min_h > 4 * np.finfo(float).eps * n * abs_h)
         tree_features = np.arange(cols.n_features) if features is None else np.asarray(features)
         # Every feature's order keeps the rows of each node of the level together,
         # by increasing value, missing values last: partitioned after each level.
@@ -534,7 +551,7 @@ class ExactGrower:
                 tree = None
                 if depth == 0:
                     np.copyto(self._gh_table(self._shared_gh, self._compact), gh)
-                    tree = (kept, self._shift_exact_enough, self._shares, self._compact)
+                    tree = (kept, self._tree_flags(), self._shares, self._compact)
                 scan = (counts, totals, partition, scanned, node_features, tree)
                 self._workers.submit((route, scan))
                 start = time.perf_counter()
@@ -698,12 +715,12 @@ class ExactGrower:
                 stats = running
             np.cumsum(stats, out=running)
             # A cut after position p lies between two different known values of one node.
-            same = self._scratch.get("same", n_positions, bool)
             if values is None:  # only between nodes; ties are checked at the kept cuts
-                same.fill(False)
+                same = level.node_ends
             else:
+                same = self._scratch.get("same", n_positions, bool)
                 np.equal(values[1:], values[:-1], out=same[:-1])
-            same[level.segment_last] = True
+                same[level.segment_last] = True
             known = counts
             if cols.has_missing[j]:
                 missing = np.isnan(values)
@@ -711,9 +728,13 @@ class ExactGrower:
                 known = counts - np.add.reduceat(missing, starts, dtype=np.intp)
             last_known = starts + known - 1
             n_missing = counts - known
-            before, through = _prefix(running, starts - 1), _prefix(running, last_known)
-            known_sums = through - before
-            present = np.flatnonzero(known > 0)
+            through = _prefix(running, last_known)
+            # The ends of the scans (all known values on one side) need each node's known sums.
+            ends = cols.has_missing[j] or not self._empty_child_invalid
+            if ends:
+                before = _prefix(running, starts - 1)
+                known_sums = through - before
+                present = np.flatnonzero(known > 0)
             end = n_positions + 1  # ranks: forward cuts < forward end < backward cuts < ...
             if cols.has_missing[j]:
                 # Forward scan (ascending): left child = values <= lo, missing right.
@@ -756,6 +777,8 @@ class ExactGrower:
             node = np.searchsorted(starts, chosen, side="right") - 1
             lead = chosen - starts[node] + 1
             parts.append((chosen, left, right, cut, True, 2 * end - chosen, lead, n_missing[node]))
+            if not ends:
+                return parts
             # Backward end: every known value right, missing left.
             smallest = values_at(starts[present])
             end_cut = smallest - (np.abs(smallest) + _EPS32)
