@@ -505,9 +505,12 @@ class ExactGrower:
         abs_h = np.abs(h).sum()
         self._shift_exact_enough = 0 < 1e8 * params.lam >= abs_h
         # Without missing values, the backward scan's end leaves the left child empty: its
-        # 𝓗 is the difference of two float64 sums of the same rows, a rounding residue
-        # far below this bound, so that cut is never valid when min_child_weight exceeds it.
-        self._empty_child_invalid = bool(self._min_h > 4 * np.finfo(float).eps * n * abs_h)
+        # 𝓗 is the difference of two float64 sums of the same rows, the node's total (its
+        # ancestors' differences, each of cumulative sums of at most n terms) and this
+        # scan's, so a rounding residue below (2 depth + 3) n eps Σ|h|; that cut is never
+        # valid when min_child_weight exceeds this bound.
+        residue = (2 * max(self.max_depth, 1) + 3) * n * np.finfo(float).eps * abs_h
+        self._empty_child_invalid = bool(self._min_h > residue)
         tree_features = np.arange(cols.n_features) if features is None else np.asarray(features)
         # Every feature's order keeps the rows of each node of the level together,
         # by increasing value, missing values last: partitioned after each level.
