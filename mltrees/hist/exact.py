@@ -18,7 +18,9 @@ XGBoost's float32 gain: the winner and its ties are the same as if every
 cut had been rounded. The same scans XGBoost makes, in its order, decide ties:
 
 * backward (always): from the largest value down; rows with a missing value
-  go left (``default left``); the last candidate sends every known value right;
+  go left (``default left``); the last candidate sends every known value right
+  (skipped without missing values when ``min_child_weight`` rules out its empty
+  left child);
 * forward (only for features with missing values in the training data):
   from the smallest value up, missing values right.
 
@@ -387,9 +389,10 @@ class ExactGrower:
         parent's go-ahead, since its orders are regrouped by every worker's
         routing. ``scan`` (None after a tree's last level) is ``(counts,
         totals, partition, scanned, node_features, tree)``, ``tree`` being
-        ``(features, shift_exact_enough, shares, compact)`` at the root of every
-        tree and None below (``share`` is ``(index, features)``, and the
-        worker's features for a tree are ``shares[index]``); the rows'
+        ``(features, (shift_exact_enough, empty_child_invalid), shares,
+        compact)`` at the root of every tree and None below (``share`` is
+        ``(index, features)``, and the worker's features for a tree are
+        ``shares[index]``); the rows'
         ``g + i h`` are read from shared memory. The answer to a scan is the
         share's best split of every node (:meth:`_choose`), which the parent
         merges with the others', and the seconds it took.
@@ -422,10 +425,6 @@ class ExactGrower:
                 connection.send((True, [(best, time.perf_counter() - start)]))
             except Exception:
                 connection.send((False, traceback.format_exc()))
-
-    def _tree_flags(self):
-        """What a worker needs of :meth:`grow`'s checks on this tree's ``g`` and ``h``."""
-        return self._shift_exact_enough, self._empty_child_invalid
 
     def _share_orders(self, features):
         """The root orders of this process's share of ``features``."""
@@ -554,7 +553,8 @@ class ExactGrower:
                 tree = None
                 if depth == 0:
                     np.copyto(self._gh_table(self._shared_gh, self._compact), gh)
-                    tree = (kept, self._tree_flags(), self._shares, self._compact)
+                    flags = (self._shift_exact_enough, self._empty_child_invalid)
+                    tree = (kept, flags, self._shares, self._compact)
                 scan = (counts, totals, partition, scanned, node_features, tree)
                 self._workers.submit((route, scan))
                 start = time.perf_counter()
