@@ -35,7 +35,10 @@ order, a node's rows below the cut are a prefix of its segment, and its
 missing values the tail (:meth:`ExactGrower._route`). A feature without
 missing values and with rare ties (continuous measurements) carries only
 its rows from level to level; the few values its cuts and tie checks need
-are read from ``X``. With several cores on large data, forked worker
+are read from ``X``. Each feature's order carries its rows' ``g + i h`` too,
+gathered at the root and regrouped with the rows: taking them through the
+regrouping's permutation, which reads memory almost in sequence, is cheaper
+than gathering them anew at every level. With several cores on large data, forked worker
 processes each keep, regroup, scan and route a share of the features
 (:mod:`~mltrees.hist.processes`).
 """
@@ -429,7 +432,7 @@ class ExactGrower:
     def _share_orders(self, features):
         """The root orders of this process's share of ``features``."""
         share = [j for j in features if j in self._own_share]
-        return {j: (self._root_order[j], self._root_values[j]) for j in share}
+        return {j: (self._root_order[j], self._root_values[j], None) for j in share}
 
     def _rebalance(self):
         """Move a feature from the slowest process's share to the fastest's, if that helps.
@@ -515,7 +518,7 @@ class ExactGrower:
         # by increasing value, missing values last: partitioned after each level.
         kept = [int(j) for j in np.sort(tree_features) if not cols.constant[j]]
         if self._workers is None:
-            by_feature = {j: (self._root_order[j], self._root_values[j]) for j in kept}
+            by_feature = {j: (self._root_order[j], self._root_values[j], None) for j in kept}
         else:  # this process's share; the workers hold the others
             self._rebalance()
             by_feature = self._share_orders(kept)
@@ -665,25 +668,30 @@ class ExactGrower:
     def _regroup(self, j, by_feature, partition, go_left_row):
         """Regroup feature ``j``'s order by the previous level's children (None)."""
         if partition is not None:
-            rows, values = by_feature[j]
+            rows, values, stats = by_feature[j]
             goes_left = self._scratch.get("goes_left", rows.size, bool)
             permutation = partition.permutation(go_left_row.take(rows, out=goes_left, mode="clip"))
-            by_feature[j] = (
-                rows.take(permutation),
-                None if values is None else values.take(permutation),
+            by_feature[j] = tuple(
+                None if part is None else part.take(permutation) for part in (rows, values, stats)
             )
 
     def _advance(self, j, by_feature, gh, level, partition, go_left_row, scanned):
         """Regroup feature ``j``'s order; if the level samples ``j``, scan it.
 
-        Returns :meth:`_scan_feature`'s candidates, or None for a feature
-        the level does not scan (its order is regrouped all the same).
+        ``by_feature[j]`` is ``(rows, values, stats)``: the order's rows,
+        their values (None for a feature with rare ties and no missing
+        values) and their ``g + i h`` (None until the feature is first
+        scanned in the tree, then gathered from ``gh``). Returns
+        :meth:`_scan_feature`'s candidates, or None for a feature the level
+        does not scan (its order is regrouped all the same).
         """
         self._regroup(j, by_feature, partition, go_left_row)
         if not scanned[j]:
             return None
-        rows, values = by_feature[j]
-        stats = gh.take(rows, out=self._scratch.get("stats", rows.size, gh.dtype), mode="clip")
+        rows, values, stats = by_feature[j]
+        if stats is None:  # gathered once per tree, then regrouped with the rows
+            stats = gh.take(rows)
+            by_feature[j] = (rows, values, stats)
         return self._scan_feature(j, rows, values, stats, level)
 
     def _scan_feature(self, j, rows, values, stats, level):
