@@ -680,6 +680,25 @@ def test_exact_scans_node_by_node_or_over_repeated_arrays_alike():
         np.testing.assert_array_equal(a[0].threshold, b[0].threshold)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_sorted_columns_order_known_values_as_a_stable_argsort(seed):
+    """The packed-key sort orders by value, then row, as a stable argsort, on awkward floats."""
+    rng = np.random.default_rng(seed)
+    awkward = np.array(
+        [-0.0, 0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 3e-40, -3e-40, 7.0, -7.0],
+        dtype=np.float32,
+    )
+    n = int(rng.integers(1, 400))
+    column = rng.choice(awkward, n) if seed % 2 else rng.normal(size=n).astype(np.float32)
+    column[rng.random(n) < 0.1] = np.nan
+    column[rng.random(n) < 0.05] = -np.float32(np.nan)  # a NaN with its sign bit set
+    columns = SortedColumns.fit(column[:, None])
+    order = np.argsort(column, kind="stable")[: np.count_nonzero(~np.isnan(column))]
+    np.testing.assert_array_equal(columns.rows[0], order)
+    np.testing.assert_array_equal(columns.values[0].view(np.uint32), column[order].view(np.uint32))
+    assert columns.has_missing[0] == np.isnan(column).any()
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_node_partition_is_a_stable_sort_by_child(seed):
     rng = np.random.default_rng(seed)

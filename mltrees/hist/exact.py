@@ -115,12 +115,8 @@ class SortedColumns:
         if n_threads < 1:
             raise ValueError(f"n_threads must be >= 1, got {n_threads}")
 
-        def sort(column):
-            order = np.argsort(column, kind="stable")
-            known = order[: np.count_nonzero(~np.isnan(column))]
-            return known.astype(np.intp, copy=False), column[known]
-
         columns = np.ascontiguousarray(X.T, dtype=np.float32)
+        sort = _sorted_known if columns.shape[1] < 2**32 else _sorted_known_by_argsort
         if n_threads > 1 and columns.size:
             with ThreadPoolExecutor(n_threads) as executor:
                 sorted_columns = list(executor.map(sort, columns))
@@ -136,6 +132,35 @@ class SortedColumns:
     def n_features(self) -> int:
         """Number of features."""
         return len(self.rows)
+
+
+def _sorted_known_by_argsort(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``column``'s known values by increasing value (ties by row), and the values."""
+    order = np.argsort(column, kind="stable")
+    known = order[: np.count_nonzero(~np.isnan(column))]
+    return known.astype(np.intp, copy=False), column[known]
+
+
+def _sorted_known(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_sorted_known_by_argsort` for fewer than 2**32 rows, in half its time.
+
+    Each known value's float32 bits are mapped to an unsigned integer that
+    orders as the value does (negative values have their bits inverted,
+    the others their sign bit set); that key in the high half of a 64-bit
+    word and the row in the low half make every word distinct, so an
+    unstable sort of the words orders by value, then by row, as a stable
+    argsort does.
+    """
+    rows = np.flatnonzero(~np.isnan(column))
+    known = column[rows]
+    known += np.float32(0.0)  # -0.0 + 0.0 is +0.0: the two zeros tie, as they compare
+    bits = known.view(np.uint32)
+    key = np.where(bits >> 31 == 1, ~bits, bits | np.uint32(1 << 31)).astype(np.uint64)
+    key <<= np.uint64(32)
+    key |= rows.astype(np.uint64)
+    key.sort()
+    order = (key & np.uint64(0xFFFFFFFF)).astype(np.intp)
+    return order, column[order]
 
 
 # A cut's float32 gain differs from its unrounded gain G_L²/(𝓗_L+λ) + G_R²/(𝓗_R+λ) - score
