@@ -695,6 +695,7 @@ def test_sorted_columns_order_known_values_as_a_stable_argsort(seed):
     columns = SortedColumns.fit(column[:, None])
     order = np.argsort(column, kind="stable")[: np.count_nonzero(~np.isnan(column))]
     np.testing.assert_array_equal(columns.rows[0], order)
+    assert columns.rows[0].dtype == np.int32
     np.testing.assert_array_equal(columns.values[0].view(np.uint32), column[order].view(np.uint32))
     assert columns.has_missing[0] == np.isnan(column).any()
 

@@ -91,7 +91,8 @@ class SortedColumns:
     ----------
     rows, values : list of ndarray
         ``values[j]`` (float32, increasing) are the non-missing values of
-        feature ``j`` and ``rows[j]`` the rows they come from.
+        feature ``j`` and ``rows[j]`` the rows they come from (int32 below
+        2**31 rows, which halves their memory; intp above).
     has_missing : ndarray of bool, shape (n_features,)
         Features with a missing value somewhere in the training data.
     constant : ndarray of bool
@@ -116,7 +117,7 @@ class SortedColumns:
             raise ValueError(f"n_threads must be >= 1, got {n_threads}")
 
         columns = np.ascontiguousarray(X.T, dtype=np.float32)
-        sort = _sorted_known if columns.shape[1] < 2**32 else _sorted_known_by_argsort
+        sort = _sorted_known if columns.shape[1] < 2**31 else _sorted_known_by_argsort
         if n_threads > 1 and columns.size:
             with ThreadPoolExecutor(n_threads) as executor:
                 sorted_columns = list(executor.map(sort, columns))
@@ -142,7 +143,7 @@ def _sorted_known_by_argsort(column: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 
 def _sorted_known(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_sorted_known_by_argsort` for fewer than 2**32 rows, in half its time.
+    """:func:`_sorted_known_by_argsort` for fewer than 2**31 rows, in half its time.
 
     Each known value's float32 bits are mapped to an unsigned integer that
     orders as the value does (negative values have their bits inverted,
@@ -159,7 +160,7 @@ def _sorted_known(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     key <<= np.uint64(32)
     key |= rows.astype(np.uint64)
     key.sort()
-    order = (key & np.uint64(0xFFFFFFFF)).astype(np.intp)
+    order = (key & np.uint64(0xFFFFFFFF)).astype(np.int32)  # half the memory of intp
     return order, column[order]
 
 
@@ -353,7 +354,7 @@ class ExactGrower:
         index = np.int32 if cols.n_rows < 2**31 else np.intp  # half the bytes to move
         self._root_order = [
             (np.concatenate([rows, np.flatnonzero(np.isnan(column))]) if missing else rows).astype(
-                index
+                index, copy=False
             )
             for rows, column, missing in zip(cols.rows, self._XT, cols.has_missing, strict=True)
         ]
