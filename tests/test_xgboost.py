@@ -16,6 +16,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris, load_wine
 
 from mltrees import XGBoostClassifier, XGBoostRegressor
+from mltrees.hist import exact
 from mltrees.hist.binning import BinnedData, fit_cuts, weighted_quantile_cuts
 from mltrees.hist.exact import ExactGrower, NodePartition, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower, leaf_values, segment_positions, stable_partition
@@ -678,6 +679,26 @@ def test_exact_scans_node_by_node_or_over_repeated_arrays_alike():
     np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
     for a, b in zip(one._trees, two._trees, strict=True):
         np.testing.assert_array_equal(a[0].threshold, b[0].threshold)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 8191, 8192, 8193, 40_000, 100_003])
+def test_running_sums_by_halving_equal_a_cumulative_sum(n):
+    """Pairs first, then running sums: exact where no sum rounds, rounding-close otherwise."""
+    rng = np.random.default_rng(n)
+    # A logistic loss's g + i h at probabilities on a grid of 2**-16: every g is a multiple
+    # of 2**-16 and every h of 2**-32, below 1 in size, so every partial sum of 100k of them
+    # fits in float64's 53 bits and no order of the additions rounds.
+    p = rng.integers(0, 2**16, size=n) / 2**16
+    g, h = p - (rng.random(n) < 0.5), p * (1 - p)
+    exact_inputs = g + 1j * h
+    values = exact_inputs.copy()
+    exact._running_sums(values, np.empty(n, dtype=complex))
+    np.testing.assert_array_equal(values, np.cumsum(exact_inputs))
+    wide = rng.normal(size=n) * 10.0 ** rng.integers(-8, 8, size=n) + 1j * rng.random(n)
+    values = wide.copy()
+    exact._running_sums(values, np.empty(n, dtype=complex))
+    scale = np.cumsum(np.abs(wide.real)) + np.cumsum(np.abs(wide.imag))
+    assert np.all(np.abs(values - np.cumsum(wide)) <= 4 * n * np.finfo(float).eps * scale)
 
 
 @pytest.mark.parametrize("seed", range(6))

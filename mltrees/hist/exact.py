@@ -325,6 +325,42 @@ class _Workspace(threading.local):
         return array[:size]
 
 
+# _running_sums halves arrays of at least this many elements: a halving costs about
+# four NumPy calls plus an elementwise pass over half the elements, and saves a
+# quarter of the sequential additions (100k complex elements: np.cumsum 0.34 ms,
+# 0.19 ms with four halvings; at 10k about even; at 1k twice slower).
+PAIRING_MIN_SIZE = 8192
+
+
+def _running_sums(values: np.ndarray, pair_sums: np.ndarray):
+    """Replace ``values`` (1-D) by its running sums, as ``np.cumsum`` would.
+
+    ``np.cumsum`` adds one element at a time, each addition waiting for the
+    previous one (about 3.4 ns per complex element here), while an
+    elementwise addition over an array runs several times faster. So the
+    consecutive pairs are added elementwise and their running sums taken
+    (halving again, down to ``PAIRING_MIN_SIZE`` elements); the running sum
+    at every odd position is then its pair's, and at every even position
+    the previous pair's plus its own value. Only the order of the additions
+    differs from a sequential sum, and the rounding error bound is no
+    larger (each running sum adds fewer rounded terms). ``pair_sums`` is
+    scratch space as long as ``values`` (the halvings take half of it, a
+    quarter, ...).
+    """
+    n = values.size
+    half = n // 2
+    if n < PAIRING_MIN_SIZE:
+        np.cumsum(values, out=values)
+        return
+    pairs = pair_sums[:half]
+    np.add(values[0 : 2 * half : 2], values[1 : 2 * half : 2], out=pairs)
+    _running_sums(pairs, pair_sums[half:])
+    np.add(values[2 : 2 * half : 2], pairs[:-1], out=values[2 : 2 * half : 2])
+    values[1 : 2 * half : 2] = pairs
+    if n % 2:
+        values[n - 1] += pairs[-1]
+
+
 def _prefix(running: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``running[index]``, 0 where ``index`` is -1 (before the first position)."""
     return np.where(index >= 0, running[np.maximum(index, 0)], 0.0)
@@ -747,10 +783,8 @@ class ExactGrower:
         parts = []
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             running = self._scratch.get("running", n_positions, complex)
-            if stats.dtype != running.dtype:  # summed in float64 from complex64 too
-                np.copyto(running, stats)
-                stats = running
-            np.cumsum(stats, out=running)
+            np.copyto(running, stats)  # summed in float64 from complex64 too
+            _running_sums(running, self._scratch.get("pair_sums", n_positions, complex))
             # A cut after position p lies between two different known values of one node.
             if values is None:  # only between nodes; ties are checked at the kept cuts
                 same = level.node_ends
