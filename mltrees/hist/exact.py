@@ -35,12 +35,13 @@ order, a node's rows below the cut are a prefix of its segment, and its
 missing values the tail (:meth:`ExactGrower._route`). A feature without
 missing values and with rare ties (continuous measurements) carries only
 its rows from level to level; the few values its cuts and tie checks need
-are read from ``X``. Each feature's order carries its rows' ``g + i h`` too,
-gathered at the root and regrouped with the rows: taking them through the
-regrouping's permutation, which reads memory almost in sequence, is cheaper
-than gathering them anew at every level. With several cores on large data, forked worker
-processes each keep, regroup, scan and route a share of the features
-(:mod:`~mltrees.hist.processes`).
+are read from ``X``. Each feature's order carries its rows' ``g + i h``
+too, gathered at the root and regrouped with the rows: taking them through
+the regrouping's permutation, which reads memory almost in sequence, is
+cheaper than gathering them anew at every level. The running sums are taken
+by halving (:func:`_running_sums`), faster than ``np.cumsum``. With several
+cores on large data, forked worker processes each keep, regroup, scan and
+route a share of the features (:mod:`~mltrees.hist.processes`).
 """
 
 from __future__ import annotations
