@@ -621,8 +621,21 @@ def test_gamma_prunes_after_growth_in_exact_and_during_growth_in_hist():
         assert model._trees[0][0].node_count == sum(len(t) for t in _xgb_nodes(booster))
 
 
-def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values():
-    """Few distinct values, missing values, deep trees: some nodes know no value of a feature."""
+def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values(monkeypatch):
+    """Few distinct values, missing values, deep trees: some nodes know no value of a feature.
+
+    With so many ties the scans compute gains at the cuts alone, on levels
+    restricted to them, where a node whose rows share one value has no cut.
+    """
+    restricted = []
+    original = exact._Level.restricted
+
+    def spy(level, positions):
+        sub = original(level, positions)
+        restricted.append((positions.size / level.counts.sum(), bool((sub.counts == 0).any())))
+        return sub
+
+    monkeypatch.setattr(exact._Level, "restricted", spy)
     rng = np.random.default_rng(23)
     X = _with_nan(rng.integers(0, 8, size=(3000, 6)).astype(np.float64), 0.1, seed=24)
     y = (np.nan_to_num(X[:, 0]) + rng.normal(size=3000) > 4).astype(np.float64)
@@ -631,6 +644,9 @@ def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values():
     model = XGBoostClassifier(n_estimators=12, tree_method="exact", **params).fit(X, y)
     np.testing.assert_allclose(model.decision_function(X), expected, rtol=RTOL, atol=1e-5)
     _assert_same_trees(booster, model)
+    shares, with_empty_nodes = np.array(restricted).T
+    assert shares.max() <= exact.SPARSE_CUTS
+    assert with_empty_nodes.any()
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,11 @@ PROCESS_MIN_CELLS = 1 << 20
 # The worker processes and the grower poll their pipes this long before they block
 # (mltrees.hist.processes): longer than a level's serial part, a few milliseconds.
 SPIN_SECONDS = 0.02
+# A feature whose cuts (positions between two different values of a node) are at most
+# this share of the level's positions has its gains computed at the cuts alone, gathered
+# first; above, at every position, the ties masked (a gather costs about as much as the
+# gain itself, so the share must be well below 1).
+SPARSE_CUTS = 0.5
 # A feature whose tied neighbours (equal consecutive sorted values) are at most this share
 # of its values has its ties checked at the kept cuts only (a node of those is scanned
 # again), instead of carrying its values through every level.
@@ -283,6 +288,27 @@ class _Level:
             np.repeat(totals[:, 0], counts),
             np.repeat(totals[:, 1] + 2 * params.lam, counts),
             np.abs(parent_score).astype(np.float64),
+            [slice(a, a + c) for a, c in zip(starts.tolist(), counts.tolist(), strict=True)],
+        )
+
+    def restricted(self, positions: np.ndarray) -> _Level:
+        """The level seen at the sorted ``positions`` only, which become its positions.
+
+        The nodes keep their order and statistics; a node without any of
+        ``positions`` is empty (a feature with a single value in it has no
+        cut there).
+        """
+        starts = np.searchsorted(positions, self.starts)
+        counts = np.diff(np.append(starts, positions.size))
+        return _Level(
+            starts,
+            counts,
+            self.totals,
+            self.parent_score,
+            starts + counts - 1,
+            np.repeat(self.totals.real, counts),
+            np.repeat(self.total_h_shifted[self.starts], counts),  # (every node has a row)
+            self.parent_size,
             [slice(a, a + c) for a, c in zip(starts.tolist(), counts.tolist(), strict=True)],
         )
 
@@ -801,6 +827,17 @@ class ExactGrower:
             last_known = starts + known - 1
             n_missing = counts - known
             through = _prefix(running, last_known)
+            # With many ties (few distinct values) the cuts are few: the scans then
+            # compute gains at the cuts alone, on the level restricted to them.
+            scan_running, scan_level, scan_same, cut_positions = running, level, same, None
+            if values is not None:
+                cut_positions = np.flatnonzero(~same)
+                if cut_positions.size > SPARSE_CUTS * n_positions:
+                    cut_positions = None
+                else:
+                    scan_running = running[cut_positions]
+                    scan_level = level.restricted(cut_positions)
+                    scan_same = np.zeros(cut_positions.size, dtype=bool)
             # The ends of the scans (all known values on one side) need each node's known sums.
             ends = cols.has_missing[j] or not self._empty_child_invalid
             if ends:
@@ -810,7 +847,11 @@ class ExactGrower:
             end = n_positions + 1  # ranks: forward cuts < forward end < backward cuts < ...
             if cols.has_missing[j]:
                 # Forward scan (ascending): left child = values <= lo, missing right.
-                chosen, left, right = self._cuts(running, before, level, same, forward=True)
+                chosen, left, right = self._cuts(
+                    scan_running, before, scan_level, scan_same, forward=True
+                )
+                if cut_positions is not None:
+                    chosen = cut_positions[chosen]
                 lo, hi = values_at(chosen), values_at(chosen + 1)
                 midpoint = (lo + hi) * np.float32(0.5)
                 cut = np.where(midpoint == hi, lo, midpoint)
@@ -841,8 +882,15 @@ class ExactGrower:
                 )
             # Backward scan (descending): right child = values >= hi, missing left.
             chosen, left, right = self._cuts(
-                running, through, level, same, False, values_at if values is None else None
+                scan_running,
+                through,
+                scan_level,
+                scan_same,
+                False,
+                values_at if values is None else None,
             )
+            if cut_positions is not None:
+                chosen = cut_positions[chosen]
             lo, hi = values_at(chosen), values_at(chosen + 1)
             midpoint = (lo + hi) * np.float32(0.5)
             cut = np.where(midpoint == lo, hi, midpoint)
@@ -1033,8 +1081,13 @@ class ExactGrower:
         if nodes is not None:
             segments = [score[level.segments[q]] for q in nodes.tolist()]
             best = np.array([segment.max() for segment in segments])
-        else:
+        elif level.counts.all():
             best = np.maximum.reduceat(score, level.starts)
+        else:  # a level restricted to a feature's cuts has empty nodes
+            best = np.full(level.counts.size, -np.inf, dtype=score.dtype)
+            nonempty = level.counts > 0
+            if nonempty.any():
+                best[nonempty] = np.maximum.reduceat(score, level.starts[nonempty])
         top = best.max()
         if np.isnan(top) or top == np.inf:
             return None
