@@ -636,6 +636,14 @@ def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values(monke
         return sub
 
     monkeypatch.setattr(exact._Level, "restricted", spy)
+    sparse_sums = []  # running sums taken at the cuts alone
+    original_sums = exact._sums_through
+
+    def sums_spy(stats, positions):
+        sparse_sums.append(positions.size)
+        return original_sums(stats, positions)
+
+    monkeypatch.setattr(exact, "_sums_through", sums_spy)
     rng = np.random.default_rng(23)
     X = _with_nan(rng.integers(0, 8, size=(3000, 6)).astype(np.float64), 0.1, seed=24)
     y = (np.nan_to_num(X[:, 0]) + rng.normal(size=3000) > 4).astype(np.float64)
@@ -647,6 +655,8 @@ def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values(monke
     shares, with_empty_nodes = np.array(restricted).T
     assert shares.max() <= exact.SPARSE_CUTS
     assert with_empty_nodes.any()
+    assert shares.min() <= exact.SPARSE_SUMS
+    assert sparse_sums
 
 
 @pytest.mark.parametrize(
@@ -715,6 +725,16 @@ def test_running_sums_by_halving_equal_a_cumulative_sum(n):
     exact._running_sums(values, np.empty(n, dtype=complex))
     scale = np.cumsum(np.abs(wide.real)) + np.cumsum(np.abs(wide.imag))
     assert np.all(np.abs(values - np.cumsum(wide)) <= 4 * n * np.finfo(float).eps * scale)
+
+
+def test_sums_through_positions_equal_running_sums_there():
+    """Sums of runs between positions, accumulated: the running sum at each (0 at -1)."""
+    rng = np.random.default_rng(8)
+    stats = (rng.normal(size=500) + 1j * rng.random(500)).astype(np.complex64)
+    positions = np.concatenate([rng.integers(-1, 500, size=60), [-1, 0, 499, 499, 17]])
+    expected = np.concatenate([[0], np.cumsum(stats.astype(complex))])[positions + 1]
+    np.testing.assert_allclose(exact._sums_through(stats, positions), expected, rtol=1e-12)
+    assert exact._sums_through(stats, np.array([-1, -1])).tolist() == [0, 0]
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -83,6 +83,11 @@ SPIN_SECONDS = 0.02
 # first; above, at every position, the ties masked (a gather costs about as much as the
 # gain itself, so the share must be well below 1).
 SPARSE_CUTS = 0.5
+# When they are at most this share, the running sums are taken at the cuts alone (and at
+# the ends of the nodes), from the sums of the runs of rows between them
+# (np.add.reduceat), instead of at every position: 0.10 ms at 150k positions with
+# few cuts, 0.23 ms at 5 %, against 0.32 ms for every position.
+SPARSE_SUMS = 1 / 16
 # A feature whose tied neighbours (equal consecutive sorted values) are at most this share
 # of its values has its ties checked at the kept cuts only (a node of those is scanned
 # again), instead of carrying its values through every level.
@@ -386,6 +391,23 @@ def _running_sums(values: np.ndarray, pair_sums: np.ndarray):
     values[1 : 2 * half : 2] = pairs
     if n % 2:
         values[n - 1] += pairs[-1]
+
+
+def _sums_through(stats: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The running sums of ``stats`` through each of ``positions`` (0 at -1), in float64.
+
+    The rows between consecutive positions are summed as runs (one
+    ``np.add.reduceat``), then those sums accumulated.
+    """
+    where, inverse = np.unique(positions, return_inverse=True)
+    sums = np.zeros(where.size, dtype=complex)
+    inside = where >= 0
+    ends = where[inside]
+    if ends.size:
+        firsts = np.concatenate([[0], ends[:-1] + 1])
+        runs = np.add.reduceat(stats[: ends[-1] + 1], firsts, dtype=complex)
+        sums[inside] = np.cumsum(runs)
+    return sums[inverse]
 
 
 def _prefix(running: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -809,9 +831,6 @@ class ExactGrower:
             values_at = values.take
         parts = []
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            running = self._scratch.get("running", n_positions, complex)
-            np.copyto(running, stats)  # summed in float64 from complex64 too
-            _running_sums(running, self._scratch.get("pair_sums", n_positions, complex))
             # A cut after position p lies between two different known values of one node.
             if values is None:  # only between nodes; ties are checked at the kept cuts
                 same = level.node_ends
@@ -826,22 +845,31 @@ class ExactGrower:
                 known = counts - np.add.reduceat(missing, starts, dtype=np.intp)
             last_known = starts + known - 1
             n_missing = counts - known
-            through = _prefix(running, last_known)
             # With many ties (few distinct values) the cuts are few: the scans then
             # compute gains at the cuts alone, on the level restricted to them.
-            scan_running, scan_level, scan_same, cut_positions = running, level, same, None
-            if values is not None:
-                cut_positions = np.flatnonzero(~same)
-                if cut_positions.size > SPARSE_CUTS * n_positions:
-                    cut_positions = None
-                else:
-                    scan_running = running[cut_positions]
-                    scan_level = level.restricted(cut_positions)
-                    scan_same = np.zeros(cut_positions.size, dtype=bool)
+            cut_positions = None if values is None else np.flatnonzero(~same)
+            if cut_positions is not None and cut_positions.size > SPARSE_CUTS * n_positions:
+                cut_positions = None
+            # The running sums of g + i h where they are needed: at the cuts and before
+            # and after each node's known values.
+            if cut_positions is not None and cut_positions.size <= SPARSE_SUMS * n_positions:
+                m = cut_positions.size
+                sums = _sums_through(stats, np.concatenate([cut_positions, last_known, starts - 1]))
+                k = m + starts.size
+                scan_running, through, before = sums[:m], sums[m:k], sums[k:]
+            else:
+                running = self._scratch.get("running", n_positions, complex)
+                np.copyto(running, stats)  # summed in float64 from complex64 too
+                _running_sums(running, self._scratch.get("pair_sums", n_positions, complex))
+                scan_running = running if cut_positions is None else running[cut_positions]
+                through, before = _prefix(running, last_known), _prefix(running, starts - 1)
+            scan_level, scan_same = level, same
+            if cut_positions is not None:
+                scan_level = level.restricted(cut_positions)
+                scan_same = np.zeros(cut_positions.size, dtype=bool)
             # The ends of the scans (all known values on one side) need each node's known sums.
             ends = cols.has_missing[j] or not self._empty_child_invalid
             if ends:
-                before = _prefix(running, starts - 1)
                 known_sums = through - before
                 present = np.flatnonzero(known > 0)
             end = n_positions + 1  # ranks: forward cuts < forward end < backward cuts < ...
