@@ -95,12 +95,27 @@ def test_processes_grow_the_trees_of_one_thread_multiclass_and_regression(forked
     assert len(forked) == 2
 
 
-def test_small_data_uses_threads_not_processes(monkeypatch):
-    made = []
-    monkeypatch.setattr(exact, "ForkedWorkers", lambda *a, **k: made.append(a))
-    X, target = _data(3, n=300)
-    XGBoostRegressor(tree_method="exact", n_estimators=2, n_jobs=2).fit(X, target)
-    assert not made  # 300 x 6 cells: forking would cost more than it saves
+def _pools(X, n_threads=2):
+    """What an exact grower on ``X`` scans with: worker processes, threads, or neither."""
+    grower = exact.ExactGrower(SortedColumns.fit(X), X, SplitParams(), n_threads=n_threads)
+    try:
+        return grower._workers is not None, grower._executor is not None
+    finally:
+        grower.close()
+
+
+def test_small_data_uses_one_thread_neither_processes_nor_threads():
+    # 300 x 6 cells: forking costs more than it saves, and threads lose to one thread.
+    assert _pools(_data(3, n=300)[0]) == (False, False)
+    # 6000 x 6 cells: two processes are faster than one.
+    assert _pools(_data(3, n=6000)[0]) == (True, False)
+
+
+def test_without_fork_only_large_data_uses_threads(monkeypatch):
+    monkeypatch.setattr(exact, "can_fork", lambda: False)
+    monkeypatch.setattr(exact, "THREAD_MIN_ROWS", 5000)
+    assert _pools(_data(3, n=4999)[0]) == (False, False)
+    assert _pools(_data(3, n=5000)[0]) == (False, True)
 
 
 def test_a_failing_worker_raises_in_the_parent_and_all_workers_stop(forked, monkeypatch):

@@ -21,6 +21,7 @@ from mltrees.hist.binning import BinnedData, fit_cuts, weighted_quantile_cuts
 from mltrees.hist.exact import ExactGrower, NodePartition, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower, leaf_values, segment_positions, stable_partition
 from mltrees.hist.histogram import GROUPS_PER_PASS, build_histograms
+from mltrees.hist.processes import can_fork
 from mltrees.hist.splitting import (
     SplitParams,
     find_best_splits,
@@ -693,18 +694,24 @@ def test_exact_equals_xgboost_exact_on_distinct_values_and_rare_ties(objective, 
     _assert_same_trees(booster, model)
 
 
-def test_exact_scans_node_by_node_or_over_repeated_arrays_alike():
-    """One thread scans per node on slices, two over per-position arrays: the same model."""
+def test_exact_scans_node_by_node_or_over_repeated_arrays_alike(monkeypatch):
+    """Per node on slices (one thread, large levels) or over per-position arrays (small
+    levels, or threads): the same model."""
     rng = np.random.default_rng(25)
     X = _with_nan(rng.normal(size=(2000, 5)), 0.05, seed=26)
     y = (np.nan_to_num(X[:, 0]) + X[:, 1] ** 2 + rng.normal(size=2000) > 1).astype(np.float64)
     params = {"tree_method": "exact", "n_estimators": 5, "max_depth": 5, "random_state": 0}
-    one = XGBoostClassifier(n_jobs=1, **params).fit(X, y)
-    two = XGBoostClassifier(n_jobs=2, **params).fit(X, y)
-    assert max(tree.max_depth for stage in one._trees for tree in stage) == 5
-    np.testing.assert_array_equal(one.decision_function(X), two.decision_function(X))
-    for a, b in zip(one._trees, two._trees, strict=True):
-        np.testing.assert_array_equal(a[0].threshold, b[0].threshold)
+    monkeypatch.setattr(exact, "PROCESS_MIN_CELLS", 1 << 62)
+    arrays = XGBoostClassifier(n_jobs=1, **params).fit(X, y)  # 2000 positions: small levels
+    monkeypatch.setattr(exact, "SLICED_MIN_POSITIONS", 0)
+    slices = XGBoostClassifier(n_jobs=1, **params).fit(X, y)
+    monkeypatch.setattr(exact, "THREAD_MIN_ROWS", 0)
+    threads = XGBoostClassifier(n_jobs=2, **params).fit(X, y)
+    assert max(tree.max_depth for stage in slices._trees for tree in stage) == 5
+    for other in (arrays, threads):
+        np.testing.assert_array_equal(slices.decision_function(X), other.decision_function(X))
+        for a, b in zip(slices._trees, other._trees, strict=True):
+            np.testing.assert_array_equal(a[0].threshold, b[0].threshold)
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 8191, 8192, 8193, 40_000, 100_003])
@@ -880,8 +887,8 @@ def test_branch_free_search_equals_searchsorted(n):
     np.testing.assert_array_equal(count_below(table, x), expected)
 
 
-@pytest.mark.parametrize("n_jobs", [1, 2])
-def test_exact_training_leaves_are_where_the_tree_sends_the_rows(n_jobs):
+@pytest.mark.parametrize("mode", ["one thread", "threads", "processes"])
+def test_exact_training_leaves_are_where_the_tree_sends_the_rows(mode, monkeypatch):
     """The grower routes rows by their position in the split feature's order.
 
     That must put every training row in the leaf the finished tree sends it
@@ -905,7 +912,19 @@ def test_exact_training_leaves_are_where_the_tree_sends_the_rows(n_jobs):
     p = np.full(n, 0.5)
     g, h = p - y, p * (1 - p)
     columns = SortedColumns.fit(X)
-    grower = ExactGrower(columns, X, SplitParams(reg_lambda=1.0), max_depth=6, n_threads=n_jobs)
+    if mode == "threads":
+        monkeypatch.setattr(exact, "PROCESS_MIN_CELLS", 1 << 62)
+        monkeypatch.setattr(exact, "THREAD_MIN_ROWS", 0)
+    elif mode == "processes":
+        if not can_fork():
+            pytest.skip("worker processes need Linux fork")
+        monkeypatch.setattr(exact, "PROCESS_MIN_CELLS", 0)
+    n_threads = 1 if mode == "one thread" else 2
+    grower = ExactGrower(columns, X, SplitParams(reg_lambda=1.0), max_depth=6, n_threads=n_threads)
+    assert (grower._executor is not None, grower._workers is not None) == (
+        mode == "threads",
+        mode == "processes",
+    )
     try:
         grown = grower.grow(g, h)
     finally:

@@ -155,9 +155,10 @@ _XGB_PARAMS = """
         the same model.
     n_jobs : int or None, default None
         Cores to use (None: all cores): threads for the histograms. The exact
-        method on data of at least 2**20 cells (rows x features) forks
+        method on data of at least 2**15 cells (rows x features) forks
         ``n_jobs - 1`` worker processes on Linux, each scanning a share of the
-        features (its model is the one a single thread grows); threads elsewhere.
+        features (its model is the one a single thread grows); without fork,
+        threads on at least 2**16 rows; otherwise one thread, faster on such data.
         While a fit runs, the processes poll between levels for up to 20 ms
         instead of sleeping (so each keeps its core busy), unless ``n_jobs``
         exceeds the cores.

@@ -64,17 +64,25 @@ from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 __all__ = ["ExactGrower", "NodePartition", "SortedColumns"]
 
 _EPS32 = np.float32(1e-6)  # XGBoost's kRtEps, in the end-of-scan cuts
-# Up to this many nodes in a level, or without threads in the process, per-node operations
-# run node by node on slices; above, on arrays repeated per position. With
-# two threads every NumPy call on more than a few hundred elements hands the
-# interpreter lock over, which costs more than an extra pass over the level
-# (100k rows, depth 6: 32 calls per scan at depth 5 against 2; 2 threads
-# about 10 % faster, 1 thread 10 % slower, hence the thread rule).
+# Per-node operations of a scan run node by node on slices for levels of up to this many
+# nodes, or of at least SLICED_MIN_POSITIONS positions without threads in the process;
+# otherwise on arrays repeated per position. A call per node costs about a microsecond,
+# an extra pass over the level about 1.5 ns per position; and with two threads every
+# NumPy call on more than a few hundred elements hands the interpreter lock over,
+# which costs more than that pass (100k rows, depth 6: 32 calls per scan at depth 5
+# against 2; 2 threads about 10 % faster, 1 thread 10 % slower, hence the thread rule).
 FEW_SEGMENTS = 2
-# With several threads, data of at least this many cells (rows x features) are
-# scanned by forked worker processes (mltrees.hist.processes), smaller data by
-# threads: a level's requests cost about a millisecond, a fork some more.
-PROCESS_MIN_CELLS = 1 << 20
+SLICED_MIN_POSITIONS = 1 << 15
+# With several cores, data of at least this many cells (rows x features) are scanned by
+# forked worker processes (mltrees.hist.processes). A level's messages cost a fraction
+# of a millisecond and the fork a few: 10 trees on 1000 x 28 cells took 203 ms with two
+# processes against 292 ms with one, on 300 x 10 about even, on 100 x 4 67 ms against 49.
+PROCESS_MIN_CELLS = 1 << 15
+# Without processes (no fork), threads scan data of at least this many rows: on fewer,
+# each NumPy call is too short to pay for its hand-over of the interpreter lock, and
+# two threads took longer than one (20 trees: 1.50 s against 0.86 s on 7000 x 28,
+# 1.94 s against 1.55 s on 30k x 28; 1.18 s against 1.32 s on 100k x 8).
+THREAD_MIN_ROWS = 1 << 16
 # The worker processes and the grower poll their pipes this long before they block
 # (mltrees.hist.processes): longer than a level's serial part, a few milliseconds.
 SPIN_SECONDS = 0.02
@@ -465,7 +473,8 @@ class ExactGrower:
             scanned = np.flatnonzero(~cols.constant)
             costs = 1 + cols.has_missing[scanned]  # two scans with missing values
             shares = _balanced_shares(scanned, costs, self.n_threads)
-            if len(shares) > 1 and can_fork() and cols.n_rows * scanned.size >= PROCESS_MIN_CELLS:
+            cells = cols.n_rows * scanned.size
+            if len(shares) > 1 and can_fork() and cells >= PROCESS_MIN_CELLS:
                 # This process scans the first share, a forked worker each other share;
                 # the gradients and the routing of the rows reach them in shared memory.
                 self._shares = shares
@@ -479,8 +488,9 @@ class ExactGrower:
                 spin = SPIN_SECONDS if self.n_threads <= len(os.sched_getaffinity(0)) else 0.0
                 numbered = list(enumerate(shares))[1:]
                 self._workers = ForkedWorkers(self._serve, numbered, spin=spin)
-            else:
+            elif len(shares) > 1 and cols.n_rows >= THREAD_MIN_ROWS:
                 self._executor = ThreadPoolExecutor(self.n_threads)
+            # Otherwise one thread, which is faster on such data.
 
     def close(self):
         """Stop the grower's threads or worker processes (the histogram grower's contract)."""
@@ -964,6 +974,12 @@ class ExactGrower:
         right -= running
         return level.total - right, right
 
+    def _sliced(self, level, n_positions) -> bool:
+        """Whether per-node operations run node by node on slices (see ``FEW_SEGMENTS``)."""
+        return len(level.segments) <= FEW_SEGMENTS or (
+            self._executor is None and n_positions >= SLICED_MIN_POSITIONS
+        )
+
     def _fast_gain(self, running, anchor, level, forward, lam, excluded):
         """The unrounded gain of every cut in float32, and both children's ``𝓗 + λ``.
 
@@ -976,7 +992,7 @@ class ExactGrower:
         f32, n, scratch = np.float32, running.size, self._scratch
         accumulated = scratch.get("accumulated", n, complex)
         shifted = anchor + (-1j if forward else 1j) * lam
-        if self._executor is None or len(level.segments) <= FEW_SEGMENTS:  # a scalar per node
+        if self._sliced(level, n):  # a scalar per node
             for q, segment in enumerate(level.segments):
                 if forward:  # the left child: running - anchor
                     np.subtract(running[segment], shifted[q], out=accumulated[segment])
@@ -1133,7 +1149,7 @@ class ExactGrower:
                 ]
             )
         near = self._scratch.get("near", score.size, bool)
-        if self._executor is None:  # a scalar per node, as in _fast_gain
+        if self._sliced(level, score.size):  # a scalar per node, as in _fast_gain
             for segment, low in zip(level.segments, rounded.tolist(), strict=True):
                 np.greater_equal(score[segment], low, out=near[segment])
         else:

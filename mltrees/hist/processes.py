@@ -19,7 +19,8 @@ waits end without a wake-up, at the price of a busy core while waiting.
 
 Forking needs Linux (macOS and Windows lack a safe ``fork``) and a parent
 that may have children (a daemonic process may not): :func:`can_fork`
-says whether both hold, and the grower uses threads otherwise.
+says whether both hold, and the grower uses threads otherwise (on large
+data; on small data, where threads lose to one thread, one thread).
 """
 
 from __future__ import annotations
