@@ -694,13 +694,16 @@ def test_exact_equals_xgboost_exact_on_distinct_values_and_rare_ties(objective, 
     _assert_same_trees(booster, model)
 
 
-def test_exact_scans_node_by_node_or_over_repeated_arrays_alike(monkeypatch):
+@pytest.mark.parametrize("min_child_weight", [1.0, 8.0])
+def test_exact_scans_node_by_node_or_over_repeated_arrays_alike(monkeypatch, min_child_weight):
     """Per node on slices (one thread, large levels) or over per-position arrays (small
-    levels, or threads): the same model."""
+    levels, or threads): the same model. Small levels leave the cuts with a clearly light
+    child out before choosing, large ones take again the nodes whose choice has one."""
     rng = np.random.default_rng(25)
     X = _with_nan(rng.normal(size=(2000, 5)), 0.05, seed=26)
     y = (np.nan_to_num(X[:, 0]) + X[:, 1] ** 2 + rng.normal(size=2000) > 1).astype(np.float64)
     params = {"tree_method": "exact", "n_estimators": 5, "max_depth": 5, "random_state": 0}
+    params["min_child_weight"] = min_child_weight
     monkeypatch.setattr(exact, "PROCESS_MIN_CELLS", 1 << 62)
     arrays = XGBoostClassifier(n_jobs=1, **params).fit(X, y)  # 2000 positions: small levels
     monkeypatch.setattr(exact, "SLICED_MIN_POSITIONS", 0)

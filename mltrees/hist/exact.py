@@ -1047,6 +1047,10 @@ class ExactGrower:
             score, h_l, h_r = self._fast_gain(running, anchor, level, forward, lam, excluded)
             # Children lighter than this for sure (the shifted sums err by far less).
             light = np.float32((min_h + lam) * (1 - 1e-5))
+            if running.size < SLICED_MIN_POSITIONS:
+                # On few positions, leaving those cuts out at once (a pass) is cheaper than
+                # taking again, node by node, the nodes whose best cut has a light child.
+                np.copyto(score, -np.inf, where=(h_l < light) | (h_r < light))
             chosen, nodes = self._near_best(score, level), None
             for attempt in range(2):
                 if chosen is None:
