@@ -39,9 +39,12 @@ are read from ``X``. Each feature's order carries its rows' ``g + i h``
 too, gathered at the root and regrouped with the rows: taking them through
 the regrouping's permutation, which reads memory almost in sequence, is
 cheaper than gathering them anew at every level. The running sums are taken
-by halving (:func:`_running_sums`), faster than ``np.cumsum``. With several
-cores on large data, forked worker processes each keep, regroup, scan and
-route a share of the features (:mod:`~mltrees.hist.processes`).
+by halving (:func:`_running_sums`), faster than ``np.cumsum``. A feature
+with many ties (few distinct values) has few cuts: its gains, and its
+running sums if the cuts are very few, are computed at the cuts alone.
+With several cores on all but tiny data (``PROCESS_MIN_CELLS``), forked
+worker processes each keep, regroup, scan and route a share of the
+features (:mod:`~mltrees.hist.processes`).
 """
 
 from __future__ import annotations
