@@ -283,6 +283,8 @@ class _Level:
     counts: np.ndarray
     totals: np.ndarray  # G + i 𝓗 of every node
     parent_score: np.ndarray
+    node_g: np.ndarray  # G and 𝓗 + 2λ of every node
+    node_h_shifted: np.ndarray
     segment_last: np.ndarray  # last position of every node
     total_g: np.ndarray  # per position: G and 𝓗 + 2λ of its node
     total_h_shifted: np.ndarray
@@ -292,17 +294,28 @@ class _Level:
     @classmethod
     def of(cls, counts, totals, params):
         counts = np.asarray(counts, dtype=np.intp)
-        starts = np.cumsum(counts) - counts
-        combined = totals[:, 0] + 1j * totals[:, 1]
-        parent_score = node_score(totals[:, 0], totals[:, 1], params)
+        return cls._laid_out(
+            np.cumsum(counts) - counts,
+            counts,
+            totals[:, 0] + 1j * totals[:, 1],
+            node_score(totals[:, 0], totals[:, 1], params),
+            totals[:, 0],
+            totals[:, 1] + 2 * params.lam,
+        )
+
+    @classmethod
+    def _laid_out(cls, starts, counts, totals, parent_score, node_g, node_h_shifted):
+        """The level whose node ``q`` holds ``counts[q]`` positions from ``starts[q]``."""
         return cls(
             starts,
             counts,
-            combined,
+            totals,
             parent_score,
+            node_g,
+            node_h_shifted,
             starts + counts - 1,
-            np.repeat(totals[:, 0], counts),
-            np.repeat(totals[:, 1] + 2 * params.lam, counts),
+            np.repeat(node_g, counts),
+            np.repeat(node_h_shifted, counts),
             np.abs(parent_score).astype(np.float64),
             [slice(a, a + c) for a, c in zip(starts.tolist(), counts.tolist(), strict=True)],
         )
@@ -316,16 +329,8 @@ class _Level:
         """
         starts = np.searchsorted(positions, self.starts)
         counts = np.diff(np.append(starts, positions.size))
-        return _Level(
-            starts,
-            counts,
-            self.totals,
-            self.parent_score,
-            starts + counts - 1,
-            np.repeat(self.totals.real, counts),
-            np.repeat(self.total_h_shifted[self.starts], counts),  # (every node has a row)
-            self.parent_size,
-            [slice(a, a + c) for a, c in zip(starts.tolist(), counts.tolist(), strict=True)],
+        return self._laid_out(
+            starts, counts, self.totals, self.parent_score, self.node_g, self.node_h_shifted
         )
 
     @cached_property
