@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test notebooks lint clean
+.PHONY: book test notebooks lint clean difftest
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,12 @@ test: book $(SYSTEM_TOOLS)
 	env -u MPLBACKEND $(BIN)/python -m pytest tests book mltrees --doctest-modules \
 		--nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		-n auto --dist loadfile
+
+# The long profile of the differential tests against XGBoost, LightGBM, CatBoost,
+# scikit-learn, shap and river (thousands of examples per test; MLTREES_DIFFTEST_EXAMPLES
+# sets how many). The quick profile of the same tests runs inside `make test`.
+difftest: $(STAMP)
+	MLTREES_DIFFTEST=long $(BIN)/python -m pytest tests/differential -n auto -q
 
 notebooks: $(STAMP)
 	$(BIN)/python book/_tools/build_notebooks.py

@@ -1,0 +1,45 @@
+"""Profiles of the differential test suite (one module per reference library).
+
+The suite compares mltrees with a reference library on tables and parameters
+drawn together by ``hypothesis``. Two profiles:
+
+* ``quick`` (the default, inside ``make test``): derandomised, so every run
+  draws the same examples; a small number of examples per test and no deadline.
+* ``long`` (``make difftest``, i.e. ``MLTREES_DIFFTEST=long``): random
+  examples, many of them; a failure prints the seed (``--hypothesis-seed``)
+  and the shrunk example, which then becomes a plain regression test.
+
+``MLTREES_DIFFTEST_EXAMPLES`` overrides the number of examples per test of
+either profile. A test module applies the active profile with
+``@settings(parent=settings.get_profile(PROFILE))`` (loading it globally would
+change every other hypothesis test of the package).
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_SLOW_DATA = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+settings.register_profile(
+    "difftest-quick",
+    derandomize=True,
+    deadline=None,
+    max_examples=int(os.environ.get("MLTREES_DIFFTEST_EXAMPLES", 25)),
+    suppress_health_check=_SLOW_DATA,
+    print_blob=True,
+)
+settings.register_profile(
+    "difftest-long",
+    derandomize=False,
+    deadline=None,
+    max_examples=int(os.environ.get("MLTREES_DIFFTEST_EXAMPLES", 2000)),
+    suppress_health_check=_SLOW_DATA,
+    print_blob=True,
+)
+
+PROFILE = (
+    "difftest-long" if os.environ.get("MLTREES_DIFFTEST", "quick") == "long" else "difftest-quick"
+)
