@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltrees.io.format import ModelFormatError, validate_feature_spec, validate_tree
+from mltrees.io.format import (
+    ModelFormatError,
+    check_finite,
+    tree_cells,
+    validate_feature_spec,
+    validate_tree,
+)
 from mltrees.io.serialize import register_estimator, register_object
 
 
@@ -203,6 +209,7 @@ def register_defaults() -> None:
         # The tree's fields, without the walk caches it keeps between predictions.
         encode=lambda tree: tree.__getstate__(),
         validate=lambda tree, path: validate_tree(tree, path=path),
+        cells=tree_cells,
     )
     register_object(FeatureSpec, validate=validate_feature_spec)
     register_object(Condition, validate=_check_condition)
@@ -210,8 +217,14 @@ def register_defaults() -> None:
     register_object(_Objective, validate=_plain_state)
     # Two classes share the name _Objective: the LightGBM one is stored by its own name.
     register_object(LightGBMObjective, name="LightGBMObjective", validate=_plain_state)
-    register_object(ObliqueTree, validate=_check_oblique)
-    register_object(ObliviousTree, validate=_check_oblivious_tree)
+    register_object(
+        ObliqueTree, validate=_check_oblique, cells=lambda t: tree_cells(t) + t.coef.size
+    )
+    register_object(
+        ObliviousTree,
+        validate=_check_oblivious_tree,
+        cells=lambda t: 2 * t.value.size + 3 * t.weight.size,
+    )
     register_object(CategoricalStatistics)
     register_object(
         np.random.SeedSequence,

@@ -24,7 +24,9 @@ from mltrees.io.format import (
     FORMAT_NAME,
     FORMAT_VERSION,
     MAX_DEPTH,
+    Budget,
     ModelFormatError,
+    check_finite,
     check_name,
     decode_array,
     decode_float,
@@ -49,6 +51,7 @@ class _EstimatorEntry:
     cls: type
     skip: tuple  # fitted attributes not stored (caches), rebuilt by ``rebuild``
     rebuild: Callable | None
+    non_finite: tuple  # fitted attributes that may hold NaN or inf
 
 
 @dataclass(frozen=True)
@@ -58,13 +61,14 @@ class _ObjectEntry:
     validate: Callable | None
     encode: Callable | None
     decode: Callable | None
+    cells: Callable | None  # cells one use of an instance costs the predictor
 
 
 _ESTIMATORS: dict[str, _EstimatorEntry] = {}
 _OBJECTS: dict[str, _ObjectEntry] = {}
 
 
-def register_estimator(cls, *, skip=(), rebuild=None, name=None) -> None:
+def register_estimator(cls, *, skip=(), rebuild=None, non_finite=(), name=None) -> None:
     """Allow estimators of class ``cls`` in model files.
 
     Parameters
@@ -76,13 +80,18 @@ def register_estimator(cls, *, skip=(), rebuild=None, name=None) -> None:
         Fitted attributes that are caches (e.g. a stacked walk over all
         trees): not written, and rebuilt after loading by ``rebuild``.
     rebuild : callable or None
-        ``rebuild(estimator)`` recomputes the skipped caches from the loaded
-        state. An exception it raises becomes a :class:`ModelFormatError`.
+        ``rebuild(estimator)`` checks the loaded state as a whole (shapes
+        that must agree, indices into other attributes) and recomputes the
+        skipped caches. An exception it raises becomes a
+        :class:`ModelFormatError`.
+    non_finite : tuple of str
+        Fitted attributes that may hold NaN or infinity; every other number
+        of the fitted state must be finite.
     name : str or None
         The name in files (default: the class name).
     """
     name = _free_name(name or cls.__name__, cls, _ESTIMATORS)
-    _ESTIMATORS[name] = _EstimatorEntry(cls, tuple(skip), rebuild)
+    _ESTIMATORS[name] = _EstimatorEntry(cls, tuple(skip), rebuild, tuple(non_finite))
 
 
 def _free_name(name: str, cls: type, table: dict) -> str:
@@ -96,18 +105,24 @@ def _free_name(name: str, cls: type, table: dict) -> str:
     return name
 
 
-def register_object(cls, *, attributes=None, validate=None, encode=None, decode=None, name=None):
+def register_object(
+    cls, *, attributes=None, validate=None, encode=None, decode=None, cells=None, name=None
+):
     """Allow instances of a plain class (tree, loss, rule...) inside model files.
 
     ``attributes`` is the exact set of instance attributes (dataclasses: their
-    fields by default); ``validate(obj, path)`` checks a decoded instance;
-    ``encode(obj) -> dict`` and ``decode(state) -> obj`` replace the default
-    (the instance ``__dict__``) for classes without one.
+    fields by default); ``validate(obj, path)`` checks a decoded instance
+    (without ``validate``, its numbers must be finite);
+    ``encode(obj) -> dict`` and ``decode(state, path) -> obj`` replace the
+    default (the instance ``__dict__``) for classes without one.
+    ``cells(obj)`` is what one use of an instance costs the predictor, in
+    cells of the :class:`~mltrees.io.format.Budget` (trees: their node
+    arrays); it is charged again for every ``{"ref": n}`` to it.
     """
     if attributes is None and dataclasses.is_dataclass(cls):
         attributes = tuple(f.name for f in dataclasses.fields(cls))
     name = _free_name(name or cls.__name__, cls, _OBJECTS)
-    _OBJECTS[name] = _ObjectEntry(cls, attributes, validate, encode, decode)
+    _OBJECTS[name] = _ObjectEntry(cls, attributes, validate, encode, decode, cells)
 
 
 def _registered_name(obj, table) -> str | None:
@@ -217,8 +232,25 @@ class _Encoder:
 
 
 class _Decoder:
-    def __init__(self):
+    """Tagged JSON values to Python objects, spending each one's cells from ``budget``.
+
+    A fresh array costs its entries; an object of a class registered with
+    ``cells`` (a tree) costs them again as the predictor's share. ``uses[n]``
+    is what the ``n``-th decoded value costs at each ``{"ref": n}``: the
+    predictor's cells inside it (so a repeated tree is paid in full every
+    time, a shared array or binning is free).
+    """
+
+    def __init__(self, budget: Budget):
         self.table: list = []
+        self.uses: list[int] = []
+        self.budget = budget
+        self.walked = 0  # predictor cells charged so far, references included
+
+    def _walk(self, cells: int, path: str) -> None:
+        if cells:
+            self.walked += cells
+            self.budget.spend(cells, path, "tree nodes, counted at every use")
 
     def value(self, data, path: str, depth: int = 0):
         if depth > MAX_DEPTH:
@@ -236,6 +268,7 @@ class _Decoder:
             ref = data["ref"]
             if type(ref) is not int or not 0 <= ref < len(self.table):
                 raise ModelFormatError(f"{path}: a reference to an object not decoded before it")
+            self._walk(self.uses[ref], path)
             return self.table[ref]
         if tags == {"tuple"}:
             items = data["tuple"]
@@ -247,15 +280,20 @@ class _Decoder:
         if tags == {"scalar", "value"}:
             return self.scalar(data, path)
         if tags == {"ndarray", "shape", "data"}:
+            shape = data["shape"]
+            if isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape):
+                self.budget.spend(math.prod(shape), path, "array entries")
             out = decode_array(
                 data["ndarray"],
-                data["shape"],
+                shape,
                 data["data"],
                 path,
                 lambda v, p: self.value(v, p, depth + 1),
             )
             self.table.append(out)
+            self.uses.append(0)
             return out
+        before = self.walked
         if tags == {"object", "state"}:
             out = self.object(data, path, depth)
         elif tags in ({"estimator", "params"}, {"estimator", "params", "fitted"}):
@@ -263,6 +301,7 @@ class _Decoder:
         else:
             raise ModelFormatError(f"{path}: unknown tag(s) {sorted(tags)[:4]}")
         self.table.append(out)
+        self.uses.append(self.walked - before)
         return out
 
     def dict(self, pairs, path, depth):
@@ -318,6 +357,10 @@ class _Decoder:
             obj.__dict__.update(state)
         if entry.validate is not None:
             entry.validate(obj, path)
+        else:
+            check_finite(state, path)
+        if entry.cells is not None:
+            self._walk(entry.cells(obj), path)
         return obj
 
     def estimator(self, data, path, depth):
@@ -327,8 +370,7 @@ class _Decoder:
             raise ModelFormatError(f"{path}: {str(name)[:60]!r} is not a registered estimator")
         path = f"{path}<{name}>"
         params = self._state(data["params"], f"{path}.params", depth)
-        signature = inspect.signature(entry.cls.__init__).parameters
-        known = {k: p.default for k, p in signature.items() if k != "self"}
+        known = _init_parameters(entry.cls)
         unknown = sorted(set(params) - set(known))
         if unknown:
             raise ModelFormatError(f"{path}: unknown parameter(s) {unknown[:5]}")
@@ -344,6 +386,9 @@ class _Decoder:
                 raise ModelFormatError(f"{path}: fitted attribute(s) {clash[:5]} are reserved")
             _check_attributes(entry.cls, fitted, path)
             _check_fitted(fitted, path, sklearn_is_classifier(estimator))
+            for key, value in fitted.items():
+                if key not in entry.non_finite:
+                    check_finite(value, f"{path}.{key}")
             estimator.__dict__.update(fitted)
             if entry.rebuild is not None:
                 try:
@@ -356,6 +401,13 @@ class _Decoder:
                         f"{str(error)[:200]})"
                     ) from error
         return estimator
+
+
+def _init_parameters(cls) -> dict:
+    """The constructor's named parameters and their defaults (``*args``/``**kwargs`` aside)."""
+    signature = inspect.signature(cls.__init__).parameters
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {k: p.default for k, p in signature.items() if k != "self" and p.kind in named}
 
 
 def _check_params(estimator, path: str) -> None:
@@ -494,12 +546,25 @@ def _no_constant(token):
     raise ModelFormatError(f"the file contains {token}, which is not standard JSON")
 
 
-def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES):
+def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | None = None):
     """The estimator stored in a model file's text (see :func:`to_json`).
 
     Executes nothing from the file: classes come from the fixed registry,
-    arrays are checked (dtype, shape, bounds) before they are built, and
-    trees are checked for well-formed child links (:func:`validate_tree`).
+    arrays are checked (dtype, shape, bounds) before they are built, trees
+    are checked for well-formed child links (:func:`validate_tree`), every
+    fitted number is finite unless the estimator documents otherwise, and
+    each estimator's state is checked as a whole before its prediction
+    caches are rebuilt.
+
+    Parameters
+    ----------
+    text : str or bytes
+    max_bytes : int
+        Longer text is refused before it is parsed.
+    max_cells : int or None
+        The most cells (8-byte array entries, a tree counted at every use)
+        the model may hold; None: ``max(2**24, 4 * len(text))``, see
+        :class:`mltrees.io.format.Budget`. Raise it only for a trusted file.
 
     Raises
     ------
@@ -542,7 +607,7 @@ def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES):
     if extra or "model" not in document:
         raise ModelFormatError("top-level keys are format, format_version, mltrees_version, model")
     try:
-        return _Decoder().value(document["model"], "model")
+        return _Decoder(Budget(len(text), max_cells)).value(document["model"], "model")
     except RecursionError:
         raise ModelFormatError("values are nested too deeply") from None
 
@@ -554,17 +619,19 @@ def save_model(model, path) -> None:
         handle.write(text)
 
 
-def load_model(path, *, max_bytes: int = DEFAULT_MAX_BYTES):
+def load_model(path, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | None = None):
     """Read an estimator from an mltrees model file (see :func:`from_json`).
 
-    A file larger than ``max_bytes`` is refused before it is read.
+    A file larger than ``max_bytes`` is refused before it is read; the
+    model may hold at most ``max_cells`` cells (default: four per byte of
+    the file, at least 2**24).
     """
     path = os.fspath(path)
     if os.path.getsize(path) > max_bytes:
         raise ModelFormatError(f"{path} is larger than max_bytes={max_bytes}")
     with open(path, "rb") as handle:
         data = handle.read(max_bytes + 1)
-    return from_json(data, max_bytes=max_bytes)
+    return from_json(data, max_bytes=max_bytes, max_cells=max_cells)
 
 
 # ---------------------------------------------------------------- the registry
