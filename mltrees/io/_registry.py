@@ -1,57 +1,517 @@
-"""The classes a model file may name, and how each estimator rebuilds its caches.
+"""The classes a model file may name, and how each estimator checks and rebuilds its state.
 
 Adding an estimator is one call of
 :func:`mltrees.io.serialize.register_estimator` in :func:`register_defaults`.
+Each estimator's persisted state is described in one place, its
+``_rebuild_*`` function below: what must agree between the fitted
+attributes (shapes, indices into other attributes, sizes declared and
+stored) before its prediction caches are rebuilt. Together with the
+format's own checks (:mod:`mltrees.io.format`) this is what makes a file
+that loads a model that predicts.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from mltrees.io.format import (
     ModelFormatError,
     check_finite,
+    expect,
+    expect_array,
+    expect_int,
     tree_cells,
     validate_feature_spec,
     validate_tree,
 )
 from mltrees.io.serialize import register_estimator, register_object
 
+# The largest raw score a loaded model may reach: far from overflow, so that
+# sums in any order, a division by a vote total or a softmax stay finite.
+MAX_RAW_SCORE = 1e300
+MAX_LOG_LINK_SCORE = 700.0  # exp(700) ~ 1e304: a log link stays finite
 
-def _stacked(estimator, scale: float = 1.0) -> None:
-    """The one-walk predictor of the boosted models, as their ``fit`` builds it."""
+
+def _bounded(terms, path: str, limit: float = MAX_RAW_SCORE) -> None:
+    """Refuse a model whose raw scores can come near overflow.
+
+    ``terms`` are the largest absolute values of the parts a raw score adds
+    up; their sum bounds every raw score, in any order of summation.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = float(np.sum(np.asarray(list(terms), dtype=np.float64)))
+    expect(
+        math.isfinite(bound) and bound <= limit,
+        path,
+        f"the model can reach a raw score of {bound:.3g}; at most {limit:.3g}",
+    )
+
+
+def _largest(tree) -> float:
+    return float(np.abs(tree.value).max())
+
+
+def _n_classes(estimator, path: str) -> int:
+    classes = estimator.classes_
+    expect(len(set(classes.tolist())) == classes.size, f"{path}.classes_", "distinct labels")
+    return int(classes.size)
+
+
+def _tree_members(estimator, path: str, attribute: str = "estimators_") -> list:
+    """Members of an ensemble that are fitted mltrees trees, with the ensemble's features."""
+    members = getattr(estimator, attribute)
+    expect(isinstance(members, list) and members, f"{path}.{attribute}", "a non-empty list")
+    for i, member in enumerate(members):
+        where = f"{path}.{attribute}[{i}]"
+        expect(hasattr(member, "tree_"), where, "a fitted tree estimator")
+        expect(
+            getattr(member, "n_features_in_", None) == estimator.n_features_in_,
+            where,
+            "as many features as the ensemble",
+        )
+    return members
+
+
+# ---------------------------------------------------------------- single trees and rules
+
+
+def _rebuild_single_tree(estimator) -> None:
+    path = type(estimator).__name__
+    expect_int(estimator.n_outputs_, f"{path}.n_outputs_", 1, 1)
+    expect(hasattr(estimator, "_specs") and hasattr(estimator, "tree_"), path, "_specs and tree_")
+
+
+def _rebuild_rules(estimator) -> None:
+    """Conditions test features, codes and classes the model has; distributions sum to 1."""
+    path = "RuleSetClassifier"
+    base = estimator.tree_estimator_
+    expect(
+        hasattr(base, "tree_") and hasattr(base, "_specs"),
+        f"{path}.tree_estimator_",
+        "a fitted tree",
+    )
+    K = _n_classes(estimator, path)
+    expect(
+        base.n_features_in_ == estimator.n_features_in_
+        and np.array_equal(base.classes_.astype(object), estimator.classes_.astype(object)),
+        f"{path}.tree_estimator_",
+        "the features and classes of the rule set",
+    )
+    specs = base._specs
+    labels = set(estimator.classes_.tolist())
+    for r, rule in enumerate(estimator.rules_):
+        where = f"{path}.rules_[{r}]"
+        expect(rule.label in labels, where, "a label among classes_")
+        for condition in rule.conditions:
+            expect(
+                condition.feature < len(specs), where, f"conditions test features < {len(specs)}"
+            )
+            n_codes = specs[condition.feature].n_codes
+            expect(
+                all(type(c) is int and 0 <= c < n_codes for c in condition.codes),
+                where,
+                "category codes of the tested feature",
+            )
+            expect(
+                (condition.op == "in") == (specs[condition.feature].kind == 1),
+                where,
+                "'in' tests categorical features, '<=' and '>' numeric ones",
+            )
+    expect(estimator.default_class_ in labels, f"{path}.default_class_", "one of classes_")
+    order = estimator.class_order_
+    expect(
+        isinstance(order, np.ndarray)
+        and sorted(order.tolist(), key=str) == sorted(labels, key=str)
+        and order.size == K,
+        f"{path}.class_order_",
+        "the classes in some order",
+    )
+    table = expect_array(
+        estimator.class_distributions_,
+        f"{path}.class_distributions_",
+        shape=(len(estimator.rules_) + 1, K),
+        low=0.0,
+        high=1.0,
+    )
+    expect(
+        np.allclose(table.sum(axis=1), 1.0, rtol=0, atol=1e-9),
+        f"{path}.class_distributions_",
+        "rows sum to 1",
+    )
+
+
+# ---------------------------------------------------------------- bagging and forests
+
+
+def _rebuild_bagging(estimator) -> None:
+    from mltrees.tree.builder import TreeBuilder
+
+    path = type(estimator).__name__
+    expect(isinstance(estimator._binned, bool), f"{path}._binned", "a boolean")
+    members = estimator.estimators_
+    expect(isinstance(members, list) and members, f"{path}.estimators_", "a non-empty list")
+    n_features = estimator.n_features_in_
+    subsets = estimator.estimators_features_
+    expect(
+        isinstance(subsets, list) and len(subsets) == len(members),
+        f"{path}.estimators_features_",
+        "one feature subset per member",
+    )
+    for i, subset in enumerate(subsets):
+        where = f"{path}.estimators_features_[{i}]"
+        expect_array(subset, where, kinds="iu", ndim=1, low=0, high=n_features - 1)
+        expect(np.unique(subset).size == subset.size, where, "distinct features")
+    seeds = _sampling(estimator, path)[0]
+    expect(len(seeds) == len(members), f"{path}._sampling", "one seed per member")
+    if estimator._binned:
+        _tree_members(estimator, path)
+        width = len(estimator.classes_) if hasattr(estimator, "classes_") else 1
+        for i, member in enumerate(members):
+            where = f"{path}.estimators_[{i}]"
+            expect(type(member) is type(estimator.estimator_), where, "a copy of estimator_")
+            expect(member.tree_.value.shape[1] == width, where, f"{width} value column(s)")
+            expect(len(member._specs) == len(estimator._specs), where, "the ensemble's binning")
+        _bounded((_largest(m.tree_) for m in members), path)
+        if TreeBuilder.accepts(estimator.estimator_):
+            estimator._stack, estimator._stack_key = (
+                estimator._build_stack(),
+                estimator._walker_key(),
+            )
+
+
+def _sampling(estimator, path: str):
+    sampling = estimator._sampling
+    expect(isinstance(sampling, tuple) and len(sampling) == 4, f"{path}._sampling", "4 entries")
+    seeds, kept, n_draws, probabilities = sampling
+    expect(
+        isinstance(seeds, list) and all(type(s) is np.random.SeedSequence for s in seeds),
+        f"{path}._sampling",
+        "seeds are SeedSequences",
+    )
+    expect_array(kept, f"{path}._sampling", kinds="iu", ndim=1, low=0)
+    expect_int(n_draws, f"{path}._sampling", 1, 1 << 40)
+    if probabilities is not None:
+        expect_array(probabilities, f"{path}._sampling", shape=kept.shape, low=0.0, high=1.0)
+    return seeds, kept, n_draws, probabilities
+
+
+# ---------------------------------------------------------------- AdaBoost and LogitBoost
+
+
+def _rebuild_adaboost(estimator) -> None:
+    path = "AdaBoostClassifier"
+    K = _n_classes(estimator, path)
+    expect(isinstance(estimator._native, bool), f"{path}._native", "a boolean")
+    expect(
+        estimator._missing in ("error", "c45", "default_direction", "surrogate", "separate"),
+        f"{path}._missing",
+        "a missing-value method",
+    )
+    members = estimator.estimators_
+    expect(isinstance(members, list) and members, f"{path}.estimators_", "a non-empty list")
+    M = len(members)
+    weights = expect_array(estimator.estimator_weights_, f"{path}.estimator_weights_", shape=(M,))
+    expect((weights > 0).all(), f"{path}.estimator_weights_", "positive votes")
+    expect_array(
+        estimator.estimator_errors_, f"{path}.estimator_errors_", shape=(M,), low=0, high=1
+    )
+    _bounded(weights, f"{path}.estimator_weights_")
+    estimator._stack = None
+    if estimator._native:
+        for i, member in enumerate(_tree_members(estimator, path)):
+            expect(member.tree_.value.shape[1] == K, f"{path}.estimators_[{i}]", f"{K} classes")
+        estimator._build_stack()
+
+
+def _rebuild_logitboost(estimator) -> None:
+    path = "LogitBoostClassifier"
+    expect(_n_classes(estimator, path) == 2, f"{path}.classes_", "two classes")
+    members = _tree_members(estimator, path)
+    for i, member in enumerate(members):
+        expect(not hasattr(member, "classes_"), f"{path}.estimators_[{i}]", "a regression tree")
+    _bounded((_largest(m.tree_) for m in members), path)
+
+
+# ---------------------------------------------------------------- boosted trees
+
+
+def _stacked(estimator, scale: float = 1.0, base=0.0, limit: float = MAX_RAW_SCORE) -> None:
+    """The one-walk predictor of the boosted models, as their ``fit`` builds it.
+
+    Checks first that every round holds one single-column tree per output,
+    that the starting score ``base`` has one entry per output, and that no
+    raw score can come near overflow.
+    """
     from mltrees.ensemble._common import StackedTrees
 
+    path = type(estimator).__name__
     stages = estimator._trees
-    if not stages:
-        raise ModelFormatError("a boosted model holds at least one round of trees")
+    expect(isinstance(stages, list) and stages, f"{path}._trees", "at least one round of trees")
     width = len(stages[0])
-    if any(len(stage) != width for stage in stages):
-        raise ModelFormatError("every boosting round holds the same number of trees")
+    expect(
+        width >= 1 and all(len(stage) == width for stage in stages),
+        f"{path}._trees",
+        "every round holds the same number of trees",
+    )
     flat = [tree for stage in stages for tree in stage]
+    expect(all(t.value.shape[1] == 1 for t in flat), f"{path}._trees", "one value column per tree")
+    base = np.atleast_1d(np.asarray(base, dtype=np.float64))
+    expect(base.shape in ((1,), (width,)), path, f"a starting score per output ({width})")
+    expect_int(estimator.n_estimators_, f"{path}.n_estimators_", len(stages), len(stages))
+    _bounded([np.abs(base).max(), *(abs(scale) * _largest(t) for t in flat)], path, limit)
     outputs = np.tile(np.arange(width), len(stages))
     values = [scale * t.value for t in flat] if scale != 1.0 else [t.value for t in flat]
     estimator._stack = StackedTrees(flat, values, outputs, width)
 
 
 def _rebuild_gradient_boosting(estimator) -> None:
-    _stacked(estimator, float(estimator.learning_rate))
+    from mltrees import losses
 
-
-def _rebuild_bagging(estimator) -> None:
-    from mltrees.tree.builder import TreeBuilder
-
-    if estimator._binned and TreeBuilder.accepts(estimator.estimator_):
-        estimator._stack, estimator._stack_key = (
-            estimator._build_stack(),
-            estimator._walker_key(),
+    path = type(estimator).__name__
+    n_outputs = expect_int(estimator._n_outputs, f"{path}._n_outputs", 1, 1 << 20)
+    init = estimator.init_
+    ok = isinstance(init, float) or (isinstance(init, np.ndarray) and init.dtype.kind == "f")
+    expect(ok and np.size(init) == n_outputs, f"{path}.init_", f"{n_outputs} float(s)")
+    loss = estimator._loss
+    if hasattr(estimator, "classes_"):
+        K = _n_classes(estimator, path)
+        expected = (
+            (losses.BinomialLogLoss, losses.ExponentialLoss)
+            if K == 2
+            else (losses.MultinomialLogLoss,)
         )
+        expect(type(loss) in expected, f"{path}._loss", "the loss of its number of classes")
+        expect(n_outputs == (1 if K == 2 else K), f"{path}._n_outputs", "one output per class")
+        if K > 2:
+            expect(loss.n_classes == K, f"{path}._loss", f"{K} classes")
+    else:
+        expect(
+            type(loss) in (losses.SquaredError, losses.AbsoluteError, losses.HuberLoss),
+            f"{path}._loss",
+            "a regression loss",
+        )
+        expect(n_outputs == 1, f"{path}._n_outputs", "one output")
+    rounds = len(estimator._trees) if isinstance(estimator._trees, list) else 0
+    expect_array(estimator.train_score_, f"{path}.train_score_", shape=(rounds,))
+    members = estimator.estimators_
+    expect(
+        isinstance(members, np.ndarray) and members.shape == (rounds, n_outputs),
+        f"{path}.estimators_",
+        "one tree estimator per round and output",
+    )
+    for (i, k), member in np.ndenumerate(members):
+        expect(
+            getattr(member, "tree_", None) is estimator._trees[i][k],
+            f"{path}.estimators_[{i}, {k}]",
+            "the estimator of _trees[i][k]",
+        )
+    _stacked(estimator, float(estimator.learning_rate), init)
 
 
-def _rebuild_adaboost(estimator) -> None:
-    estimator._stack = None
-    if estimator._native:
-        estimator._build_stack()
+def _rebuild_xgboost(estimator) -> None:
+    from mltrees import losses
+
+    path = type(estimator).__name__
+    objective = estimator._objective
+    if hasattr(estimator, "classes_"):
+        K = _n_classes(estimator, path)
+        if K == 2:
+            ok = (
+                objective.name == "binary:logistic"
+                and type(objective.loss) is losses.BinomialLogLoss
+            )
+        else:
+            ok = (
+                objective.name == "multi:softprob"
+                and type(objective.loss) is losses.MultinomialLogLoss
+                and objective.loss.n_classes == K
+            )
+        n_outputs = 1 if K == 2 else K
+    else:
+        ok = (objective.name, type(objective.loss)) in (
+            ("reg:squarederror", losses.SquaredError),
+            ("count:poisson", losses.PoissonLoss),
+        )
+        n_outputs = 1
+    expect(ok and objective.n_outputs == n_outputs, f"{path}._objective", "the model's objective")
+    base = expect_array(estimator.base_margin_, f"{path}.base_margin_", shape=(n_outputs,))
+    expect(
+        len(estimator._trees[0]) == n_outputs if estimator._trees else True,
+        path,
+        "a tree per output",
+    )
+    limit = MAX_LOG_LINK_SCORE if objective.name == "count:poisson" else MAX_RAW_SCORE
+    _stacked(estimator, base=base, limit=limit)
+
+
+def _rebuild_lightgbm(estimator) -> None:
+    path = type(estimator).__name__
+    objective = estimator._objective
+    n_features = estimator.n_features_in_
+    if hasattr(estimator, "classes_"):
+        K = _n_classes(estimator, path)
+        ok = objective.name == ("binary" if K == 2 else "multiclass")
+        n_outputs = 1 if K == 2 else K
+    else:
+        ok, n_outputs = objective.name == "regression", 1
+    expect(ok and objective.n_outputs == n_outputs, f"{path}._objective", "the model's objective")
+    base = expect_array(estimator.init_score_, f"{path}.init_score_", shape=(n_outputs,))
+    categories = estimator._categories
+    expect(isinstance(categories, dict), f"{path}._categories", "a dict")
+    for j, values in categories.items():
+        where = f"{path}._categories[{j!r}]"
+        expect_int(j, where, 0, n_features - 1)
+        expect_array(values, where, kinds="iu", ndim=1, low=0)
+        expect(np.unique(values).size == values.size, where, "distinct category codes")
+    gains = estimator._gains
+    expect(
+        isinstance(gains, list) and len(gains) == len(estimator._trees),
+        f"{path}._gains",
+        "one list of gains per round",
+    )
+    for i, stage in enumerate(estimator._trees):
+        expect(len(stage) == n_outputs, f"{path}._trees[{i}]", f"{n_outputs} tree(s)")
+        expect(len(gains[i]) == len(stage), f"{path}._gains[{i}]", "a gain array per tree")
+        for k, tree in enumerate(stage):
+            where = f"{path}._trees[{i}][{k}]"
+            validate_tree(tree, n_features, where)
+            expect_array(gains[i][k], f"{path}._gains[{i}][{k}]", shape=(tree.node_count,))
+            internal = tree.feature >= 0
+            on_categories = np.isin(tree.feature, list(categories)) & internal
+            expect(
+                np.array_equal(on_categories, (tree.kind == 1) & internal),
+                where,
+                "categorical nodes test exactly the categorical features",
+            )
+            for node in np.flatnonzero(on_categories):
+                size = categories[int(tree.feature[node])].size + 1
+                expect(tree.n_categories[node] <= size, where, "a routing table of its codes")
+    names = getattr(estimator, "feature_names_in_", None)
+    for name in getattr(estimator, "_pandas_categories", {}):
+        expect(
+            names is not None and name in set(names.tolist()),
+            f"{path}._pandas_categories",
+            "categories of named columns",
+        )
+    best = getattr(estimator, "best_iteration_", None)
+    if best is not None:
+        expect_int(best, f"{path}.best_iteration_", 0, len(estimator._trees) - 1)
+    _stacked(estimator, base=base)
+
+
+# ---------------------------------------------------------------- oblivious trees (CatBoost)
+
+
+def _check_statistics(stats, path: str) -> None:
+    """CatBoost's categorical columns: one entry per feature in every list, counts that count."""
+    n = len(stats.features)
+    for name in ("categories", "one_hot", "class_count", "count", "n_borders"):
+        expect(isinstance(getattr(stats, name), list), f"{path}.{name}", "a list")
+    expect(len(stats.categories) == n and len(stats.one_hot) == n, path, "one entry per feature")
+    expect(all(type(f) is int and f >= 0 for f in stats.features), f"{path}.features", "indices")
+    for c in range(n):
+        known = stats.categories[c]
+        expect(
+            isinstance(known, np.ndarray) and known.ndim == 1 and known.size >= 1,
+            f"{path}.categories[{c}]",
+            "a non-empty 1-D array",
+        )
+        expect(isinstance(stats.one_hot[c], bool), f"{path}.one_hot[{c}]", "a boolean")
+        try:
+            ordered = bool((known[1:] > known[:-1]).all())
+        except TypeError:
+            ordered = False
+        expect(ordered, f"{path}.categories[{c}]", "sorted distinct categories")
+    check_finite([stats.class_count, stats.count], path)
+
+
+def _rebuild_oblivious(estimator) -> None:
+    """Check every split against the model's columns, then rebuild the predictor."""
+    path = type(estimator).__name__
+    n_features = estimator.n_features_in_
+    cat = estimator._cat
+    expect(
+        isinstance(cat, list)
+        and all(type(j) is int and 0 <= j < n_features for j in cat)
+        and len(set(cat)) == len(cat),
+        f"{path}._cat",
+        "distinct feature indices",
+    )
+    numeric = [j for j in range(n_features) if j not in set(cat)]
+    expect(estimator._numeric == numeric, f"{path}._numeric", "the features not in _cat")
+    borders = estimator._borders
+    expect(
+        isinstance(borders, list) and len(borders) == len(numeric),
+        f"{path}._borders",
+        "one border array per numeric feature",
+    )
+    for i, b in enumerate(borders):
+        expect_array(b, f"{path}._borders[{i}]", ndim=1)
+        expect((np.diff(b) > 0).all(), f"{path}._borders[{i}]", "increasing borders")
+    n_borders = [len(b) for b in borders]
+    stats = estimator._cat_stats
+    if cat:
+        expect(
+            stats is not None and stats.features == cat, f"{path}._cat_stats", "statistics of _cat"
+        )
+        _check_statistics(stats, f"{path}._cat_stats")
+        expect(
+            all(type(v) is int and v >= 0 for v in stats.n_borders),
+            f"{path}._cat_stats",
+            "border counts",
+        )
+        n_borders += stats.n_borders
+    else:
+        expect(stats is None, f"{path}._cat_stats", "None without categorical features")
+    expect(
+        isinstance(estimator._n_borders, np.ndarray) and estimator._n_borders.tolist() == n_borders,
+        f"{path}._n_borders",
+        "the borders of every column",
+    )
+    if hasattr(estimator, "classes_"):
+        K = _n_classes(estimator, path)
+        expected = ("Logloss", 1) if K == 2 else ("MultiClass", K)
+    else:
+        expected = ("RMSE", 1)
+    expect(estimator._objective == expected[0], f"{path}._objective", repr(expected[0]))
+    n_outputs = expected[1]
+    trees = estimator._trees
+    expect(isinstance(trees, list) and trees, f"{path}._trees", "at least one tree")
+    n_borders = np.asarray(n_borders, dtype=np.int64)
+    for i, t in enumerate(trees):
+        where = f"{path}._trees[{i}]"
+        expect(t.depth == estimator.depth, where, "a tree of the model's depth")
+        expect(t.value.shape[1] == n_outputs, where, f"{n_outputs} value column(s)")
+        expect((t.feature < len(n_borders)).all(), where, "columns the model has")
+        expect((t.border_index < n_borders[t.feature]).all(), where, "borders the model has")
+    base = expect_array(estimator.init_score_, f"{path}.init_score_", shape=(n_outputs,))
+    expect_int(estimator.n_estimators_, f"{path}.n_estimators_", len(trees), len(trees))
+    _bounded([np.abs(base).max(), *(_largest(t) for t in trees)], path)
+    estimator._compile()
+
+
+# ---------------------------------------------------------------- oblique and imported trees
+
+
+def _rebuild_oblique(estimator) -> None:
+    path = type(estimator).__name__
+    tree = estimator.tree_
+    expect(
+        tree.coef.shape[1] == estimator.n_features_in_,
+        f"{path}.tree_.coef",
+        "one weight per feature",
+    )
+    if hasattr(estimator, "classes_"):
+        expect(tree.value.shape[1] == _n_classes(estimator, path), path, "a column per class")
+    else:
+        expect(tree.value.shape[1] == 1, path, "one value column")
+        expect(isinstance(estimator._y_mean, float), f"{path}._y_mean", "a float")
+
+
+def _rebuild_imported(estimator) -> None:
+    estimator._check()
 
 
 def _encode_seed(seed: np.random.SeedSequence) -> dict:
@@ -94,12 +554,16 @@ def _decode_seed(state: dict, path: str) -> np.random.SeedSequence:
 
 
 def _plain_state(obj, path: str) -> None:
-    """A loss or objective holds numbers and strings only."""
+    """A loss or objective holds finite numbers and strings only (and an objective its loss)."""
     for name, value in vars(obj).items():
         if not (value is None or isinstance(value, (bool, int, float, str))) and not hasattr(
             value, "gradient"
         ):
             raise ModelFormatError(f"{path}.{name}: a number or a string")
+        check_finite(value if isinstance(value, float) else 0.0, f"{path}.{name}")
+    for name in ("n_classes", "n_outputs"):
+        if name in vars(obj):
+            expect_int(vars(obj)[name], f"{path}.{name}", 1, 1 << 20)
 
 
 def _check_condition(condition, path: str) -> None:
@@ -166,22 +630,34 @@ def _check_oblivious_tree(tree, path):
         raise ModelFormatError(f"{path}: an ObliviousTree of depth d has d splits and 2**d leaves")
 
 
-def _rebuild_oblivious(estimator) -> None:
-    """Check every split against the model's columns, then rebuild the predictor."""
-    n_borders = np.asarray(estimator._n_borders)
-    trees = estimator._trees
-    if not trees or any(t.depth != estimator.depth for t in trees):
-        raise ModelFormatError("an oblivious model holds trees of its own depth")
-    for t in trees:
-        if (t.feature >= len(n_borders)).any() or (t.border_index >= n_borders[t.feature]).any():
-            raise ModelFormatError("an oblivious tree tests a column or border the model lacks")
-    if len(estimator._borders) != len(estimator._numeric):
-        raise ModelFormatError("one border list per numeric feature")
-    estimator._compile()
+def _encode_categories(dtype) -> dict:
+    return {"categories": np.asarray(dtype.categories), "ordered": bool(dtype.ordered)}
+
+
+def _decode_categories(state: dict, path: str):
+    """A pandas ``CategoricalDtype`` (LightGBM's categories of a DataFrame column)."""
+    import pandas as pd
+
+    values, ordered = state["categories"], state["ordered"]
+    ok = (
+        isinstance(values, np.ndarray)
+        and values.ndim == 1
+        and type(ordered) is bool
+        and (values.dtype.kind in "iufbU" or all(type(v) in (str, int) for v in values.tolist()))
+    )
+    if not ok or (values.dtype.kind == "f" and not np.isfinite(values).all()):
+        raise ModelFormatError(f"{path}: categories are a 1-D array of labels, ordered a boolean")
+    if len(set(values.tolist())) != values.size:
+        raise ModelFormatError(f"{path}: the categories are distinct")
+    return pd.CategoricalDtype(
+        pd.Index(values.tolist()) if values.dtype == object else values, ordered=ordered
+    )
 
 
 def register_defaults() -> None:
     """Register every estimator and helper class of mltrees."""
+    import pandas as pd
+
     from mltrees import losses
     from mltrees.ensemble.adaboost import AdaBoostClassifier
     from mltrees.ensemble.bagging import BaggingClassifier, BaggingRegressor
@@ -225,7 +701,16 @@ def register_defaults() -> None:
         validate=_check_oblivious_tree,
         cells=lambda t: 2 * t.value.size + 3 * t.weight.size,
     )
-    register_object(CategoricalStatistics)
+    register_object(
+        CategoricalStatistics,
+        validate=lambda stats, path: _check_statistics(stats, path),
+    )
+    register_object(
+        pd.CategoricalDtype,
+        attributes=("categories", "ordered"),
+        encode=_encode_categories,
+        decode=_decode_categories,
+    )
     register_object(
         np.random.SeedSequence,
         attributes=("entropy", "spawn_key", "pool_size", "n_children_spawned"),
@@ -245,20 +730,24 @@ def register_defaults() -> None:
     # Single trees and rule sets: everything they hold is stored; members of
     # ensembles drop the split codes of the histogram walk (floats suffice).
     for cls in (ID3Classifier, C45Classifier, CARTClassifier, CARTRegressor):
-        register_estimator(cls, skip=("_split_codes",))
-    register_estimator(RuleSetClassifier)
-    register_estimator(LogitBoostClassifier)
+        register_estimator(cls, skip=("_split_codes",), rebuild=_rebuild_single_tree)
+    register_estimator(RuleSetClassifier, rebuild=_rebuild_rules)
+    register_estimator(LogitBoostClassifier, rebuild=_rebuild_logitboost)
     register_estimator(AdaBoostClassifier, skip=("_stack",), rebuild=_rebuild_adaboost)
+    # Out-of-bag estimates are NaN for rows that every member drew.
+    out_of_bag = ("oob_decision_function_", "oob_prediction_", "oob_score_")
     for cls in (BaggingClassifier, BaggingRegressor, RandomForestClassifier, RandomForestRegressor):
-        register_estimator(cls, skip=("_stack", "_stack_key"), rebuild=_rebuild_bagging)
+        register_estimator(
+            cls, skip=("_stack", "_stack_key"), rebuild=_rebuild_bagging, non_finite=out_of_bag
+        )
     for cls in (GradientBoostingClassifier, GradientBoostingRegressor):
         register_estimator(cls, skip=("_stack",), rebuild=_rebuild_gradient_boosting)
     for cls in (XGBoostClassifier, XGBoostRegressor):
-        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_stacked)
+        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_rebuild_xgboost)
     for cls in (LightGBMClassifier, LightGBMRegressor):
-        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_stacked)
+        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_rebuild_lightgbm)
     for cls in (ObliviousBoostingClassifier, ObliviousBoostingRegressor):
         register_estimator(cls, skip=("_tests", "_test_of", "_values"), rebuild=_rebuild_oblivious)
-    register_estimator(ObliqueTreeClassifier)
-    register_estimator(ObliqueTreeRegressor)
-    register_estimator(ImportedTreeModel)
+    register_estimator(ObliqueTreeClassifier, rebuild=_rebuild_oblique)
+    register_estimator(ObliqueTreeRegressor, rebuild=_rebuild_oblique)
+    register_estimator(ImportedTreeModel, rebuild=_rebuild_imported)

@@ -91,7 +91,7 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 # in ``estimators_`` and in ``_trees``) about S; the factor leaves room for
 # that, and the floor for small files with many shared parts.
 CELLS_PER_BYTE = 4
-MIN_CELLS = 1 << 24  # 128 MiB of float64
+MIN_CELLS = 1 << 22  # 32 MiB of float64
 
 
 class ModelFormatError(ValueError):
@@ -375,6 +375,8 @@ def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> No
         bad("missing_slot is -2, -1 or a child slot of its node")
     if (tree.n_node_samples < 0).any() or not (tree.weighted_n_node_samples >= 0).all():
         bad("n_node_samples and weighted_n_node_samples are >= 0")
+    if not (np.isfinite(tree.weighted_n_node_samples).all() and np.isfinite(tree.impurity).all()):
+        bad("weighted_n_node_samples and impurity are finite")
     _check_surrogates(tree, n, leaf, n_features, bad)
     categorical = internal[kind[internal] == CATEGORICAL_NODE]
     sizes = tree.n_categories.astype(np.int64)[categorical]
@@ -433,6 +435,34 @@ def binary_tree_levels(left, right, path: str) -> list:
     if sum(level.size for level in levels) != n:
         _fail(path, f"{int((seen == 0).sum())} node(s) cannot be reached from the root")
     return levels
+
+
+def expect(ok, path: str, message: str) -> None:
+    """Raise :class:`ModelFormatError` (``path: message``) unless ``ok``."""
+    if not ok:
+        _fail(path, message)
+
+
+def expect_int(value, path: str, low: int = 0, high: int | None = None) -> int:
+    """An integer (Python or NumPy) in ``[low, high]``."""
+    ok = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    if not ok or value < low or (high is not None and value > high):
+        _fail(path, f"an integer in [{low}, {'inf' if high is None else high}]")
+    return int(value)
+
+
+def expect_array(value, path: str, *, kinds="f", shape=None, ndim=None, low=None, high=None):
+    """An ndarray whose dtype kind is in ``kinds``, of the given shape, entries in [low, high]."""
+    expect(isinstance(value, np.ndarray), path, "an array")
+    expect(value.dtype.kind in kinds, path, f"an array of dtype kind {kinds!r}")
+    if shape is not None:
+        expect(value.shape == tuple(shape), path, f"an array of shape {tuple(shape)}")
+    if ndim is not None:
+        expect(value.ndim == ndim, path, f"a {ndim}-D array")
+    if value.size and value.dtype.kind in "iuf":
+        expect(low is None or value.min() >= low, path, f"entries >= {low}")
+        expect(high is None or value.max() <= high, path, f"entries <= {high}")
+    return value
 
 
 def check_finite(value, path: str) -> None:

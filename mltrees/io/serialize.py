@@ -32,6 +32,7 @@ from mltrees.io.format import (
     decode_float,
     dtype_name,
     encode_float_list,
+    validate_tree,
 )
 
 __all__ = [
@@ -458,19 +459,28 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
             raise ModelFormatError(f"{path}._specs: a list of FeatureSpec")
         if n_features is not None and len(specs) != n_features:
             raise ModelFormatError(f"{path}._specs: one FeatureSpec per feature")
+    n_classes = fitted.get("n_classes_")
+    if n_classes is not None and (classes is None or n_classes != classes.size):
+        raise ModelFormatError(f"{path}.n_classes_: the number of classes_")
     tree = fitted.get("tree_")
     if tree is not None:
         if not isinstance(tree, Tree):
             raise ModelFormatError(f"{path}.tree_: a Tree")
         width = len(specs) if specs is not None else n_features
-        if width is not None and (tree.feature >= width).any():
-            raise ModelFormatError(f"{path}.tree_: a node tests a feature >= {width}")
+        if width is not None:  # features and surrogate features in range
+            validate_tree(tree, width, f"{path}.tree_")
         if specs is not None:
             _check_tree_specs(tree, specs, f"{path}.tree_")
         if classes is not None and tree.value.shape[1] != classes.size:
             raise ModelFormatError(f"{path}.tree_: one value column per class")
-        if classes is not None and ((tree.value < 0) | (tree.value > 1)).any():
-            raise ModelFormatError(f"{path}.tree_: class fractions lie in [0, 1]")
+        if classes is not None and (
+            ((tree.value < 0) | (tree.value > 1)).any()
+            or not np.allclose(tree.value.sum(axis=1), 1.0, rtol=0, atol=1e-9)
+        ):
+            raise ModelFormatError(f"{path}.tree_: class fractions lie in [0, 1] and sum to 1")
+        outputs = fitted.get("n_outputs_")
+        if classes is None and outputs is not None and tree.value.shape[1] != outputs:
+            raise ModelFormatError(f"{path}.tree_: one value column per output")
     stages = fitted.get("_trees")
     if isinstance(stages, list) and stages and all(_is_oblivious(t) for t in stages):
         stages = None  # oblivious trees: checked against the model's columns on rebuild
@@ -482,8 +492,8 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
         width = len(specs) if specs is not None else n_features
         for i, stage in enumerate(stages):
             for k, t in enumerate(stage):
-                if width is not None and (t.feature >= width).any():
-                    raise ModelFormatError(f"{path}._trees[{i}][{k}]: feature >= {width}")
+                if width is not None:
+                    validate_tree(t, width, f"{path}._trees[{i}][{k}]")
                 if specs is not None:
                     _check_tree_specs(t, specs, f"{path}._trees[{i}][{k}]")
 
@@ -563,7 +573,7 @@ def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | None
         Longer text is refused before it is parsed.
     max_cells : int or None
         The most cells (8-byte array entries, a tree counted at every use)
-        the model may hold; None: ``max(2**24, 4 * len(text))``, see
+        the model may hold; None: ``max(2**22, 4 * len(text))``, see
         :class:`mltrees.io.format.Budget`. Raise it only for a trusted file.
 
     Raises
@@ -624,7 +634,7 @@ def load_model(path, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | Non
 
     A file larger than ``max_bytes`` is refused before it is read; the
     model may hold at most ``max_cells`` cells (default: four per byte of
-    the file, at least 2**24).
+    the file, at least 2**22).
     """
     path = os.fspath(path)
     if os.path.getsize(path) > max_bytes:
