@@ -266,6 +266,8 @@ def _check_surrogates(tree, n: int, leaf: np.ndarray, n_features, bad) -> None:
     feature, threshold, low_slot, agreement = arrays
     if len({a.shape for a in arrays}) != 1:
         bad("surrogate_* share one shape")
+    if feature.shape[1] == 0:  # no surrogates
+        return
     if feature.dtype.kind not in "iu" or low_slot.dtype.kind not in "iu":
         bad("surrogate_feature and surrogate_low_slot are integers")
     used = feature >= 0
@@ -280,6 +282,15 @@ def _check_surrogates(tree, n: int, leaf: np.ndarray, n_features, bad) -> None:
 
 
 _SURROGATE_FIELDS = ("feature", "threshold", "low_slot", "agreement")
+
+
+def check_tree_features(tree, n_features: int, path: str = "tree") -> None:
+    """The features (and surrogate features) a valid tree tests are below ``n_features``."""
+    if tree.feature.size and tree.feature.max() >= n_features:
+        _fail(path, f"a node tests a feature >= {n_features}")
+    surrogates = tree.surrogate_feature
+    if surrogates.size and surrogates.max() >= n_features:
+        _fail(path, f"a surrogate split tests a feature >= {n_features}")
 
 
 def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> None:

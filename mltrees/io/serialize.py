@@ -10,6 +10,7 @@ the caches that are rebuilt rather than stored.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import json
 import math
@@ -28,11 +29,11 @@ from mltrees.io.format import (
     ModelFormatError,
     check_finite,
     check_name,
+    check_tree_features,
     decode_array,
     decode_float,
     dtype_name,
     encode_float_list,
-    validate_tree,
 )
 
 __all__ = [
@@ -428,9 +429,14 @@ def _check_params(estimator, path: str) -> None:
 def _check_attributes(cls, state: dict, path: str) -> None:
     """Refuse attributes that would shadow a method or a property of the class."""
     for name in state:
-        static = inspect.getattr_static(cls, name, None)
-        if callable(static) or isinstance(static, (property, staticmethod, classmethod)):
+        if _shadows(cls, name):
             raise ModelFormatError(f"{path}: {name!r} would replace a method of {cls.__name__}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _shadows(cls, name: str) -> bool:
+    static = inspect.getattr_static(cls, name, None)
+    return callable(static) or isinstance(static, (property, staticmethod, classmethod))
 
 
 def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
@@ -468,7 +474,7 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
             raise ModelFormatError(f"{path}.tree_: a Tree")
         width = len(specs) if specs is not None else n_features
         if width is not None:  # features and surrogate features in range
-            validate_tree(tree, width, f"{path}.tree_")
+            check_tree_features(tree, width, f"{path}.tree_")
         if specs is not None:
             _check_tree_specs(tree, specs, f"{path}.tree_")
         if classes is not None and tree.value.shape[1] != classes.size:
@@ -493,7 +499,7 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
         for i, stage in enumerate(stages):
             for k, t in enumerate(stage):
                 if width is not None:
-                    validate_tree(t, width, f"{path}._trees[{i}][{k}]")
+                    check_tree_features(t, width, f"{path}._trees[{i}][{k}]")
                 if specs is not None:
                     _check_tree_specs(t, specs, f"{path}._trees[{i}][{k}]")
 

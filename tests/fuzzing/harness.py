@@ -99,13 +99,17 @@ class Summary:
         slowest = max(self.results, key=lambda r: r.seconds, default=None)
         largest = max(self.results, key=lambda r: r.memory, default=None)
         if slowest is not None:
-            lines.append(f"  slowest case {slowest.seconds:.2f} s ({slowest.source}: {slowest.description[:60]})")
+            lines.append(
+                f"  slowest case {slowest.seconds:.2f} s ({slowest.source}: {slowest.description[:60]})"
+            )
             lines.append(
                 f"  most memory {largest.memory / 2**20:.1f} MiB ({largest.source}: "
                 f"{largest.description[:60]}, file {largest.size} bytes)"
             )
         for r in self.failures[:40]:
-            lines.append(f"  FAIL {r.outcome} {r.source} [{r.family}] {r.description[:100]} :: {r.detail[:200]}")
+            lines.append(
+                f"  FAIL {r.outcome} {r.source} [{r.family}] {r.description[:100]} :: {r.detail[:200]}"
+            )
         return "\n".join(lines)
 
 
@@ -128,8 +132,17 @@ def run_cases(sources, cases, *, timeout=TIME_CAP) -> Summary:
             if pending:  # the worker died or hung on pending[0]: count it, restart after it
                 case, (name, family, description, payload) = pending[0]
                 summary.results.append(
-                    Result(case, f"{by_name[name].kind}:{name}", family, description, "crash",
-                           "the worker died or hung", timeout, 0, len(payload))
+                    Result(
+                        case,
+                        f"{by_name[name].kind}:{name}",
+                        family,
+                        description,
+                        "crash",
+                        "the worker died or hung",
+                        timeout,
+                        0,
+                        len(payload),
+                    )
                 )
                 pending = pending[1:]
     return summary
@@ -182,8 +195,17 @@ def _feed(worker, pending, by_name, summary, timeout) -> int:
             if answer["memory"] > memory_cap(payload) and outcome.split(":")[0] not in FAILURES:
                 outcome = "over-memory"
             summary.results.append(
-                Result(case, f"{by_name[name].kind}:{name}", family, description, outcome,
-                       answer.get("detail", ""), answer["seconds"], answer["memory"], size)
+                Result(
+                    case,
+                    f"{by_name[name].kind}:{name}",
+                    family,
+                    description,
+                    outcome,
+                    answer.get("detail", ""),
+                    answer["seconds"],
+                    answer["memory"],
+                    size,
+                )
             )
             answered += 1
         return answered

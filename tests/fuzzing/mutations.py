@@ -32,7 +32,18 @@ import numpy as np
 FLOAT_VALUES = ("NaN", "Infinity", "-Infinity", 1e308, -1e308, -1.0, 0.0)
 INT_VALUES = (-1, -3, 0, "n_features", 10**6, 2**31, 2**62, 2**70)
 SWAP_VALUES = (None, "x", 1.5, {}, [], True, {"ref": 0}, {"tuple": 3}, [[[[1]]]])
-STRING_VALUES = ("float64", "object", "<U3", "<U999999", "Tree", "NaN", "", "int8", "abc", "os.system")
+STRING_VALUES = (
+    "float64",
+    "object",
+    "<U3",
+    "<U999999",
+    "Tree",
+    "NaN",
+    "",
+    "int8",
+    "abc",
+    "os.system",
+)
 NUMBER_VALUES = (-1, 0, 1, 10**9, -(10**9), 2**63, 2**70, 0.5, 1e308, -1e308)
 NAN_TOKENS = ("NaN", "Infinity", "-Infinity")
 
@@ -250,6 +261,14 @@ def text_damage(text, rng, n_cases):
         else:
             depth = int([100, 1000, 100_000][rng.integers(3)])
             colons = [m.end() for m in re.finditer(r'": ?', text)]
+            if not colons:  # not JSON: a line of garbage instead
+                at = int(rng.integers(len(text)))
+                yield (
+                    "text",
+                    f"a line of {depth} brackets",
+                    text[:at] + "\n" + "[" * depth + "\n" + text[at:],
+                )
+                continue
             at = colons[rng.integers(len(colons))]
             end = re.search(r"[,}\]]", text[at:])
             stop = at + (end.start() if end else 0)
@@ -355,7 +374,10 @@ def xgboost_size_attacks(document):
     """XGBoost files with huge declared sizes or category codes."""
     model = document["learner"]["gradient_booster"]["model"]
     param = document["learner"]["learner_model_param"]
-    for key, values in (("num_feature", ("1000000000", "1e12", "-5")), ("num_class", ("10000000000", "100000"))):
+    for key, values in (
+        ("num_feature", ("1000000000", "1e12", "-5")),
+        ("num_class", ("10000000000", "100000")),
+    ):
         for value in values:
             damaged = copy.deepcopy(document)
             damaged["learner"]["learner_model_param"][key] = value
@@ -370,7 +392,9 @@ def xgboost_size_attacks(document):
         damaged = copy.deepcopy(document)
         for tree in damaged["learner"]["gradient_booster"]["model"]["trees"][:n_trees]:
             internal = [i for i, c in enumerate(tree["left_children"]) if c >= 0]
-            tree["split_type"] = [1 if i in internal else 0 for i in range(len(tree["left_children"]))]
+            tree["split_type"] = [
+                1 if i in internal else 0 for i in range(len(tree["left_children"]))
+            ]
             tree["categories_nodes"] = internal
             tree["categories_segments"] = list(range(len(internal)))
             tree["categories_sizes"] = [1] * len(internal)
@@ -399,11 +423,19 @@ def lightgbm_size_attacks(text):
             yield "size", f"{key}={value}", damaged
     for words in (10_000, 100_000, 1_000_000):
         extra = " " + " ".join(["4294967295"] * words)
-        damaged, count = re.subn(r"(?m)^(cat_threshold=.*)$", lambda m, e=extra: m.group(1) + e, text, count=1)
+        damaged, count = re.subn(
+            r"(?m)^(cat_threshold=.*)$", lambda m, e=extra: m.group(1) + e, text, count=1
+        )
         if count:
             damaged = _fix_boundaries(damaged, words)
             yield "size", f"cat_threshold +{words} words", damaged
-    for objective in ("multiclassova num_class:3", "binary sigmoid:inf", "binary sigmoid:nan", "binary sigmoid:abc", "binary sigmoid:-1"):
+    for objective in (
+        "multiclassova num_class:3",
+        "binary sigmoid:inf",
+        "binary sigmoid:nan",
+        "binary sigmoid:abc",
+        "binary sigmoid:-1",
+    ):
         damaged, count = re.subn(r"(?m)^objective=.*$", f"objective={objective}", text, count=1)
         if count:
             yield "size", f"objective={objective}", damaged
@@ -428,13 +460,21 @@ def catboost_size_attacks(document):
             damaged = copy.deepcopy(document)
             first = damaged["oblivious_trees"][0]
             first["splits"] = (tree["splits"] * depth)[:depth]
-            yield "size", f"an oblivious tree of depth {depth}, its leaves unchanged", json.dumps(damaged)
+            yield (
+                "size",
+                f"an oblivious tree of depth {depth}, its leaves unchanged",
+                json.dumps(damaged),
+            )
         damaged = copy.deepcopy(document)
         damaged["oblivious_trees"] = trees * 5000
         yield "size", "5000 copies of the trees", json.dumps(damaged)
     features = document["features_info"].get("float_features", [])
     if features:
-        for key, value in (("flat_feature_index", 10**9), ("feature_index", 2**62), ("flat_feature_index", -1)):
+        for key, value in (
+            ("flat_feature_index", 10**9),
+            ("feature_index", 2**62),
+            ("flat_feature_index", -1),
+        ):
             damaged = copy.deepcopy(document)
             damaged["features_info"]["float_features"][0][key] = value
             yield "size", f"float_features[0].{key} = {value}", json.dumps(damaged)
@@ -497,7 +537,11 @@ def lightgbm_random(text, rng, n_cases):
                 tokens = value.split()
                 if tokens:
                     k = int(rng.integers(len(tokens)))
-                    tokens[k] = LGB_TOKENS[rng.integers(len(LGB_TOKENS))] if choice == 3 else tokens[k] + " " + tokens[k]
+                    tokens[k] = (
+                        LGB_TOKENS[rng.integers(len(LGB_TOKENS))]
+                        if choice == 3
+                        else tokens[k] + " " + tokens[k]
+                    )
                 damaged[i] = f"{key}={' '.join(tokens)}"
                 steps.append(f"token of {key}")
         yield "random", "; ".join(steps), "\n".join(damaged) + "\n"
