@@ -100,7 +100,8 @@ class Summary:
         largest = max(self.results, key=lambda r: r.memory, default=None)
         if slowest is not None:
             lines.append(
-                f"  slowest case {slowest.seconds:.2f} s ({slowest.source}: {slowest.description[:60]})"
+                f"  slowest case {slowest.seconds:.2f} s "
+                f"({slowest.source}: {slowest.description[:60]})"
             )
             lines.append(
                 f"  most memory {largest.memory / 2**20:.1f} MiB ({largest.source}: "
@@ -108,7 +109,8 @@ class Summary:
             )
         for r in self.failures[:40]:
             lines.append(
-                f"  FAIL {r.outcome} {r.source} [{r.family}] {r.description[:100]} :: {r.detail[:200]}"
+                f"  FAIL {r.outcome} {r.source} [{r.family}] {r.description[:100]} "
+                f":: {r.detail[:200]}"
             )
         return "\n".join(lines)
 
@@ -307,10 +309,14 @@ def _same(a: dict, b: dict) -> bool:
 def _rename_columns(model, probe):
     """A DataFrame probe with the loaded model's feature names (an edited name is not a defect)."""
     names = getattr(model, "feature_names_in_", None)
-    if hasattr(probe, "columns") and names is not None and len(names) == probe.shape[1]:
-        if list(names) != list(probe.columns):
-            probe = probe.copy()
-            probe.columns = list(names)
+    if (
+        hasattr(probe, "columns")
+        and names is not None
+        and len(names) == probe.shape[1]
+        and list(names) != list(probe.columns)
+    ):
+        probe = probe.copy()
+        probe.columns = list(names)
     return probe
 
 

@@ -23,6 +23,7 @@ damaged file as ``str`` (or ``bytes`` for invalid UTF-8).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
@@ -238,10 +239,8 @@ def text_damage(text, rng, n_cases):
             for i in rng.integers(len(data), size=int(rng.integers(1, 6))):
                 damaged[i] ^= int(rng.integers(1, 256))
             payload = bytes(damaged)
-            try:
+            with contextlib.suppress(UnicodeDecodeError):
                 payload = payload.decode("utf-8")
-            except UnicodeDecodeError:
-                pass
             yield "text", "bytes flipped", payload
         elif kind == "truncate":
             cut = int(rng.integers(len(text)))
@@ -509,8 +508,8 @@ def lightgbm_sweep(text):
                 if position is None:
                     new = token
                 else:
-                    new = " ".join(tokens[:position] + [token] + tokens[position + 1 :])
-                damaged = lines[:i] + [f"{key}={new}"] + lines[i + 1 :]
+                    new = " ".join([*tokens[:position], token, *tokens[position + 1 :]])
+                damaged = [*lines[:i], f"{key}={new}", *lines[i + 1 :]]
                 yield "sweep", f"line {i} {key}[{position}] = {token!r}", "\n".join(damaged) + "\n"
 
 

@@ -1,4 +1,4 @@
-"""Damaged and hostile files through the loader and the importers: refused, or a model that predicts.
+"""Damaged and hostile files through the loader and importers: refused, or a model that predicts.
 
 One test per reader. The quick profile (``make test``) runs a fixed sample of
 every mutation family; ``make fuzz`` (``MLTREES_FUZZ=long``) runs every
