@@ -4,11 +4,13 @@
   every fitted mltrees estimator as a documented JSON file
   (:mod:`mltrees.io.format`); loading executes nothing from the file and
   rejects malformed or hostile files with :class:`ModelFormatError`.
-* :func:`import_xgboost`, :func:`import_lightgbm`: another library's trees as
-  mltrees :class:`~mltrees.tree._tree.Tree` arrays (:class:`ImportedTreeModel`).
+* :func:`import_xgboost`, :func:`import_lightgbm`, :func:`import_catboost`:
+  another library's trees as mltrees :class:`~mltrees.tree._tree.Tree` arrays
+  (:class:`ImportedTreeModel`).
 * :func:`register_estimator`: how a new estimator joins the format.
 """
 
+from mltrees.io.catboost_json import catboost_threshold, import_catboost
 from mltrees.io.format import FORMAT_VERSION, ModelFormatError, validate_tree
 from mltrees.io.importers import (
     ImportedTreeModel,
@@ -29,7 +31,9 @@ __all__ = [
     "FORMAT_VERSION",
     "ImportedTreeModel",
     "ModelFormatError",
+    "catboost_threshold",
     "from_json",
+    "import_catboost",
     "import_lightgbm",
     "import_xgboost",
     "load_model",
