@@ -406,26 +406,59 @@ def _rebuild_lightgbm(estimator) -> None:
 
 
 def _check_statistics(stats, path: str) -> None:
-    """CatBoost's categorical columns: one entry per feature in every list, counts that count."""
+    """CatBoost's categorical columns: one entry per feature in every list, counts that count.
+
+    Per feature: its sorted training categories; for a statistics (not
+    one-hot) feature, the rows per category ``count`` and per category and
+    target border ``class_count``. One border count and one name per column
+    built: a column per category of a one-hot feature, ``3 B + 1`` (the
+    Borders statistics of each of the ``B`` target borders and the Counter)
+    otherwise.
+    """
     n = len(stats.features)
-    for name in ("categories", "one_hot", "class_count", "count", "n_borders"):
+    for name in ("features", "categories", "one_hot", "class_count", "count", "n_borders", "names"):
         expect(isinstance(getattr(stats, name), list), f"{path}.{name}", "a list")
-    expect(len(stats.categories) == n and len(stats.one_hot) == n, path, "one entry per feature")
+    for name in ("categories", "one_hot", "class_count", "count"):
+        expect(len(getattr(stats, name)) == n, f"{path}.{name}", "one entry per feature")
     expect(all(type(f) is int and f >= 0 for f in stats.features), f"{path}.features", "indices")
+    n_columns = 0
     for c in range(n):
         known = stats.categories[c]
+        where = f"{path}.categories[{c}]"
         expect(
             isinstance(known, np.ndarray) and known.ndim == 1 and known.size >= 1,
-            f"{path}.categories[{c}]",
+            where,
             "a non-empty 1-D array",
         )
-        expect(isinstance(stats.one_hot[c], bool), f"{path}.one_hot[{c}]", "a boolean")
         try:
             ordered = bool((known[1:] > known[:-1]).all())
         except TypeError:
             ordered = False
-        expect(ordered, f"{path}.categories[{c}]", "sorted distinct categories")
-    check_finite([stats.class_count, stats.count], path)
+        expect(ordered, where, "sorted distinct categories")
+        expect(isinstance(stats.one_hot[c], bool), f"{path}.one_hot[{c}]", "a boolean")
+        if stats.one_hot[c]:
+            n_columns += known.size
+            continue
+        count = expect_array(
+            stats.count[c], f"{path}.count[{c}]", kinds="iuf", shape=(known.size,), low=0
+        )
+        table = expect_array(
+            stats.class_count[c], f"{path}.class_count[{c}]", kinds="iuf", ndim=2, low=0
+        )
+        expect(table.shape[0] == known.size, f"{path}.class_count[{c}]", "a row per category")
+        check_finite([count, table], f"{path}.count[{c}]")
+        n_columns += 3 * table.shape[1] + 1
+    expect(
+        len(stats.n_borders) == n_columns
+        and all(type(v) is int and v >= 1 for v in stats.n_borders),
+        f"{path}.n_borders",
+        f"a positive border count for each of the {n_columns} columns",
+    )
+    expect(
+        len(stats.names) == n_columns and all(isinstance(v, str) for v in stats.names),
+        f"{path}.names",
+        "a name per column",
+    )
 
 
 def _rebuild_oblivious(estimator) -> None:
@@ -456,12 +489,6 @@ def _rebuild_oblivious(estimator) -> None:
     if cat:
         expect(
             stats is not None and stats.features == cat, f"{path}._cat_stats", "statistics of _cat"
-        )
-        _check_statistics(stats, f"{path}._cat_stats")
-        expect(
-            all(type(v) is int and v >= 0 for v in stats.n_borders),
-            f"{path}._cat_stats",
-            "border counts",
         )
         n_borders += stats.n_borders
     else:
@@ -545,7 +572,7 @@ def _decode_seed(state: dict, path: str) -> np.random.SeedSequence:
         and all(small_int(v, 64) for v in key)
         and type(pool) is int
         and 4 <= pool <= 64
-        and small_int(spawned, 63)
+        and small_int(spawned, 32)
     )
     if not ok:
         raise ModelFormatError(f"{path}: a SeedSequence with out-of-range state")

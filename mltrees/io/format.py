@@ -389,6 +389,21 @@ def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> No
     if not (np.isfinite(tree.weighted_n_node_samples).all() and np.isfinite(tree.impurity).all()):
         bad("weighted_n_node_samples and impurity are finite")
     _check_surrogates(tree, n, leaf, n_features, bad)
+    # C4.5's nodes share a missing value among their children by the children's
+    # weights (Tree.branch_fraction): those must add up to the node's weight.
+    shared = internal[slot[internal] == -2]
+    if shared.size:
+        weight = tree.weighted_n_node_samples
+        sizes = n_children[shared]
+        offsets = np.cumsum(sizes) - sizes
+        children = np.repeat(first[shared] - offsets, sizes) + np.arange(int(sizes.sum()))
+        total = np.add.reduceat(weight[children], offsets)
+        parent = weight[shared]
+        if not ((parent > 0) & (np.abs(total - parent) <= 1e-9 * parent)).all():
+            bad(
+                "a node that shares missing values among its children has a positive "
+                "weight, the sum of theirs"
+            )
     categorical = internal[kind[internal] == CATEGORICAL_NODE]
     sizes = tree.n_categories.astype(np.int64)[categorical]
     offsets = tree.route_offset.astype(np.int64)[categorical]

@@ -623,9 +623,12 @@ def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | None
     if extra or "model" not in document:
         raise ModelFormatError("top-level keys are format, format_version, mltrees_version, model")
     try:
-        return _Decoder(Budget(len(text), max_cells)).value(document["model"], "model")
+        model = _Decoder(Budget(len(text), max_cells)).value(document["model"], "model")
     except RecursionError:
         raise ModelFormatError("values are nested too deeply") from None
+    if _registered_name(model, _ESTIMATORS) is None and _registered_name(model, _OBJECTS) is None:
+        raise ModelFormatError("model: a registered estimator or object, not a plain value")
+    return model
 
 
 def save_model(model, path) -> None:
