@@ -18,6 +18,7 @@ import numpy as np
 
 from mltrees.io.format import (
     ModelFormatError,
+    binary_tree_levels,
     check_finite,
     check_tree_features,
     expect,
@@ -542,6 +543,326 @@ def _rebuild_imported(estimator) -> None:
     estimator._check()
 
 
+# ---------------------------------------------------------------- incremental trees
+
+
+def _rebuild_hoeffding(estimator) -> None:
+    """The node arrays form a binary tree whose leaves own distinct rows of statistics."""
+    path = "HoeffdingTreeClassifier"
+    K, F = _n_classes(estimator, path), estimator.n_features_in_
+    nodes = [getattr(estimator, name) for name in type(estimator)._NODE_ARRAYS]
+    n = nodes[0].shape[0] if isinstance(nodes[0], np.ndarray) else 0
+    for name, array in zip(type(estimator)._NODE_ARRAYS, nodes, strict=True):
+        kinds = "f" if name == "_threshold" else "iu"
+        expect_array(array, f"{path}.{name}", kinds=kinds, shape=(n,))
+    feature, threshold = estimator._feature, estimator._threshold
+    left, right, depth, slot = estimator._left, estimator._right, estimator._depth, estimator._slot
+    leaf = feature < 0
+    expect(
+        n >= 1 and (feature >= -1).all() and (feature < F).all(),
+        f"{path}._feature",
+        f"-1 or a feature in [0, {F})",
+    )
+    expect(np.array_equal(leaf, left < 0), f"{path}._left", "children at internal nodes only")
+    levels = binary_tree_levels(left, right, f"{path}._left")
+    expected_depth = np.zeros(n, dtype=np.int64)
+    for d, level in enumerate(levels):
+        expected_depth[level] = d
+    expect(np.array_equal(depth, expected_depth), f"{path}._depth", "the depth of each node")
+    expect(np.isfinite(threshold[~leaf]).all(), f"{path}._threshold", "finite at internal nodes")
+    shapes = {
+        "_class_w": (K,),
+        "_present": (K,),
+        "_since": (),
+        "_active": (),
+        "_g_n": (F, K),
+        "_g_mean": (F, K),
+        "_g_m2": (F, K),
+        "_g_min": (F, K),
+        "_g_max": (F, K),
+        "_mc_right": (),
+        "_nb_right": (),
+    }
+    n_slots = estimator._class_w.shape[0] if isinstance(estimator._class_w, np.ndarray) else 0
+    for name in type(estimator)._SLOT_ARRAYS:
+        kinds = "b" if name in ("_present", "_active") else "f"
+        array = expect_array(
+            getattr(estimator, name),
+            f"{path}.{name}",
+            kinds=kinds,
+            shape=(n_slots, *shapes.get(name, ())),
+        )
+        if kinds == "f":
+            expect(not np.isnan(array).any(), f"{path}.{name}", "numbers, not NaN")
+            if name not in ("_g_min", "_g_max", "_g_mean"):
+                expect(
+                    (array >= 0).all() and np.isfinite(array).all(),
+                    f"{path}.{name}",
+                    "finite values >= 0",
+                )
+    used = slot[leaf]
+    free = estimator._free_slots
+    expect(
+        isinstance(free, list) and all(type(v) is int for v in free),
+        f"{path}._free_slots",
+        "a list of slots",
+    )
+    taken = np.concatenate([used, np.asarray(free, dtype=np.int64)])
+    expect(
+        (slot[~leaf] == -1).all()
+        and ((taken >= 0) & (taken < n_slots)).all()
+        and np.unique(taken).size == taken.size,
+        f"{path}._slot",
+        "a distinct statistics row per leaf",
+    )
+    seen = estimator.n_samples_seen_
+    expect(isinstance(seen, float) and 0 <= seen < math.inf, f"{path}.n_samples_seen_", ">= 0")
+
+
+def _encode_id5r_node(root) -> dict:
+    """An ID5R tree (nested nodes) as arrays, parents before children."""
+    nodes, parent, value = [root], [-1], [-1]
+    order = 0
+    while order < len(nodes):
+        for code, child in nodes[order].children.items():
+            nodes.append(child)
+            parent.append(order)
+            value.append(code)
+        order += 1
+    rows = [node.rows for node in nodes]
+    has_rows = np.array([r is not None for r in rows], dtype=bool)
+    flat = [int(i) for r in rows if r is not None for i in r]
+    sizes = [len(r) if r is not None else 0 for r in rows]
+    return {
+        "test": np.array([node.test for node in nodes], dtype=np.int64),
+        "parent": np.array(parent, dtype=np.int64),
+        "value": np.array(value, dtype=np.int64),
+        "counts": np.stack([node.counts for node in nodes]),
+        "dirty": np.array([node.dirty for node in nodes], dtype=bool),
+        "has_rows": has_rows,
+        "row_sizes": np.array(sizes, dtype=np.int64),
+        "rows": np.array(flat, dtype=np.int64),
+    }
+
+
+def _decode_id5r_node(state: dict, path: str):
+    """The nested nodes of an ID5R tree, after checking that the arrays describe a tree."""
+    from mltrees.incremental.id5r import _Node
+
+    test, parent, value = state["test"], state["parent"], state["value"]
+    n = test.shape[0] if isinstance(test, np.ndarray) else 0
+    expect_array(test, f"{path}.test", kinds="iu", shape=(n,), low=-1)
+    expect_array(parent, f"{path}.parent", kinds="iu", shape=(n,))
+    expect_array(value, f"{path}.value", kinds="iu", shape=(n,))
+    counts = expect_array(state["counts"], f"{path}.counts", kinds="iu", ndim=4, low=0)
+    expect(n >= 1 and counts.shape[0] == n, f"{path}.counts", "one table per node")
+    for name in ("dirty", "has_rows"):
+        expect_array(state[name], f"{path}.{name}", kinds="b", shape=(n,))
+    sizes = expect_array(state["row_sizes"], f"{path}.row_sizes", kinds="iu", shape=(n,), low=0)
+    rows = expect_array(state["rows"], f"{path}.rows", kinds="iu", shape=(int(sizes.sum()),), low=0)
+    ids = np.arange(n)
+    expect(
+        parent[0] == -1
+        and value[0] == -1
+        and (parent[1:] >= 0).all()
+        and (parent[1:] < ids[1:]).all(),
+        f"{path}.parent",
+        "the root first, every other node after its parent",
+    )
+    child = parent[1:]
+    expect(
+        (test[child] >= 0).all() and (value[1:] >= 0).all(),
+        f"{path}.value",
+        "children under decision nodes, by value code",
+    )
+    pairs = child * (int(value.max()) + 1) + value[1:]
+    expect(np.unique(pairs).size == pairs.size, f"{path}.value", "one child per value")
+    expect((sizes[~state["has_rows"]] == 0).all(), f"{path}.row_sizes", "rows at leaves only")
+    nodes = []
+    start = 0
+    for i in range(n):  # one object per node: ID5R's own representation
+        node = _Node(counts[i].copy(), None)
+        node.test = int(test[i])
+        node.dirty = bool(state["dirty"][i])
+        if state["has_rows"][i]:
+            node.rows = rows[start : start + sizes[i]].tolist()
+        start += int(sizes[i])
+        nodes.append(node)
+        if i:
+            nodes[parent[i]].children[int(value[i])] = node
+    return nodes[0]
+
+
+def _rebuild_id5r(estimator) -> None:
+    """Counts, stored examples and category codes agree with the features and classes."""
+    path = type(estimator).__name__
+    K, F = _n_classes(estimator, path), estimator.n_features_in_
+    categories = estimator.categories_
+    expect(
+        isinstance(categories, list) and len(categories) == F,
+        f"{path}.categories_",
+        "one list of categories per feature",
+    )
+    for j, values in enumerate(categories):
+        expect(isinstance(values, list), f"{path}.categories_[{j}]", "a list")
+        try:
+            distinct = len(set(values)) == len(values)
+        except TypeError:
+            distinct = False
+        expect(distinct, f"{path}.categories_[{j}]", "distinct, hashable categories")
+    V = expect_int(estimator._n_values, f"{path}._n_values", 1)
+    expect(max(len(c) for c in categories) <= V, f"{path}._n_values", "room for every category")
+    n = expect_int(estimator.n_examples_, f"{path}.n_examples_", 0)
+    X = expect_array(estimator._X, f"{path}._X", kinds="iu", ndim=2, low=0)
+    y = expect_array(estimator._y, f"{path}._y", kinds="iu", ndim=1, low=0, high=K - 1)
+    expect(X.shape[1] == F and X.shape[0] == y.shape[0] >= n, f"{path}._X", "the examples")
+    sizes = np.array([len(c) for c in categories])
+    expect((X[:n] < sizes).all(), f"{path}._X", "codes of the categories")
+    for name in ("n_transpositions_", "n_test_changes_", "n_discarded_"):
+        if hasattr(estimator, name):
+            expect_int(getattr(estimator, name), f"{path}.{name}", 0)
+    stack = [estimator._root]
+    while stack:
+        node = stack.pop()
+        expect(node.counts.shape == (F, V, K), f"{path}._root", "counts of shape (F, V, K)")
+        per_feature = node.counts.sum(axis=1)
+        expect(
+            (per_feature == per_feature[0]).all() and per_feature[0].sum() > 0,
+            f"{path}._root",
+            "every node counts its examples once per feature",
+        )
+        expect(node.test < F, f"{path}._root", "tests of the features")
+        expect(
+            all(v < sizes[node.test] for v in node.children) if node.test >= 0 else True,
+            f"{path}._root",
+            "children by codes of the tested feature",
+        )
+        expect(
+            node.rows is None or all(i < n for i in node.rows),
+            f"{path}._root",
+            "rows among the examples seen",
+        )
+        stack.extend(node.children.values())
+    estimator._flat = None
+    estimator._flatten()
+
+
+# ---------------------------------------------------------------- stacking and blending
+
+
+def _output_width(member, method: str, n_classes: int) -> int:
+    """Columns one member adds to the level-1 features (binary probabilities: one)."""
+    if method == "predict" or not hasattr(member, "classes_"):
+        return 1
+    if method == "predict_proba":
+        return 1 if n_classes == 2 else n_classes
+    return 1 if len(member.classes_) == 2 else len(member.classes_)
+
+
+def _rebuild_stacking(estimator) -> None:
+    """Fitted members for the declared ones, level-1 widths that feed the final estimator."""
+    from sklearn.utils import Bunch
+    from sklearn.utils.validation import check_is_fitted
+
+    path = type(estimator).__name__
+    names, _ = estimator._check_estimators()
+    members = estimator.estimators_
+    M = len(names)
+    expect(
+        isinstance(members, list) and len(members) == M,
+        f"{path}.estimators_",
+        "one fitted member per declared estimator",
+    )
+    methods = estimator.stack_method_
+    expect(
+        isinstance(methods, list) and len(methods) == M,
+        f"{path}.stack_method_",
+        "a method per member",
+    )
+    widths = estimator._n_feature_outs
+    expect(
+        isinstance(widths, list) and len(widths) == M,
+        f"{path}._n_feature_outs",
+        "a width per member",
+    )
+    K = _n_classes(estimator, path) if hasattr(estimator, "classes_") else 0
+    for k, (member, method, width) in enumerate(zip(members, methods, widths, strict=True)):
+        where = f"{path}.estimators_[{k}]"
+        try:
+            check_is_fitted(member)
+        except Exception:
+            raise ModelFormatError(f"{where}: a fitted estimator") from None
+        expect(method in ("predict_proba", "decision_function", "predict"), where, "a method")
+        expect(hasattr(member, method), where, f"an estimator with {method}")
+        if K and hasattr(member, "classes_"):
+            codes = np.asarray(member.classes_)
+            expect(
+                codes.dtype.kind in "iu" and ((codes >= 0) & (codes < K)).all(),
+                where,
+                "classes coded 0 .. K-1, as stacking fits its members",
+            )
+        expect(width == _output_width(member, method, K), where, "its level-1 width")
+        n = getattr(member, "n_features_in_", estimator.n_features_in_)
+        expect(n == estimator.n_features_in_, where, "the stack's features")
+    final = estimator.final_estimator_
+    try:
+        check_is_fitted(final)
+    except Exception:
+        raise ModelFormatError(f"{path}.final_estimator_: a fitted estimator") from None
+    level1 = sum(widths) + (estimator.n_features_in_ if estimator.passthrough else 0)
+    expect(
+        getattr(final, "n_features_in_", level1) == level1,
+        f"{path}.final_estimator_",
+        f"{level1} level-1 features",
+    )
+    if K:
+        codes = np.asarray(final.classes_)
+        expect(
+            codes.dtype.kind in "iu" and ((codes >= 0) & (codes < K)).all(),
+            f"{path}.final_estimator_",
+            "classes coded 0 .. K-1",
+        )
+    for name in ("oof_predictions_", "holdout_predictions_"):
+        if hasattr(estimator, name):
+            table = expect_array(getattr(estimator, name), f"{path}.{name}", ndim=2)
+            expect(table.shape[1] == sum(widths), f"{path}.{name}", "the level-1 columns")
+    estimator.named_estimators_ = Bunch(**dict(zip(names, members, strict=True)))
+
+
+def _rebuild_linear(estimator) -> None:
+    """A scikit-learn linear model (a stack's final estimator): coefficients of its shape."""
+    path = type(estimator).__name__
+    F = estimator.n_features_in_
+    coef = expect_array(estimator.coef_, f"{path}.coef_")
+    intercept = np.asarray(estimator.intercept_)
+    expect(intercept.dtype.kind == "f", f"{path}.intercept_", "floats")
+    if hasattr(estimator, "classes_"):
+        K = _n_classes(estimator, path)
+        rows = 1 if K == 2 else K
+        expect(
+            coef.shape == (rows, F) and intercept.shape == (rows,),
+            path,
+            f"coef_ of shape ({rows}, {F}) and an intercept per row",
+        )
+    else:
+        expect(
+            (coef.shape == (F,) and intercept.shape == ())
+            or (coef.ndim == 2 and coef.shape[1] == F and intercept.shape == coef.shape[:1]),
+            path,
+            "coef_ of shape (n_features,) or (n_targets, n_features), an intercept per target",
+        )
+
+
+def _check_splitter(splitter, path: str) -> None:
+    ok = (
+        type(splitter.n_splits) is int
+        and 2 <= splitter.n_splits <= 1 << 20
+        and type(splitter.shuffle) is bool
+        and (splitter.random_state is None or type(splitter.random_state) is int)
+    )
+    expect(ok, path, "n_splits >= 2, shuffle a boolean, random_state None or an int")
+
+
 def _encode_seed(seed: np.random.SeedSequence) -> dict:
     return {
         "entropy": seed.entropy,
@@ -685,6 +1006,8 @@ def _decode_categories(state: dict, path: str):
 def register_defaults() -> None:
     """Register every estimator and helper class of mltrees."""
     import pandas as pd
+    from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge, RidgeCV
+    from sklearn.model_selection import KFold, StratifiedKFold
 
     from mltrees import losses
     from mltrees.ensemble.adaboost import AdaBoostClassifier
@@ -698,9 +1021,17 @@ def register_defaults() -> None:
     from mltrees.ensemble.lightgbm import LightGBMClassifier, LightGBMRegressor
     from mltrees.ensemble.lightgbm import _Objective as LightGBMObjective
     from mltrees.ensemble.logitboost import LogitBoostClassifier
+    from mltrees.ensemble.stacking import (
+        BlendingClassifier,
+        BlendingRegressor,
+        StackingClassifier,
+        StackingRegressor,
+    )
     from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor, _Objective
     from mltrees.hist.oblivious import ObliviousTree
     from mltrees.hist.oblivious_ctr import CategoricalStatistics
+    from mltrees.incremental.hoeffding import HoeffdingTreeClassifier
+    from mltrees.incremental.id5r import ID4Classifier, ID5RClassifier, _Node
     from mltrees.io.importers import ImportedTreeModel
     from mltrees.tree._data import FeatureSpec
     from mltrees.tree._tree import Tree
@@ -779,3 +1110,28 @@ def register_defaults() -> None:
     register_estimator(ObliqueTreeClassifier, rebuild=_rebuild_oblique)
     register_estimator(ObliqueTreeRegressor, rebuild=_rebuild_oblique)
     register_estimator(ImportedTreeModel, skip=("_stack",), rebuild=_rebuild_imported)
+    # Incremental trees: their whole state, so that partial_fit continues exactly.
+    register_object(
+        _Node,
+        attributes=("test", "parent", "value", "counts", "dirty", "has_rows", "row_sizes", "rows"),
+        encode=_encode_id5r_node,
+        decode=_decode_id5r_node,
+        name="ID5RNode",
+    )
+    register_estimator(
+        HoeffdingTreeClassifier,
+        rebuild=_rebuild_hoeffding,
+        non_finite=("_threshold", "_g_min", "_g_max"),  # NaN at leaves, +-inf when empty
+    )
+    for cls in (ID5RClassifier, ID4Classifier):
+        register_estimator(cls, skip=("_flat",), rebuild=_rebuild_id5r)
+    # Stacking and blending, with the scikit-learn linear models that are their
+    # default final estimators (and the usual ones) and the usual splitters.
+    for cls in (StackingClassifier, StackingRegressor, BlendingClassifier, BlendingRegressor):
+        register_estimator(cls, skip=("named_estimators_",), rebuild=_rebuild_stacking)
+    for cls in (LogisticRegression, RidgeCV, Ridge, LinearRegression):
+        register_estimator(cls, rebuild=_rebuild_linear)
+    for cls in (KFold, StratifiedKFold):
+        register_object(
+            cls, attributes=("n_splits", "shuffle", "random_state"), validate=_check_splitter
+        )

@@ -412,11 +412,26 @@ def _init_parameters(cls) -> dict:
     return {k: p.default for k, p in signature.items() if k != "self" and p.kind in named}
 
 
+# The parameter checks an estimator's ``fit`` runs, by the name mltrees gives
+# them; scikit-learn's own estimators check theirs with ``_validate_params``
+# against their ``_parameter_constraints``.
+_PARAMETER_CHECKS = (
+    "_validate_params",
+    "_validate_ensemble_params",
+    "_check_params",
+    "_check_estimators",
+    "_check_common",
+)
+
+
 def _check_params(estimator, path: str) -> None:
     """The estimator's own parameter checks (those ``fit`` runs), as format errors."""
-    for method in ("_validate_params", "_validate_ensemble_params"):
+    for method in _PARAMETER_CHECKS:
         check = getattr(type(estimator), method, None)
-        if check is None or not getattr(check, "__module__", "").startswith("mltrees."):
+        module = getattr(check, "__module__", "") or ""
+        ours = module.startswith("mltrees.")
+        theirs = module.startswith("sklearn.") and hasattr(estimator, "_parameter_constraints")
+        if check is None or not (ours or theirs):
             continue
         try:
             check(estimator)
