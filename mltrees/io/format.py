@@ -39,7 +39,9 @@ read from ``S`` bytes holds at most ``max(MIN_CELLS, CELLS_PER_BYTE * S)``
 *cells* (8-byte array entries), counting the nodes of a tree once for every
 place that uses it, since the predictor walks (and stacks) it there. A
 ``{"ref": n}`` costs nothing when it shares an array or a feature binning, and
-the whole tree when it repeats a tree. Sizes a file declares without storing
+the whole tree when it repeats a tree; an estimator costs ``ESTIMATOR_CELLS``
+more at every use (the fixed work of calling its ``predict``). Sizes a file
+declares without storing
 them (a number of classes, of features, of category codes) must agree with
 the arrays it does store.
 """
@@ -53,6 +55,7 @@ import numpy as np
 
 __all__ = [
     "CELLS_PER_BYTE",
+    "ESTIMATOR_CELLS",
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "MIN_CELLS",
@@ -92,6 +95,10 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 # that, and the floor for small files with many shared parts.
 CELLS_PER_BYTE = 4
 MIN_CELLS = 1 << 22  # 32 MiB of float64
+# An estimator costs this much at every use besides its trees: ensembles call
+# each member's predict, whose fixed cost is that of a walk over ~1000 cells.
+# A member takes more than 1 KB of an honest file (its parameters alone).
+ESTIMATOR_CELLS = 1024
 
 
 class ModelFormatError(ValueError):

@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.base import is_classifier as sklearn_is_classifier
 
 from mltrees.io.format import (
+    ESTIMATOR_CELLS,
     FORMAT_NAME,
     FORMAT_VERSION,
     MAX_DEPTH,
@@ -237,10 +238,11 @@ class _Decoder:
     """Tagged JSON values to Python objects, spending each one's cells from ``budget``.
 
     A fresh array costs its entries; an object of a class registered with
-    ``cells`` (a tree) costs them again as the predictor's share. ``uses[n]``
-    is what the ``n``-th decoded value costs at each ``{"ref": n}``: the
-    predictor's cells inside it (so a repeated tree is paid in full every
-    time, a shared array or binning is free).
+    ``cells`` (a tree) costs them again as the predictor's share, and an
+    estimator ``ESTIMATOR_CELLS``. ``uses[n]`` is what the ``n``-th decoded
+    value costs at each ``{"ref": n}``: the predictor's cells inside it (so a
+    repeated tree or member is paid in full every time, a shared array or
+    binning is free).
     """
 
     def __init__(self, budget: Budget):
@@ -252,7 +254,7 @@ class _Decoder:
     def _walk(self, cells: int, path: str) -> None:
         if cells:
             self.walked += cells
-            self.budget.spend(cells, path, "tree nodes, counted at every use")
+            self.budget.spend(cells, path, "trees and estimators, counted at every use")
 
     def value(self, data, path: str, depth: int = 0):
         if depth > MAX_DEPTH:
@@ -371,6 +373,7 @@ class _Decoder:
         if entry is None:
             raise ModelFormatError(f"{path}: {str(name)[:60]!r} is not a registered estimator")
         path = f"{path}<{name}>"
+        self._walk(ESTIMATOR_CELLS, path)  # the fixed work of one predict call
         params = self._state(data["params"], f"{path}.params", depth)
         known = _init_parameters(entry.cls)
         unknown = sorted(set(params) - set(known))

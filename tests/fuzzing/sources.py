@@ -15,6 +15,8 @@ import pandas as pd
 
 import mltrees
 from mltrees.datasets import load_penguins
+from mltrees.ensemble.logitboost import LogitBoostClassifier
+from mltrees.incremental import ID4Classifier
 
 
 @dataclass
@@ -113,17 +115,77 @@ MLTREES_MODELS = {
         "filled_mass",
         "mass",
     ),
+    "logitboost": (lambda: LogitBoostClassifier(n_estimators=3), "filled", "binary"),
+    "hoeffding": (
+        lambda: mltrees.HoeffdingTreeClassifier(grace_period=30),
+        "shuffled",
+        "y_shuffled",
+    ),
+    "id5r": (lambda: mltrees.ID5RClassifier(), "categorical", "y_categorical"),
+    "id4": (lambda: ID4Classifier(), "categorical", "y_categorical"),
+    "stacking": (
+        lambda: mltrees.StackingClassifier(
+            [
+                ("tree", mltrees.CARTClassifier(max_depth=2)),
+                ("boosted", mltrees.XGBoostClassifier(n_estimators=2, max_depth=2)),
+            ],
+            cv=3,
+        ),
+        "filled",
+        "y",
+    ),
+    "blending": (
+        lambda: mltrees.BlendingRegressor(
+            [
+                ("tree", mltrees.CARTRegressor(max_depth=2)),
+                (
+                    "forest",
+                    mltrees.RandomForestRegressor(n_estimators=2, max_depth=2, random_state=0),
+                ),
+            ],
+            passthrough=True,
+            random_state=0,
+        ),
+        "filled_mass",
+        "mass",
+    ),
 }
 
 
 def mltrees_sources() -> list[Source]:
     data = _penguins()
     data["X_cat"] = data["X"][["island", "sex"]]
+    order = np.random.default_rng(0).permutation(len(data["y"]))  # streams see every class early
+    data["shuffled"] = data["filled"].iloc[order].reset_index(drop=True)
+    data["y_shuffled"] = data["y"].iloc[order].reset_index(drop=True)
+    known = data["X"]["sex"].notna().to_numpy()
+    data["y_categorical"] = data["y"][known].reset_index(drop=True)
+    data["categorical"] = data["categorical"].reset_index(drop=True)
     out = []
     for name, (make, x_key, y_key) in MLTREES_MODELS.items():
         X, y = data[x_key], data[y_key]
         model = make().fit(X, y)
         out.append(Source(name, "mltrees", mltrees.to_json(model), X.iloc[:40]))
+    # A model imported from LightGBM (categorical bitsets), saved as an mltrees file.
+    import lightgbm as lgb
+
+    coded = data["coded"].to_numpy()
+    booster = lgb.train(
+        {
+            "objective": "multiclass",
+            "num_class": 3,
+            "num_leaves": 6,
+            "min_data_in_leaf": 5,
+            "min_data_per_group": 5,
+            "verbose": -1,
+            "num_threads": 1,
+            "seed": 0,
+        },
+        lgb.Dataset(coded, label=data["codes"], categorical_feature=[0, 5]),
+        3,
+    )
+    imported = mltrees.import_lightgbm(booster.model_to_string())
+    out.append(Source("imported", "mltrees", mltrees.to_json(imported), coded[:40]))
     return out
 
 
