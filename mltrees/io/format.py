@@ -117,6 +117,8 @@ def _fail(path: str, message: str):
 class Budget:
     """The cells a model read from a file of ``n_bytes`` bytes may hold and walk.
 
+    Implements the bound :eq:`eq-model-budget` (chapter 18).
+
     ``limit = max(MIN_CELLS, CELLS_PER_BYTE * n_bytes)``, or ``max_cells`` when
     the caller gives one (to load a trusted model whose trees expand more,
     e.g. dense category tables). Readers :meth:`spend` the cells of what they
