@@ -92,7 +92,7 @@ class ImportedTreeModel(BaseEstimator):
         its feature's codes; a finite starting score; raw scores bounded away
         from overflow (through the link, for ``log``).
         """
-        from mltrees.io._registry import MAX_LOG_LINK_SCORE, MAX_RAW_SCORE, _bounded
+        from mltrees.io._estimator_state import MAX_LOG_LINK_SCORE, MAX_RAW_SCORE, _bounded
 
         n_features = expect_int(self.n_features_in_, "n_features_in_", 1)
         trees = self.trees_
