@@ -26,6 +26,9 @@ from mltrees.io.format import (
 
 MAX_RAW_SCORE = 1e300
 MAX_LOG_LINK_SCORE = 700.0  # exp(700) ~ 1e304: a log link stays finite
+# A linear model (a stack's final estimator) keeps every input of at most this
+# magnitude at a raw score below MAX_RAW_SCORE.
+MAX_INPUT = 1e100
 
 
 def _bounded(terms, path: str, limit: float = MAX_RAW_SCORE) -> None:
@@ -57,6 +60,11 @@ def _tree_members(estimator, path: str, attribute: str = "estimators_") -> list:
     """Members of an ensemble that are fitted mltrees trees, with the ensemble's features."""
     members = getattr(estimator, attribute)
     expect(isinstance(members, list) and members, f"{path}.{attribute}", "a non-empty list")
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:  # members fitted on the same table share its names
+        names = next(
+            (m.feature_names_in_ for m in members if hasattr(m, "feature_names_in_")), None
+        )
     for i, member in enumerate(members):
         where = f"{path}.{attribute}[{i}]"
         expect(hasattr(member, "tree_"), where, "a fitted tree estimator")
@@ -65,6 +73,8 @@ def _tree_members(estimator, path: str, attribute: str = "estimators_") -> list:
             where,
             "as many features as the ensemble",
         )
+        own = getattr(member, "feature_names_in_", None)
+        expect(own is None or list(own) == list(names), where, "the ensemble's feature names")
     return members
 
 
@@ -713,3 +723,5 @@ def _rebuild_linear(estimator) -> None:
             path,
             "coef_ of shape (n_features,) or (n_targets, n_features), an intercept per target",
         )
+    rows = np.abs(coef).reshape(-1, F).sum(axis=1) * MAX_INPUT + np.abs(intercept).reshape(-1)
+    _bounded([rows.max()], f"{path}.coef_ (for inputs up to {MAX_INPUT:.0e})")

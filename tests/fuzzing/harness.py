@@ -21,6 +21,7 @@ Caps:
 
 Outcomes: ``refused`` (ModelFormatError: the reader's only error), ``same`` or
 ``different`` (loaded; predictions equal to the undamaged model's or not),
+``unfitted`` (a file whose fitted state was deleted: an unfitted estimator),
 and the failures ``escape:<exception>`` (another exception while reading),
 ``predict:<exception>`` (loaded but cannot predict), ``invalid:<what>`` (NaN or
 infinite outputs, probabilities outside [0, 1] or not summing to 1, labels
@@ -320,6 +321,19 @@ def _rename_columns(model, probe):
     return probe
 
 
+def _fitted(model) -> bool:
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(model)
+    except NotFittedError:
+        return False
+    except TypeError:  # not an estimator (a registered object): nothing to predict
+        return False
+    return True
+
+
 def _run_case(kind, payload, probe, baseline):
     try:
         model = _read(kind, payload)
@@ -332,6 +346,8 @@ def _run_case(kind, payload, probe, baseline):
             return "over-memory", "MemoryError while reading"
         return f"escape:{type(error).__name__}", str(error)[:300]
     probe = _rename_columns(model, probe)
+    if not _fitted(model):
+        return "unfitted", ""  # a file may hold an unfitted estimator (its parameters)
     try:
         outputs = _outputs(model, probe)
     except MemoryError:
