@@ -50,7 +50,8 @@ _SOURCES = ("xgboost", "lightgbm", "catboost")
 class ImportedTreeModel(BaseEstimator):
     """Trees trained by another library, held as mltrees :class:`Tree` arrays.
 
-    Built by :func:`import_xgboost` or :func:`import_lightgbm`, not by ``fit``.
+    Built by :func:`import_xgboost`, :func:`import_lightgbm` or
+    :func:`~mltrees.io.import_catboost`, not by ``fit``.
     The raw score of output ``k`` is ``base_margin_[k]`` plus the leaf values
     of the trees with ``tree_output_ == k`` (divided by the number of rounds
     when ``average_output_``: LightGBM's random forest mode).
@@ -64,14 +65,15 @@ class ImportedTreeModel(BaseEstimator):
         The output each tree adds to.
     base_margin_ : ndarray of float, shape (n_outputs,)
         The starting raw score (XGBoost's ``base_score`` as a margin; 0 for
-        LightGBM, whose initial score is folded into its first trees).
+        LightGBM, whose initial score is folded into its first trees;
+        CatBoost's bias, added after the trees).
     link_ : {"identity", "logit", "log", "softmax"}
         How :meth:`predict` maps raw scores to the library's prediction.
     sigmoid_ : float
         LightGBM's ``sigmoid`` of binary objectives (1 for XGBoost).
     objective_ : str
         The objective as the library names it.
-    source_ : {"xgboost", "lightgbm"}
+    source_ : {"xgboost", "lightgbm", "catboost"}
     categorical_ : ndarray of bool, shape ``(n_features_in_,)``
         Features tested by category membership (LightGBM).
     zero_as_missing_ : ndarray of bool, shape ``(n_features_in_,)``

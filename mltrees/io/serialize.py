@@ -562,8 +562,13 @@ def to_json(model, *, indent=None) -> str:
     """
     _ensure_registry()
     if _registered_name(model, _ESTIMATORS) is None and _registered_name(model, _OBJECTS) is None:
+        hint = (
+            "; save model.to_local(), the same model on one machine"
+            if hasattr(model, "to_local")
+            else ""
+        )
         raise ModelFormatError(
-            f"model: {type(model).__name__} is not a registered mltrees estimator"
+            f"model: {type(model).__name__} is not a registered mltrees estimator{hint}"
         )
     from mltrees import __version__
 

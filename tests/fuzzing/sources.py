@@ -167,7 +167,10 @@ def mltrees_sources() -> list[Source]:
         model = make().fit(X, y)
         out.append(Source(name, "mltrees", mltrees.to_json(model), X.iloc[:40]))
     # A model imported from LightGBM (categorical bitsets), saved as an mltrees file.
-    import lightgbm as lgb
+    try:
+        import lightgbm as lgb
+    except ImportError:
+        return out
 
     coded = data["coded"].to_numpy()
     booster = lgb.train(

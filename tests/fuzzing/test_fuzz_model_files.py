@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from fuzzing import mutations, sources
-from fuzzing.harness import run_cases
+from fuzzing.harness import Summary, run_cases
 
 LONG = os.environ.get("MLTREES_FUZZ", "quick") == "long"
 SEED = int(os.environ.get("MLTREES_FUZZ_SEED", "0"))
@@ -51,37 +51,59 @@ def _cases(source, rng):
     out = swept + list(random)
     out += list(mutations.text_damage(source.payload, rng, n_text))
     for family, description, payload in size:
-        if LONG or len(payload) < 4_000_000:
+        if LONG or len(payload) < 1_000_000:  # the quick profile keeps to small files
             out.append((family, description, payload))
     return [(source.name, *case) for case in out]
 
 
-def _run(kind):
-    built = sources.all_sources((kind,))
+def _available(kind) -> bool:
+    if kind == "mltrees":
+        return True
+    try:
+        __import__(kind)
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def summaries():
+    """Every reader's cases, run in one capped worker: {kind: Summary}."""
+    kinds = [kind for kind in ("mltrees", "xgboost", "lightgbm", "catboost") if _available(kind)]
+    built = sources.all_sources(kinds)
     rng = np.random.default_rng(SEED)
     cases = [case for source in built for case in _cases(source, rng)]
     summary = run_cases(built, cases)
+    out = {}
+    for kind in kinds:
+        part = Summary([r for r in summary.results if r.source.startswith(f"{kind}:")])
+        print(f"\n[{kind}] {part.report()}")
+        out[kind] = part
+    return out
+
+
+def _check(summaries, kind):
+    if kind not in summaries:
+        pytest.skip(f"{kind} is not installed")
+    summary = summaries[kind]
     report = summary.report()
-    print(f"\n[{kind}] {report}")
     assert not summary.failures, report
-    assert sum(r.outcome == "refused" for r in summary.results) > len(cases) // 4, report
-    return summary
+    # The damage reaches the checks: most cases are refused, some still load.
+    assert sum(r.outcome == "refused" for r in summary.results) > len(summary.results) // 2, report
+    assert any(r.outcome in ("same", "different") for r in summary.results), report
 
 
-def test_loader_fuzz():
-    _run("mltrees")
+def test_loader_fuzz(summaries):
+    _check(summaries, "mltrees")
 
 
-def test_xgboost_importer_fuzz():
-    pytest.importorskip("xgboost")
-    _run("xgboost")
+def test_xgboost_importer_fuzz(summaries):
+    _check(summaries, "xgboost")
 
 
-def test_lightgbm_importer_fuzz():
-    pytest.importorskip("lightgbm")
-    _run("lightgbm")
+def test_lightgbm_importer_fuzz(summaries):
+    _check(summaries, "lightgbm")
 
 
-def test_catboost_importer_fuzz():
-    pytest.importorskip("catboost")
-    _run("catboost")
+def test_catboost_importer_fuzz(summaries):
+    _check(summaries, "catboost")
