@@ -325,11 +325,11 @@ def _fitted(model) -> bool:
     from sklearn.exceptions import NotFittedError
     from sklearn.utils.validation import check_is_fitted
 
+    if not hasattr(model, "fit"):  # an imported model: built fitted, or not at all
+        return hasattr(model, "predict")
     try:
         check_is_fitted(model)
     except NotFittedError:
-        return False
-    except TypeError:  # not an estimator (a registered object): nothing to predict
         return False
     return True
 
