@@ -283,11 +283,10 @@ def _oblivious_plan(model, view, classes) -> _Plan:
 
 def _imported_plan(model) -> _Plan:
     """An imported XGBoost (float32, ``x < t``) or LightGBM (double, ``x <= t``) model."""
-    from sklearn.utils.validation import check_is_fitted
-
     from mltrees.inspection._adapters import TreeModelView
 
-    check_is_fitted(model, "trees_")
+    if not hasattr(model, "trees_"):
+        raise TypeError("an ImportedTreeModel comes from import_xgboost or import_lightgbm")
     K = model.base_margin_.size
     scale = 1.0
     if model.average_output_:  # LightGBM's random forest: the mean of the rounds
