@@ -65,7 +65,7 @@ __all__ = ["MAX_NODES", "ONNX_ML_OPSET", "ONNX_OPSET", "OnnxExportError", "onnx_
 
 ONNX_OPSET = 21  # the default domain's opset (ONNX 1.16)
 ONNX_ML_OPSET = 5  # ai.onnx.ml: TreeEnsemble with set membership (ONNX 1.16)
-IR_VERSION = 10  # ONNX 1.16's IR; onnxruntime reads it from 1.20 on
+IR_VERSION = 10  # ONNX 1.16's IR version
 # Largest TreeEnsemble the exporter writes (nodes and leaves of all trees),
 # reached only when surrogate chains copy subtrees: the copies grow with
 # the product of the chains' lengths along a path.
@@ -681,7 +681,17 @@ def _ensemble_attributes(plan: _Plan) -> dict:
     for tree, table, columns in zip(view.trees, view.tables, view.columns, strict=True):
         rows = writer.rows(tree)
         member_rows = sorted(rows.members)
+        mixed_root = rows.true_leaf[0] != rows.false_leaf[0]
         for c, target in enumerate(np.asarray(columns).reshape(-1)):
+            leaf_side = rows.true_id[0] if rows.true_leaf[0] else rows.false_id[0]
+            node_side = rows.false_id[0] if rows.true_leaf[0] else rows.true_id[0]
+            if mixed_root and leaf_side + n_leaves == node_side + n_nodes:
+                # onnxruntime < 1.24 takes a root whose leaf and node children have
+                # the same index for a single leaf (its issue 24679): an unused leaf
+                # shifts this tree's leaf indices.
+                parts["target"].append(np.zeros(1, np.int64))
+                parts["weight"].append(np.zeros(1))
+                n_leaves += 1
             roots.append(n_nodes)
             parts["f"].append(rows.feature)
             parts["m"].append(rows.mode)
@@ -921,8 +931,10 @@ def to_onnx(model, path=None):
     -----
     Thresholds keep the model's comparison: ``x <= t`` in double (CART,
     LightGBM), ``x < t`` in float32 with XGBoost's cut (:eq:`eq-xgb-threshold`),
-    ``x <= t`` in float32 with CatBoost's borders. Needs ``onnx>=1.16``;
-    onnxruntime runs the graph from 1.20 on.
+    ``x <= t`` in float32 with CatBoost's borders. Needs ``onnx>=1.16`` (checked
+    with 1.16.2 and 1.23.2). onnxruntime runs the graphs from 1.23 on (checked
+    with 1.23.0 to 1.32.0); 1.21 and 1.22 fail on category sets with a member
+    above 30 or more than 30 members, and 1.20 has no ``TreeEnsemble`` of opset 5.
     """
     try:
         import onnx
