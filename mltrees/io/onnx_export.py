@@ -109,7 +109,7 @@ class _Plan:
     rounding: str = "floor"  # how a category column's values become whole codes
     reject_nan: np.ndarray | None = None  # per feature: NaN makes the model raise
     reject_inf: np.ndarray | None = None  # per feature: +-inf makes the model raise
-    zero_band: np.ndarray | None = None  # per feature: (-1e-35, 1e-35] is missing
+    zero_band: np.ndarray | None = None  # per feature: |x| <= 1e-35 (float32) is missing
     scale: float = 1.0  # raw score factor inside the link (LightGBM's sigmoid)
     classes: np.ndarray | None = None
     category_names: dict = field(default_factory=dict)  # feature -> categories in code order
@@ -790,10 +790,10 @@ def _preprocess(graph: _Graph, plan: _Plan, x: str, n_features: int) -> str:
             whole = graph.op("Where", [negative, graph.op("Ceil", [x]), whole])
         x = graph.op("Where", [graph.constant("category_columns", mask), whole, x], "codes")
     if plan.zero_band is not None and plan.zero_band.any():
-        band = float(np.float32(1e-35))  # LightGBM's kZeroThreshold
-        above = graph.op(
-            "Greater", [x, graph.constant("minus_zero_band", np.array([-band], dtype))]
-        )
+        # LightGBM's IsZero: -kZeroThreshold <= x <= kZeroThreshold, kZeroThreshold = 1e-35f.
+        band = float(np.float32(1e-35))
+        low = graph.constant("minus_zero_band", np.array([-band], dtype))
+        above = graph.op("GreaterOrEqual", [x, low])
         below = graph.op("LessOrEqual", [x, graph.constant("zero_band", np.array([band], dtype))])
         inside = graph.op("And", [above, below])
         columns = graph.constant("zero_as_missing", plan.zero_band.reshape(1, -1))
