@@ -19,7 +19,7 @@ from mltrees.io.importers import (
     import_xgboost,
     xgboost_threshold,
 )
-from mltrees.io.onnx_export import MAX_NODES, OnnxExportError, onnx_input, to_onnx
+from mltrees.io.onnx_export import OnnxExportError, onnx_input, to_onnx
 from mltrees.io.serialize import (
     from_json,
     load_model,
@@ -31,7 +31,6 @@ from mltrees.io.serialize import (
 
 __all__ = [
     "FORMAT_VERSION",
-    "MAX_NODES",
     "ImportedTreeModel",
     "ModelFormatError",
     "OnnxExportError",

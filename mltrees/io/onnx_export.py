@@ -61,7 +61,7 @@ import numpy as np
 from mltrees.tree._data import CATEGORICAL
 from mltrees.tree._tree import CATEGORICAL_NODE, MISSING_ALL_BRANCHES, MISSING_NONE, Tree
 
-__all__ = ["MAX_NODES", "ONNX_ML_OPSET", "ONNX_OPSET", "OnnxExportError", "onnx_input", "to_onnx"]
+__all__ = ["MAX_NODES", "OnnxExportError", "onnx_input", "to_onnx"]
 
 ONNX_OPSET = 21  # the default domain's opset (ONNX 1.16)
 ONNX_ML_OPSET = 5  # ai.onnx.ml: TreeEnsemble with set membership (ONNX 1.16)
@@ -374,9 +374,10 @@ class _Rows:
 def _split_values(threshold: np.ndarray, dtype, comparison: str) -> np.ndarray:
     """The split of ``x <= threshold`` (float64) for the graph's dtype and comparison.
 
-    float64 keeps the threshold. For a float32 ``x``, ``x <= s`` holds exactly
-    when ``x <= t`` for the largest float32 ``t <= s``, and exactly when
-    ``x < t`` for the smallest float32 ``t > s`` (XGBoost's cut).
+    Implements :eq:`eq-onnx-cut` (chapter 18): float64 keeps the threshold. For
+    a float32 ``x``, ``x <= s`` holds exactly when ``x < t`` for the smallest
+    float32 ``t > s`` (XGBoost's cut), and exactly when ``x <= t`` for the
+    largest float32 ``t <= s``.
     """
     threshold = np.asarray(threshold, dtype=np.float64)
     if dtype == np.float64:
@@ -930,7 +931,8 @@ def to_onnx(model, path=None):
     Notes
     -----
     Thresholds keep the model's comparison: ``x <= t`` in double (CART,
-    LightGBM), ``x < t`` in float32 with XGBoost's cut (:eq:`eq-xgb-threshold`),
+    LightGBM), ``x < t`` in float32 with XGBoost's cut (:eq:`eq-onnx-cut`, from
+    the stored threshold of :eq:`eq-xgb-threshold`),
     ``x <= t`` in float32 with CatBoost's borders. Needs ``onnx>=1.16`` (checked
     with 1.16.2 and 1.23.2). onnxruntime runs the graphs from 1.23 on (checked
     with 1.23.0 to 1.32.0); 1.21 and 1.22 fail on category sets with a member
