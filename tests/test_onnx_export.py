@@ -439,8 +439,11 @@ def test_what_is_no_tree_ensemble_is_refused(penguins):
     X, y = penguins
     numbers = X.select_dtypes("number").fillna(0.0)
     bagged = mltrees.BaggingClassifier(SkDecisionTree(max_depth=2), n_estimators=2).fit(numbers, y)
-    with pytest.raises(OnnxExportError, match="BaggingClassifier"):
+    with pytest.raises(OnnxExportError, match="not mltrees trees"):
         to_onnx(bagged)
+    oblique = mltrees.ObliqueTreeClassifier(max_depth=2, random_state=0).fit(numbers, y)
+    with pytest.raises(OnnxExportError, match="weighted sum"):
+        to_onnx(oblique)
     with pytest.raises(TypeError, match="to_onnx exports"):
         to_onnx(mltrees.StackingClassifier([mltrees.CARTClassifier()]))
     with pytest.raises(TypeError, match="to_onnx exports"):

@@ -33,6 +33,9 @@ How each part of a model becomes ONNX:
   nodes: a chain that tries each surrogate's feature in turn; since a binary
   tree cannot share a subtree, the chain copies the children below it, and a
   model whose copies would exceed :data:`MAX_NODES` nodes is refused.
+* **LightGBM's zero band** (``zero_as_missing``: ``|x| <= float32(1e-35)``
+  is missing) is mapped to NaN by standard operators before the trees, as an
+  imported model does before its walk.
 * **Rows a model rejects** (NaN without a missing-value method, infinities)
   get NaN scores and probabilities, instead of a silent answer.
 * **Starting score and link**: ``Add`` of the base score, then ``Sigmoid``,
@@ -42,8 +45,9 @@ How each part of a model becomes ONNX:
 What cannot be expressed is refused with :class:`OnnxExportError`, naming
 the reason: C4.5's fractional routing of missing values (a row goes down
 every branch with a share of its weight; ``TreeEnsemble`` routes a row down
-one path), trees whose surrogate chains would need too many copies, and
-models that are no tree ensemble (rules, oblique trees, stacking).
+one path), trees whose surrogate chains would need too many copies, oblique
+splits, and ensembles of members that are not mltrees trees. Other models
+(rules, incremental trees, stacking) raise a TypeError.
 
 The graph reads one matrix ``X`` of shape ``(n, n_features)``: numeric
 features as they are, categorical features as codes (:func:`onnx_input`
@@ -184,6 +188,13 @@ def _plan(model) -> _Plan:
         _BaseLightGBM,
         _BaseObliviousBoosting,
     )
+    from mltrees.tree.oblique import _BaseObliqueTree
+
+    if isinstance(model, _BaseObliqueTree):
+        raise OnnxExportError(
+            f"{type(model).__name__} tests a weighted sum of features at each node; ONNX's "
+            "TreeEnsemble tests one feature per node"
+        )
     if not isinstance(model, kinds):
         raise TypeError(
             "to_onnx exports mltrees trees (ID3, C4.5, CART), random forests, bagging of "
@@ -191,10 +202,15 @@ def _plan(model) -> _Plan:
             "boosting models, and imported XGBoost or LightGBM models; got "
             f"{type(model).__name__}"
         )
-    try:
-        view = view_of(model)
-    except TypeError as error:  # e.g. bagging of scikit-learn members
-        raise OnnxExportError(f"{type(model).__name__} cannot be exported: {error}") from None
+    foreign = (isinstance(model, _BaseBagging) and not getattr(model, "_binned", True)) or (
+        isinstance(model, AdaBoostClassifier) and not getattr(model, "_native", True)
+    )
+    if foreign:
+        raise OnnxExportError(
+            f"{type(model).__name__} holds members that are not mltrees trees; to_onnx "
+            "writes mltrees trees (export the members with their own library's converter)"
+        )
+    view = view_of(model)
     classifier = is_classifier(model)
     classes = np.asarray(model.classes_) if classifier else None
     if isinstance(model, _BaseTree):
