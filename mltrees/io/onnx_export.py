@@ -382,10 +382,6 @@ class _Rows:
     leaf_node: np.ndarray
     members: dict  # row -> membership values
 
-    @property
-    def size(self) -> int:
-        return int(self.feature.size + self.leaf_node.size)
-
 
 def _split_values(threshold: np.ndarray, dtype, comparison: str) -> np.ndarray:
     """The split of ``x <= threshold`` (float64) for the graph's dtype and comparison.
