@@ -1,4 +1,4 @@
-"""Model files without pickle, and models imported from XGBoost and LightGBM (chapter 18).
+"""Model files without pickle, XGBoost/LightGBM/CatBoost models imported, ONNX export (chapter 18).
 
 * :func:`to_json`, :func:`from_json`, :func:`save_model`, :func:`load_model`:
   every fitted mltrees estimator as a documented JSON file
@@ -7,6 +7,9 @@
 * :func:`import_xgboost`, :func:`import_lightgbm`, :func:`import_catboost`:
   another library's trees as mltrees :class:`~mltrees.tree._tree.Tree` arrays
   (:class:`ImportedTreeModel`).
+* :func:`to_onnx`, :func:`onnx_input`: a fitted tree model as an ONNX graph
+  (``TreeEnsemble``, ai.onnx.ml opset 5) for onnxruntime and other runtimes;
+  needs the ``onnx`` extra.
 * :func:`register_estimator`: how a new estimator joins the format.
 """
 
@@ -18,6 +21,7 @@ from mltrees.io.importers import (
     import_xgboost,
     xgboost_threshold,
 )
+from mltrees.io.onnx_export import OnnxExportError, onnx_input, to_onnx
 from mltrees.io.serialize import (
     from_json,
     load_model,
@@ -31,16 +35,19 @@ __all__ = [
     "FORMAT_VERSION",
     "ImportedTreeModel",
     "ModelFormatError",
+    "OnnxExportError",
     "catboost_threshold",
     "from_json",
     "import_catboost",
     "import_lightgbm",
     "import_xgboost",
     "load_model",
+    "onnx_input",
     "register_estimator",
     "register_object",
     "save_model",
     "to_json",
+    "to_onnx",
     "validate_tree",
     "xgboost_threshold",
 ]
