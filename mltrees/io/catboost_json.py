@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from mltrees.io.format import Budget, ModelFormatError, expect
+from mltrees.io.format import Budget, ModelFormatError, expect, validate_tree
 from mltrees.io.importers import (
     _CELLS_PER_NODE,
     DEFAULT_MAX_BYTES,
@@ -168,9 +168,16 @@ def import_catboost(
     symmetric = "oblivious_trees" in document
     trees, outputs = [], []
     for i, tree_json in enumerate(trees_json):
-        path = f"{'oblivious_trees' if symmetric else 'trees'}[{i}]"
-        read = _oblivious_tree if symmetric else _non_symmetric_tree
-        links = read(tree_json, n_outputs, borders, budget, path)
+        if symmetric:
+            path = f"oblivious_trees[{i}]"
+            made = _oblivious_trees(
+                tree_json, n_outputs, borders, columns, nan_slot, scale, budget, path
+            )
+            trees.extend(made)
+            outputs.extend(range(n_outputs))
+            continue
+        path = f"trees[{i}]"
+        links = _non_symmetric_tree(tree_json, n_outputs, borders, budget, path)
         left, right, feature, split, leaf_values, cover = links
         split_feature = np.where(feature >= 0, columns[np.maximum(feature, 0)], 0)
         threshold = np.where(feature >= 0, catboost_threshold(split), np.nan)
@@ -221,14 +228,23 @@ def _float_features(features, budget: Budget):
             as_float32 = values.astype(np.float32)
         expect(np.isfinite(as_float32).all(), f"{path}.borders", "float32 numbers")
         treatment = feature.get("nan_value_treatment", "AsIs")
-        expect(treatment in _NAN_SLOT, f"{path}.nan_value_treatment", f"one of {list(_NAN_SLOT)}")
+        expect(
+            isinstance(treatment, str) and treatment in _NAN_SLOT,
+            f"{path}.nan_value_treatment",
+            f"one of {list(_NAN_SLOT)}",
+        )
         columns.append(column)
         borders.append(as_float32)
         nan_slot.append(_NAN_SLOT[treatment])
         name = feature.get("feature_name", feature.get("feature_id"))
         names.append(name if isinstance(name, str) and name else None)
     columns = np.asarray(columns, dtype=np.int64)
-    expect(np.unique(columns).size == columns.size, "flat_feature_index", "distinct columns")
+    # Without categorical, text or embedding features every input column is a float feature.
+    expect(
+        np.array_equal(np.sort(columns), np.arange(columns.size)),
+        "flat_feature_index",
+        "the input columns 0, 1, ..., one per float feature",
+    )
     by_column = [None] * (int(columns.max()) + 1)
     for column, name in zip(columns.tolist(), names, strict=True):
         by_column[column] = name
@@ -265,13 +281,19 @@ def _split(split, borders, path):
     return feature, border32
 
 
-def _oblivious_tree(tree, n_outputs, borders, budget, path):
-    """Child links of the full binary tree of an oblivious tree, split ``d - 1`` at the root.
+def _oblivious_trees(tree, n_outputs, borders, columns, nan_slot, scale, budget, path):
+    """The full binary trees (one per output) of an oblivious tree, split ``d - 1`` at the root.
 
     Leaf ``k`` (left to right) is the leaf of index ``k``: its path answers
     split ``d - 1`` first, so the answers read from the root are the bits of
-    ``k``, most significant first.
+    ``k``, most significant first. Breadth-first, node ``i`` has children
+    ``2i + 1`` and ``2i + 2``: already the order of the format, so the node
+    layout of each depth is built and checked once (:func:`_layout`);
+    internal values are the cover-weighted means of their children and
+    internal covers the sums of their leaves' weights, one level at a time.
     """
+    from mltrees.tree._tree import Tree
+
     expect(isinstance(tree, dict), path, "a JSON object")
     splits = tree.get("splits")
     expect(
@@ -291,26 +313,85 @@ def _oblivious_tree(tree, n_outputs, borders, budget, path):
     )
     expect((weights >= 0).all(), f"{path}.leaf_weights", "weights >= 0")
     parsed = [_split(s, borders, f"{path}.splits[{i}]") for i, s in enumerate(splits)]
+    layout = _layout(depth)
     n_internal = n_leaves - 1
-    node = np.arange(n_internal)
-    level = np.floor(np.log2(node + 1)).astype(np.int64)  # breadth-first: node i at level
-    left = np.concatenate([2 * node + 1, np.full(n_leaves, -1)])
-    right = np.concatenate([2 * node + 2, np.full(n_leaves, -1)])
-    which = depth - 1 - level  # the split asked at each level
-    feature = np.full(2 * n_leaves - 1, -1, dtype=np.int64)
-    border = np.zeros(2 * n_leaves - 1, dtype=np.float32)
-    if depth:
-        feature[:n_internal] = [parsed[w][0] for w in which]
-        border[:n_internal] = [parsed[w][1] for w in which]
-    leaf_values = np.zeros((2 * n_leaves - 1, n_outputs))
-    leaf_values[n_internal:] = values.reshape(n_leaves, n_outputs)
+    split_of_node = layout["split"]  # the split asked at each internal node
+    feature = np.array([f for f, _ in parsed], dtype=np.int64)[split_of_node]
+    border = np.array([b for _, b in parsed], dtype=np.float32)[split_of_node]
+    internal = layout["internal"]
+    node_feature = np.full(2 * n_leaves - 1, -1, dtype=np.int64)
+    node_feature[:n_internal] = columns[feature]
+    threshold = np.full(2 * n_leaves - 1, np.nan)
+    threshold[:n_internal] = catboost_threshold(border)
+    missing = np.full(2 * n_leaves - 1, -1, dtype=np.int8)
+    missing[:n_internal] = nan_slot[feature]
     cover = np.zeros(2 * n_leaves - 1)
     cover[n_internal:] = weights
-    # Internal covers: the sum of their leaves (bottom-up, one level at a time).
-    for d in range(depth - 1, -1, -1):
+    value = np.zeros((2 * n_leaves - 1, n_outputs))
+    value[n_internal:] = scale * values.reshape(n_leaves, n_outputs)
+    for d in range(depth - 1, -1, -1):  # bottom-up, one level a step
         ids = np.arange((1 << d) - 1, (1 << (d + 1)) - 1)
-        cover[ids] = cover[2 * ids + 1] + cover[2 * ids + 2]
-    return left, right, feature, border, leaf_values, cover
+        a, b = 2 * ids + 1, 2 * ids + 2
+        total = cover[a] + cover[b]
+        value[ids] = np.where(
+            (total > 0)[:, None],
+            (cover[a, None] * value[a] + cover[b, None] * value[b])
+            / np.where(total > 0, total, 1.0)[:, None],
+            0.5 * (value[a] + value[b]),
+        )
+        cover[ids] = total
+    expect(np.isfinite(value).all() and np.isfinite(cover).all(), path, "finite values")
+    n = 2 * n_leaves - 1
+    out = []
+    for k in range(n_outputs):
+        tree_k = Tree(
+            feature=node_feature.copy(),
+            kind=np.where(internal, 0, -1).astype(np.int8),
+            threshold=threshold.copy(),
+            first_child=layout["first_child"].copy(),
+            n_children=layout["n_children"].copy(),
+            route_offset=np.zeros(n, dtype=np.int64),
+            route_table=np.zeros(0, dtype=np.int8),
+            n_categories=np.zeros(n, dtype=np.int64),
+            value=value[:, k : k + 1].copy(),
+            impurity=np.zeros(n),
+            n_node_samples=np.zeros(n, dtype=np.int64),
+            weighted_n_node_samples=cover.copy(),
+            depth=layout["depth"].copy(),
+            parent=layout["parent"].copy(),
+            missing_slot=missing.copy(),
+        )
+        if not layout["checked"]:  # the layout of this depth, checked on its first tree
+            validate_tree(tree_k, path=f"{path}[{k}]")
+            layout["checked"] = True
+        out.append(tree_k)
+    return out
+
+
+_LAYOUTS: dict = {}  # depth -> the node layout of the full binary tree of that depth
+
+
+def _layout(depth: int) -> dict:
+    """Breadth-first layout of the full binary tree of ``depth``: links, levels, splits."""
+    layout = _LAYOUTS.get(depth)
+    if layout is None:
+        n = (2 << depth) - 1
+        node = np.arange(n)
+        level = np.zeros(n, dtype=np.int64)
+        for d in range(1, depth + 1):
+            level[(1 << d) - 1 :] = d
+        internal = level < depth
+        layout = {
+            "internal": internal,
+            "first_child": np.where(internal, 2 * node + 1, -1),
+            "n_children": np.where(internal, 2, 0),
+            "parent": np.where(node > 0, (node - 1) // 2, -1),
+            "depth": level,
+            "split": depth - 1 - level[internal],
+            "checked": False,
+        }
+        _LAYOUTS[depth] = layout
+    return layout
 
 
 def _non_symmetric_tree(tree, n_outputs, borders, budget, path):

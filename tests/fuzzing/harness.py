@@ -15,9 +15,10 @@ Caps:
   budget of its size, three times over for the copies a reader makes, plus
   64 MiB); the worker's address space is also limited, so that a runaway
   allocation fails with MemoryError instead of exhausting the machine;
-* time: ``TIME_CAP`` seconds (an alarm interrupts the case), and the parent
-  kills a worker that does not answer in time; a dead worker is restarted
-  and its case counted as a crash.
+* time: ``time_cap(payload)`` seconds, 20 s plus 4 s per MiB beyond the
+  first (an alarm interrupts the case), and the parent kills a worker that
+  does not answer in time; a dead worker is restarted and its case counted
+  as a crash.
 
 Outcomes: ``refused`` (ModelFormatError: the reader's only error), ``same`` or
 ``different`` (loaded; predictions equal to the undamaged model's or not),
@@ -45,9 +46,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-TIME_CAP = 20.0  # seconds per case (the largest honest case takes well under 1 s)
+TIME_CAP = 20.0  # seconds per case of up to 1 MiB (an honest one takes well under 1 s)
+TIME_PER_MIB = 4.0  # and this much more per MiB: reading is linear in the file's size
 ADDRESS_SPACE = 3 << 30  # bytes of address space a worker may add after start-up
 FAILURES = ("escape", "predict", "invalid", "over-memory", "over-time", "crash")
+
+
+def time_cap(payload) -> float:
+    """Seconds a case may take."""
+    return TIME_CAP + TIME_PER_MIB * max(0.0, len(payload) / 2**20 - 1.0)
 
 
 def memory_cap(payload) -> int:
@@ -119,7 +126,7 @@ class Summary:
 # ---------------------------------------------------------------- parent side
 
 
-def run_cases(sources, cases, *, timeout=TIME_CAP) -> Summary:
+def run_cases(sources, cases) -> Summary:
     """Run ``cases`` = [(source name, family, description, payload)] in a capped worker."""
     by_name = {s.name: s for s in sources}
     summary = Summary()
@@ -130,7 +137,7 @@ def run_cases(sources, cases, *, timeout=TIME_CAP) -> Summary:
         pending = list(enumerate(cases))
         while pending:
             worker = _start_worker(path)
-            done = _feed(worker, pending, by_name, summary, timeout)
+            done = _feed(worker, pending, by_name, summary)
             pending = pending[done:]
             if pending:  # the worker died or hung on pending[0]: count it, restart after it
                 case, (name, family, description, payload) = pending[0]
@@ -142,7 +149,7 @@ def run_cases(sources, cases, *, timeout=TIME_CAP) -> Summary:
                         description,
                         "crash",
                         "the worker died or hung",
-                        timeout,
+                        time_cap(payload),
                         0,
                         len(payload),
                     )
@@ -169,7 +176,7 @@ def _start_worker(path):
     )
 
 
-def _feed(worker, pending, by_name, summary, timeout) -> int:
+def _feed(worker, pending, by_name, summary) -> int:
     """Send cases one by one; the number answered before the worker stopped answering."""
     import select
 
@@ -186,14 +193,14 @@ def _feed(worker, pending, by_name, summary, timeout) -> int:
                 message["text"] = payload
             worker.stdin.write(json.dumps(message) + "\n")
             worker.stdin.flush()
-            readable, _, _ = select.select([worker.stdout], [], [], timeout + 30)
+            readable, _, _ = select.select([worker.stdout], [], [], time_cap(payload) + 30)
             line = worker.stdout.readline() if readable else ""
             if not line:
                 return answered
             answer = json.loads(line)
             outcome = answer["outcome"]
             size = len(payload)
-            if answer["seconds"] > timeout and outcome.split(":")[0] not in FAILURES:
+            if answer["seconds"] > time_cap(payload) and outcome.split(":")[0] not in FAILURES:
                 outcome = "over-time"
             if answer["memory"] > memory_cap(payload) and outcome.split(":")[0] not in FAILURES:
                 outcome = "over-memory"
@@ -390,11 +397,12 @@ def _worker(path):
             handle.write("5")  # reset the peak resident size
         start_memory = _status("VmRSS")
         start = time.perf_counter()
-        signal.setitimer(signal.ITIMER_REAL, TIME_CAP)
+        cap = time_cap(payload)
+        signal.setitimer(signal.ITIMER_REAL, cap)
         try:
             outcome, detail = _run_case(kind, payload, probe, baselines[name])
         except _Timeout:
-            outcome, detail = "over-time", f"interrupted after {TIME_CAP} s"
+            outcome, detail = "over-time", f"interrupted after {cap:.0f} s"
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
         seconds = time.perf_counter() - start

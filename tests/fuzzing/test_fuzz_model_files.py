@@ -88,8 +88,8 @@ def _check(summaries, kind):
     summary = summaries[kind]
     report = summary.report()
     assert not summary.failures, report
-    # The damage reaches the checks: most cases are refused, some still load.
-    assert sum(r.outcome == "refused" for r in summary.results) > len(summary.results) // 2, report
+    # The damage reaches the checks: many cases are refused, and some still load.
+    assert sum(r.outcome == "refused" for r in summary.results) > len(summary.results) // 4, report
     assert any(r.outcome in ("same", "different") for r in summary.results), report
 
 
