@@ -2,16 +2,17 @@
 
 A CatBoost model of numeric features is a sum of trees over the binarized
 features: a split asks whether ``float32(x) > b`` for a float32 border
-``b`` and answers with a bit. An oblivious (symmetric) tree of depth ``d``
-asks ``d`` questions, the same at every node of a level; the answers, split
-``i`` giving bit ``i``, form the index of its leaf, :eq:`eq-oblivious-leaf`.
+``b`` (the book's θ) and answers with a bit. An oblivious (symmetric) tree
+of depth δ asks δ questions, the same at every node of a level; the
+answers, split ``r`` giving bit ``r``, form the index of its leaf,
+:eq:`eq-oblivious-leaf`.
 Non-symmetric trees (``grow_policy="Depthwise"`` or ``"Lossguide"``) are
 written as nested ``split``/``left``/``right`` objects, ``left`` the answer 0.
 The raw score is ``scale * sum of leaves + bias``.
 
 :func:`import_catboost` turns each tree into a binary
 :class:`~mltrees.tree._tree.Tree` (an oblivious tree into the full tree of
-depth ``d``), one per tree and output, so the model predicts with the
+depth δ), one per tree and output, so the model predicts with the
 book's walk and :class:`~mltrees.io.ImportedTreeModel`. The float32 test
 becomes a float64 threshold with :func:`catboost_threshold`; a missing
 value goes where CatBoost sends it (``nan_mode``: ``Min`` or ``Forbidden``
@@ -82,12 +83,12 @@ _NAN_SLOT = {"AsIs": 0, "AsFalse": 0, "AsTrue": 1}  # NaN's answer: 0 left, 1 ri
 def catboost_threshold(border) -> np.ndarray:
     """The float64 ``s`` with ``x <= s  <=>  float32(x) <= b`` for every float64 ``x``.
 
-    CatBoost answers 1 when ``float32(x) > b``; mltrees sends ``x <= s`` to
-    the first child. ``float32(x) <= b`` holds exactly when
-    ``float32(x) < u``, ``u`` the float32 just above ``b``, so ``s`` is
-    :func:`~mltrees.io.xgboost_threshold` of ``u``
-    (:eq:`eq-xgb-threshold`); above the largest float32 ``u`` is ``2**128``,
-    where rounding to float32 overflows.
+    Chapter 18 writes ``b``, ``u`` and ``s`` as θ, θ⁺ and θ'. CatBoost answers
+    1 when ``float32(x) > b``; mltrees sends ``x <= s`` to the first child.
+    ``float32(x) <= b`` holds exactly when ``float32(x) < u``, ``u`` the
+    float32 just above ``b``, so ``s`` is :func:`~mltrees.io.xgboost_threshold`
+    of ``u`` (:eq:`eq-xgb-threshold`); above the largest float32 ``u`` is
+    ``2**128``, where rounding to float32 overflows.
     """
     b = np.asarray(border, dtype=np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
