@@ -306,12 +306,3 @@ def all_sources(kinds=("mltrees", "xgboost", "lightgbm", "catboost")) -> list[So
         "catboost": catboost_sources,
     }
     return [source for kind in kinds for source in builders[kind]()]
-
-
-def probe_rows(source: Source):
-    """The probe, with one more copy whose numeric cells are 0 (LightGBM's zero band)."""
-    probe = source.probe
-    if isinstance(probe, np.ndarray):
-        zeros = np.where(np.isnan(probe), np.nan, 0.0)
-        return np.vstack([probe, zeros])
-    return probe
