@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test notebooks lint clean difftest
+.PHONY: book test notebooks lint clean difftest fuzz
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,13 @@ test: book $(SYSTEM_TOOLS)
 # sets how many). The quick profile of the same tests runs inside `make test`.
 difftest: $(STAMP)
 	MLTREES_DIFFTEST=long $(BIN)/python -m pytest tests/differential -n auto -q
+
+# The long profile of the fuzzing of model files and importers: every systematic
+# edit of every field and many random ones, each in a worker process with a memory
+# and a time cap; prints the count of every outcome. The quick profile of the same
+# tests runs inside `make test`.
+fuzz: $(STAMP)
+	MLTREES_FUZZ=long $(BIN)/python -m pytest tests/fuzzing -q -s -p no:randomly
 
 notebooks: $(STAMP)
 	$(BIN)/python book/_tools/build_notebooks.py
