@@ -75,7 +75,10 @@ PYTHON_VERSION_TESTS := tests/test_every_estimator.py tests/test_model_files.py 
 
 test-pythons:
 	set -e; for version in $(PYTHON_VERSIONS); do \
-		python=$$(command -v python$$version || ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$$version.*/bin/python$$version 2>/dev/null | sort -V | tail -n 1); \
+		python=; for candidate in $$(command -v python$$version) \
+				$$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$$version.*/bin/python$$version 2>/dev/null | sort -rV); do \
+			if $$candidate -c "" 2>/dev/null; then python=$$candidate; break; fi; \
+		done; \
 		test -n "$$python" || { echo "CPython $$version not found on PATH or in pyenv"; exit 1; }; \
 		venv=_build/venv-$$version; \
 		test -x $$venv/bin/python || $$python -m venv $$venv; \

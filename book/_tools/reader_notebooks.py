@@ -152,6 +152,15 @@ def _number_prefix(number) -> str:
     return f"{'.'.join(map(str, number))} " if number else ""
 
 
+def fence_match(line: str):
+    """The opening of a fenced block, as CommonMark reads it: after a backtick fence the
+    info string may not hold a backtick (then the line is text, and so on the website)."""
+    fenced = FENCE.match(line)
+    if fenced and fenced["fence"][0] == "`" and "`" in fenced["info"]:
+        return None
+    return fenced
+
+
 @dataclass
 class _Directive:
     options: dict[str, str]
@@ -396,8 +405,8 @@ class Chapter:
             keys = [key.strip() for key in label.split(",")]
             self.cited += [key for key in keys if key not in self.cited]
             if name.startswith("cite:t"):
-                parts = [
-                    f"[{self.bibliography.authors(k)} ({self.bibliography.year(k)})]"
+                parts = [  # "Breiman et al. [1984]", the year linked, as on the website
+                    f"{self.bibliography.authors(k)} [[{self.bibliography.year(k)}]]"
                     f"(#{self.bibliography.anchor(k)})"
                     for k in keys
                 ]
@@ -472,7 +481,7 @@ class Chapter:
 
         while i < len(lines):
             line = lines[i]
-            fenced = FENCE.match(line)
+            fenced = fence_match(line)
             if fenced:
                 flush()
                 if self.collecting:
@@ -607,12 +616,16 @@ class Chapter:
                 f"{indent}{fence}",
             ]
         if name in ("admonition", "dropdown", "note", "tip", "warning", "list-table", "glossary"):
-            head = f"{indent}{fence}{{{name}}} {self.inline(argument)}".rstrip()
+            body = self.markdown("\n".join(directive.body)).split("\n")
+            # a colon fence longer than any inside: the listings added to the body are
+            # backtick fences, which may now be as long as a backtick fence around them
+            inner = [len(found[1]) for line in body if (found := re.match(r"^\s*(:{3,})", line))]
+            colons = ":" * max(3, 1 + max(inner, default=0))
             return [
-                head,
+                f"{indent}{colons}{{{name}}} {self.inline(argument)}".rstrip(),
                 *(f"{indent}:{k}: {v}" for k, v in directive.options.items()),
-                *self.markdown("\n".join(directive.body)).split("\n"),
-                f"{indent}{fence}",
+                *body,
+                f"{indent}{colons}",
             ]
         if name in ("code-block", "code") or (name == "eval-rst" and self.collecting):
             return raw  # eval-rst: autodoc on the API page, which only the website shows
