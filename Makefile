@@ -62,7 +62,8 @@ reader: $(STAMP)
 lab: reader
 	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
 		--LabApp.app_settings_dir="$(CURDIR)/book/_tools/jupyterlab" \
-		--LabApp.default_url=/lab/tree/_build/reader/book/intro.ipynb
+		--LabApp.default_url=/lab/tree/_build/reader/book/intro.ipynb \
+		$$(test "$$(id -u)" = 0 && echo --allow-root)
 
 # The package's own tests (not the book) on the other supported CPython versions, found
 # on PATH or in pyenv: each in its venv _build/venv-X.Y, mltrees installed from the clone

@@ -45,9 +45,20 @@ def test_optional_imports_name_the_extras_of_pyproject():
     assert not base & {"matplotlib", "dask", "distributed"}
 
 
-def test_python_versions_declared():
+def test_python_versions_declared_are_those_tested():
+    """requires-python, the classifiers and the versions CI runs the tests on agree."""
     assert PYPROJECT["project"]["requires-python"] == ">=3.11"
     assert PYPROJECT["tool"]["ruff"]["target-version"] == "py311"
+    declared = {
+        c.rsplit(" ", 1)[1]
+        for c in PYPROJECT["project"]["classifiers"]
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    }
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    others = re.search(r"^PYTHON_VERSIONS \?= (.+)$", makefile, re.M)[1].split()
+    main = re.search(r"^PYTHON \?= .*command -v python(3\.\d+)", makefile, re.M)[1]
+    assert declared == {main, *others} == {"3.11", "3.12", "3.13"}
+    assert "make test-pythons" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
 # Run in a fresh interpreter in which importing the named top-level modules fails,
