@@ -18,15 +18,18 @@ references, under ``_build/reader/`` (the layout of ``book/``) in which:
   ``{numref}``/``{ref}``/``{doc}`` read as on the website;
 * references into another chapter are links to that chapter's reader
   notebook (JupyterLab opens it in a new tab), within a chapter to the anchor;
-* ``{cite:t}``/``{cite:p}`` read "Quinlan (1986)" / "(Quinlan, 1986)",
-  linked to a list of the works cited at the end of the notebook, formatted
-  from ``book/references.bib`` by pybtex in the website's ``plain`` style;
+* ``{cite:t}``/``{cite:p}`` read "Quinlan [1986]" / "(Quinlan, 1986)", as on
+  the website, linked to a list of the works cited at the end of the notebook,
+  formatted from ``book/references.bib`` by pybtex in the website's ``plain``
+  style;
 * ``{term}`` links to the glossary and the Python roles become code.
 
 The numbering is computed from ``_toc.yml`` the way Sphinx numbers the site
 (multitoc numbering: chapters 1, 2, ... across parts, a chapter's sections
 8.1, 8.2, ...; equations and tables counted per chapter, 3.1, 3.2, ...);
-``tests/test_jupyterlab.py`` compares it with the built website. The copies
+``tests/test_reader_notebooks.py`` compares it, the listings and the citations
+with the built website, and ``tests/test_jupyterlab.py`` opens a chapter in
+JupyterLab. The copies
 keep the executed outputs, so a chapter reads at once and runs as it is
 (the kernel starts in the chapter's folder; chapters read only installed
 packages). They are generated, never edited nor committed: ``make reader``
@@ -125,11 +128,6 @@ def read_notebook(docname: str):
 
 def markdown_cells(notebook) -> list[str]:
     return [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]
-
-
-def heading_anchor(title: str) -> str:
-    """The id JupyterLab gives a heading: its text with spaces as dashes."""
-    return title.strip().replace(" ", "-")
 
 
 def collect_targets(documents) -> dict[str, Target]:
