@@ -1,9 +1,10 @@
 """Optional dependencies: imported only by the features that need them.
 
 Fitting, predicting, explaining and saving models need numpy, pandas,
-scikit-learn and scipy only. Drawing needs matplotlib (the ``plot`` extra) and
-training on a cluster needs dask (the ``dask`` extra), as with scikit-learn,
-XGBoost and LightGBM, whose plots also import matplotlib on first use. A
+scikit-learn and scipy only. Drawing needs matplotlib (the ``plot`` extra),
+training on a cluster dask (the ``dask`` extra) and ONNX export onnx (the
+``onnx`` extra), as with scikit-learn, XGBoost and LightGBM, whose plots also
+import matplotlib on first use. A
 missing one raises an ImportError that names the feature, the extra and the
 command that installs it; mltrees is installed from a clone, so the extra is
 spelled with the path of the clone.
@@ -18,8 +19,9 @@ __all__ = ["EXTRAS", "import_optional"]
 
 #: The optional extras of ``pyproject.toml``: name -> what ``pip`` installs for it.
 EXTRAS = {
-    "plot": "matplotlib>=3.8",
-    "dask": "dask[distributed,dataframe]>=2024.1",
+    "plot": ("matplotlib>=3.8",),
+    "dask": ("dask[distributed,dataframe]>=2024.1",),
+    "onnx": ("onnx>=1.16", "onnxruntime>=1.23"),
 }
 
 
@@ -30,7 +32,7 @@ def import_optional(module: str, *, extra: str, feature: str) -> ModuleType:
     ----------
     module : str
         Dotted module name, e.g. ``"matplotlib.pyplot"``.
-    extra : {"plot", "dask"}
+    extra : {"plot", "dask", "onnx"}
         The extra of mltrees that installs it.
     feature : str
         What needs it, for the message (``"plot_tree"``).
@@ -44,10 +46,10 @@ def import_optional(module: str, *, extra: str, feature: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as error:
-        requirement = EXTRAS[extra]
+        requirements = " ".join(f'"{requirement}"' for requirement in EXTRAS[extra])
         raise ImportError(
             f"{feature} needs {module.split('.')[0]}, which is not installed. Install it with "
-            f'`pip install "{requirement}"`, or install mltrees with its {extra!r} extra '
+            f"`pip install {requirements}`, or install mltrees with its {extra!r} extra "
             f'from your clone: `pip install "path/to/mltrees[{extra}]"` '
             f'(`pip install -e ".[{extra}]"` from the clone itself).'
         ) from error

@@ -39,8 +39,8 @@ def _extra(name: str) -> list[Requirement]:
 
 
 def test_optional_imports_name_the_extras_of_pyproject():
-    for extra, requirement in EXTRAS.items():
-        assert _extra(extra) == [Requirement(requirement)]
+    for extra, requirements in EXTRAS.items():
+        assert _extra(extra) == [Requirement(r) for r in requirements]
     base = {canonicalize_name(Requirement(r).name) for r in PYPROJECT["project"]["dependencies"]}
     assert not base & {"matplotlib", "dask", "distributed"}
 
@@ -145,12 +145,33 @@ def test_dask_module_says_how_to_install_the_extra(tmp_path):
     assert "pip install mltrees[dask]" not in run.stdout  # mltrees is not on PyPI
 
 
+def test_onnx_export_says_how_to_install_the_extra(tmp_path):
+    body = """
+    import numpy as np
+    from mltrees import CARTClassifier
+    from mltrees.io import to_onnx
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    model = CARTClassifier(max_depth=2).fit(X, X[:, 0] > 0)
+    try:
+        to_onnx(model, "model.onnx")
+    except ImportError as error:
+        print("ImportError:", error)
+    """
+    run = _run_without({"onnx", "onnxruntime"}, body, tmp_path)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "to_onnx needs onnx" in run.stdout
+    assert 'pip install "path/to/mltrees[onnx]"' in run.stdout
+
+
 def test_readme_install_commands_work_from_a_clone():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     # `pip install mltrees[...]` would look for mltrees on PyPI, where it is not
     assert not re.search(r"pip install mltrees\b", readme)
     assert 'pip install "path/to/this/repository[dask]"' in readme
     assert 'pip install "path/to/this/repository[plot]"' in readme
+    assert 'pip install "path/to/this/repository[onnx]"' in readme
+    for source in (ROOT / "mltrees").rglob("*.py"):
+        assert not re.search(r"pip install mltrees\b", source.read_text(encoding="utf-8")), source
 
 
 # ---------------------------------------------------------------------------
