@@ -549,10 +549,13 @@ def _rebuild_hoeffding(estimator) -> None:
     used = slot[leaf]
     free = estimator._free_slots
     expect(
-        isinstance(free, list) and all(type(v) is int for v in free),
+        isinstance(free, list)
+        and all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in free),
         f"{path}._free_slots",
         "a list of slots",
     )
+    # A slot freed by a split may have been saved as a NumPy integer.
+    estimator._free_slots = [int(v) for v in free]
     taken = np.concatenate([used, np.asarray(free, dtype=np.int64)])
     expect(
         (slot[~leaf] == -1).all()
