@@ -77,7 +77,7 @@ class ImportedTreeModel(BaseEstimator):
     categorical_ : ndarray of bool, shape ``(n_features_in_,)``
         Features tested by category membership (LightGBM).
     zero_as_missing_ : ndarray of bool, shape ``(n_features_in_,)``
-        Features whose nodes treat 0 (``|x| <= 1e-35``) as missing (LightGBM's
+        Features whose nodes treat 0 (``|x| <= float32(1e-35)``) as missing (LightGBM's
         ``zero_as_missing``): such values are mapped to NaN before the walk.
     n_codes_ : ndarray of int, shape ``(n_features_in_,)``
         For a categorical feature, the codes its routing tables cover; any
@@ -169,9 +169,9 @@ class ImportedTreeModel(BaseEstimator):
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have shape (n_samples, {self.n_features_in_}), got {X.shape}")
         zero = np.flatnonzero(self.zero_as_missing_)
-        if zero.size:  # LightGBM's missing type Zero: the band (-1e-35, 1e-35] is missing
+        if zero.size:  # LightGBM's missing type Zero: the band [-z, z] is missing (IsZero)
             X = X.copy()
-            band = (X[:, zero] > -_ZERO) & (X[:, zero] <= _ZERO)
+            band = (X[:, zero] >= -_ZERO) & (X[:, zero] <= _ZERO)
             X[:, zero] = np.where(band, np.nan, X[:, zero])
         columns = np.flatnonzero(self.categorical_)
         if columns.size:
@@ -801,7 +801,8 @@ def import_lightgbm(
     threshold (``x <= t`` in double). Its
     ``decision_type`` decides where a missing value goes: missing type NaN
     sends NaN to the default child; missing type None treats NaN as 0; missing
-    type Zero sends NaN and every ``x`` in ``(-1e-35, 1e-35]`` to the default
+    type Zero sends NaN and every ``x`` with ``|x| <= z``, ``z = float32(1e-35)``
+    (LightGBM's ``IsZero``, a closed band since LightGBM 3.0), to the default
     child, so the model maps that band to NaN for such features (a feature
     that is zero-as-missing at one node and NaN-aware at another is refused).
     Categorical nodes route the codes of their bitset left and everything
@@ -902,7 +903,7 @@ def import_lightgbm(
         zero_features[feature[numeric & (types == 1)]] = True
         nan_features[feature[numeric & (types == 2)]] = True
         none = numeric & (types == 0)
-        in_band = (node["threshold"] > -_ZERO) & (node["threshold"] <= _ZERO)
+        in_band = (node["threshold"] >= -_ZERO) & (node["threshold"] <= _ZERO)
         band_none_features[feature[none & in_band]] = True
     clash = zero_features & (nan_features | band_none_features | categorical)
     if clash.any():
@@ -958,7 +959,7 @@ def _lgb_tree(path, leaf_value, node, n_codes):
     default_slot = np.where(default_left, 0, 1)
     zero_slot = np.where(threshold >= 0.0, 0, 1)  # where x = 0 goes by the threshold
     slot = np.where(missing_type == 2, default_slot, zero_slot)  # NaN: default, or as 0
-    # Missing type Zero: 0, the band (-1e-35, 1e-35] and NaN go to the default
+    # Missing type Zero: 0, the band [-z, z] and NaN go to the default
     # child. The predictor maps the band to NaN for these features (see
     # ImportedTreeModel.zero_as_missing_), so the NaN slot covers all three.
     slot = np.where(missing_type == 1, default_slot, slot)
