@@ -545,6 +545,9 @@ def test_import_xgboost_rejects_broken_files(penguins):
         import_xgboost(document)
     with pytest.raises(ModelFormatError):
         import_xgboost({"learner": {}})
+    # UBJSON, XGBoost's default format since 2.1, is named in the error with the way out
+    with pytest.raises(ModelFormatError, match=r"UBJSON.*save_raw"):
+        import_xgboost(bytes(booster.save_raw("ubj")))
 
 
 # ---------------------------------------------------------------- LightGBM

@@ -409,6 +409,12 @@ def _file_text(model, max_bytes: int, *, json_object: bool) -> str:
             data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise ModelFormatError(f"the model is larger than max_bytes={max_bytes}")
+    if json_object and data[:1] == b"{" and data[1:2] in (b"i", b"U", b"I", b"l", b"L", b"$", b"#"):
+        # a UBJSON object: "{" then a length marker, where JSON text has a quote or a space
+        raise ModelFormatError(
+            "the model is UBJSON (binary JSON, XGBoost's default format since 2.1); write it as "
+            "JSON: booster.save_model('model.json') or bytes(booster.save_raw('json'))"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
