@@ -480,6 +480,8 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
                 [client.submit(_class_weights, p, encode_target, K, pure=False) for p in parts],
             )
         )
+        if K == 0:
+            raise ValueError("sample_weight is 0 for every row: there is nothing to fit")
         require_two_classes(K, type(self).__name__, np.count_nonzero(weights))
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")

@@ -34,7 +34,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress
-from mltrees._validation import require_two_classes
+from mltrees._validation import check_unique_columns, require_two_classes
+from mltrees._value_range import check_neighbour_sums
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -175,6 +176,7 @@ def _xgb_doc(cls):
 
 def _as_float32(estimator, X, *, reset: bool):
     """Validate ``X`` as float32 numbers, NaN allowed (missing), inf rejected."""
+    check_unique_columns(X)
     if isinstance(X, pd.DataFrame):
         bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
         if bad:
@@ -344,6 +346,13 @@ class _BaseXGBoost(BaseEstimator):
 
     def _fit(self, X, y, sample_weight, eval_set, objective: _Objective, base_margin):
         X32 = _as_float32(self, X, reset=True)
+        if self.tree_method == "exact":
+            check_neighbour_sums(
+                X32,
+                getattr(self, "feature_names_in_", None),
+                library="XGBoost's exact method",
+                reason="xgboost then writes the test x < -inf or x < inf (a constant model)",
+            )
         weight = (
             np.ones(X32.shape[0])
             if sample_weight is None

@@ -77,6 +77,31 @@ def _gini(weights: np.ndarray) -> np.ndarray:
     return 1.0 - (p**2).sum(axis=-1)
 
 
+# The range of |x| accepted (besides 0): the Gaussian estimates sum weighted
+# squared deviations, at most (2 * 2**480)**2 = 2**962 each, so sums over up to
+# 2**62 of weight stay finite; below 2**-480 squares of values (and of their
+# deviations) fall towards the subnormal range and underflow to zero, which
+# silently changes the thresholds. river computes the same sums.
+LARGEST_VALUE, SMALLEST_VALUE = 2.0**480, 2.0**-480
+
+
+def _checked_values(values: np.ndarray) -> np.ndarray:
+    if not np.isfinite(values).all():
+        raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
+    size = np.abs(values)
+    largest = float(size.max(initial=0.0))
+    smallest = float(np.where(size > 0, size, np.inf).min(initial=np.inf))
+    if largest > LARGEST_VALUE or smallest < SMALLEST_VALUE:
+        value = largest if largest > LARGEST_VALUE else smallest
+        raise ValueError(
+            f"X holds a value of magnitude {value:.6g}; the Hoeffding tree accepts 0 and "
+            "2**-480 <= |x| <= 2**480 (about 3.2e-145 to 3.1e144), since its Gaussian "
+            "estimates square deviations (overflow above, underflow to zero below). "
+            "Rescale X (for example multiply or divide by a power of two)."
+        )
+    return values
+
+
 def _gaussian_log_terms(n, m2):
     """Per (feature, class) estimate: -1 / (2 var) and the log normaliser of its density.
 
@@ -201,6 +226,16 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     memory_bytes_ : int
         Bytes held by the tree's arrays: it grows with the number of leaves,
         never with the length of the stream.
+
+    Notes
+    -----
+    Feature values must be 0 or finite with ``2**-480 <= |x| <= 2**480``
+    (about 3.2e-145 to 3.1e144): the Gaussian estimates sum squared
+    deviations, which overflow above and underflow to zero below (river's
+    would too); other values are refused with a ValueError. Within that range
+    the tree is the same after scaling X by a power of two with
+    ``leaf_prediction="mc"``; naive Bayes leaves leave out features without
+    variance, which makes their votes depend on the scale.
     """
 
     def __init__(
@@ -272,10 +307,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             and X.shape[1] == self.n_features_in_
             and not hasattr(self, "feature_names_in_")
         ):  # a plain numeric array: no table needed (the common case of a stream)
-            values = X.astype(np.float64, copy=False)
-            if not np.isfinite(values).all():
-                raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
-            return values
+            return _checked_values(X.astype(np.float64, copy=False))
         table = as_table(X)
         if first:
             self.n_features_in_ = table.shape[1]
@@ -294,10 +326,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
                     "HoeffdingTreeClassifier takes numeric features only (one-hot encode "
                     "categories, or use ID5RClassifier for categorical attributes)"
                 )
-        values = table.to_numpy(dtype=np.float64)
-        if not np.isfinite(values).all():
-            raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
-        return values
+        return _checked_values(table.to_numpy(dtype=np.float64))
 
     # ----------------------------------------------------------------- state
     def _init_state(self):

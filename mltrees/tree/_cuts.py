@@ -219,12 +219,8 @@ def _left_weight(stats_model, entry_stats, entry_node, best, has):
 
 
 def _safe_threshold(spec: FeatureSpec, left_code, right_code):
-    """Threshold between two codes, never equal to the right value (rounding guard)."""
-    threshold = spec.threshold(left_code, right_code)
-    if spec.exact:
-        right_value = spec.values[right_code]
-        threshold = np.where(threshold >= right_value, spec.values[left_code], threshold)
-    return threshold
+    """Threshold between two codes; in exact mode ``a <= t < b`` (see ``mltrees._midpoint``)."""
+    return spec.threshold(left_code, right_code)
 
 
 def _subset_routes(entry_node, entry_code, best, n_codes, n_nodes):

@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._midpoint import midpoint
 from mltrees._validation import (
     check_bool,
     check_int,
@@ -49,6 +50,9 @@ __all__ = [
 ]
 
 _MAX_CYCLES = 50  # coordinate cycles per local search; OC1 stops far earlier in practice
+# Without standardisation the search projects raw values on random directions:
+# beyond this size a projection over many features can overflow.
+_LARGEST_UNSCALED = 2.0**500
 
 
 # ---------------------------------------------------------------------------
@@ -131,7 +135,15 @@ def _partition_cost(stats, right, criterion: str, min_samples_leaf: int, total=N
 
 
 def best_coefficient_step(
-    V, D, stats, criterion: str = "gini", min_samples_leaf: int = 1, *, current=None, total=None
+    V,
+    D,
+    stats,
+    criterion: str = "gini",
+    min_samples_leaf: int = 1,
+    *,
+    current=None,
+    total=None,
+    bounds=False,
 ):
     """The best change delta of one coefficient of a hyperplane, in closed form.
 
@@ -158,6 +170,8 @@ def best_coefficient_step(
     current, total : optional
         The cost of the current partition and ``stats.sum(axis=0)``, when the
         caller knows them (saves two passes over the rows).
+    bounds : bool, default False
+        Also return the rows whose ``U_j`` bound the chosen interval.
 
     Returns
     -------
@@ -165,6 +179,10 @@ def best_coefficient_step(
         The change (0 if no interval beats the current position).
     cost : float
         ``W_L I(L) + W_R I(R)`` after the change (inf if no valid split).
+    rows : tuple of two ints or None
+        With ``bounds``: the rows with the largest ``U_j`` below ``delta`` and
+        the smallest above it (None when ``delta`` is outside every ``U_j``
+        or 0).
     """
     total = stats.sum(axis=0) if total is None else total
     if current is None:
@@ -174,7 +192,7 @@ def best_coefficient_step(
         U, s, d, fixed, moving = -V / D, stats, D, 0.0, total
     else:
         if not moves.any():
-            return 0.0, current
+            return (0.0, current, None) if bounds else (0.0, current)
         # Rows with D_j = 0 keep their side whatever delta is.
         still = ~moves
         fixed = (still & (V > 0)).astype(np.float64) @ stats
@@ -203,13 +221,17 @@ def best_coefficient_step(
     cost = np.where(distinct & ~small, cost, np.inf)
     best = int(np.argmin(cost))
     if not cost[best] < current:
-        return 0.0, current
-    gap = max(1.0, float(U[-1] - U[0]))
-    if best == 0:
-        return float(U[0] - gap), float(cost[best])
-    if best == m:
-        return float(U[-1] + gap), float(cost[best])
-    return float((U[best - 1] + U[best]) / 2.0), float(cost[best])
+        return (0.0, current, None) if bounds else (0.0, current)
+    if best in (0, m):
+        gap = max(1.0, float(U[-1] - U[0]))
+        delta = float(U[0] - gap) if best == 0 else float(U[-1] + gap)
+        return (delta, float(cost[best]), None) if bounds else (delta, float(cost[best]))
+    delta = float(midpoint(U[best - 1], U[best]))
+    if not bounds:
+        return delta, float(cost[best])
+    moving_rows = np.flatnonzero(moves)
+    rows = (int(moving_rows[order[best - 1]]), int(moving_rows[order[best]]))
+    return delta, float(cost[best]), rows
 
 
 def best_threshold(z, stats, criterion: str = "gini", min_samples_leaf: int = 1):
@@ -222,15 +244,23 @@ def best_threshold(z, stats, criterion: str = "gini", min_samples_leaf: int = 1)
     leaves ``min_samples_leaf`` rows on both sides.
     """
     z = np.asarray(z, dtype=np.float64)
-    lowest = float(z.min())
     # Start below every value: all rows on the positive side, so any valid
     # split beats the start and the search always returns one if it exists.
-    delta, cost = best_coefficient_step(
-        z - lowest + 1.0, np.ones_like(z), stats, criterion, min_samples_leaf
+    # Only the order of z matters to the search, so it runs on the dense ranks
+    # 1, 2, ... (a shift z - min + 1 would merge values closer than its
+    # rounding and overflow beyond ±8.99e307); the threshold is then the
+    # midpoint of the two values either side of the chosen interval.
+    order = np.argsort(z, kind="stable")
+    rank = np.empty(z.size)
+    if z.size:
+        rank[order] = np.cumsum(np.r_[True, z[order][1:] != z[order][:-1]])
+    _, cost, rows = best_coefficient_step(
+        rank, np.ones_like(z), stats, criterion, min_samples_leaf, bounds=True
     )
-    if not np.isfinite(cost):
-        return np.nan, cost
-    return lowest - 1.0 - delta, cost
+    if not np.isfinite(cost) or rows is None:
+        return np.nan, np.inf
+    high, low = z[rows[0]], z[rows[1]]  # U = -(z - lowest + 1) sorts z downwards
+    return float(midpoint(low, high)), cost
 
 
 # ---------------------------------------------------------------------------
@@ -399,6 +429,63 @@ def pocket_perceptron(X, z, sample_weight=None, max_epochs: int = 100):
 # ---------------------------------------------------------------------------
 
 
+def _input_units(a, mean, scale, exponent):
+    """The test ``a^T ((x - mean) / scale) + a_p > 0`` as ``coef^T x > t``, ``max |coef| = 1``.
+
+    ``scale = scale_unit * 2**exponent`` per column. The direct formula is
+    used wherever it is finite (all ordinary data); for columns near the ends
+    of the float range (``a / scale`` overflowing or underflowing) the same
+    numbers are formed with the powers of two kept apart until the end.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        coef = a[:-1] / scale
+        t = float(coef @ mean - a[-1])
+        norm = np.abs(coef).max()
+        if norm >= np.finfo(np.float64).tiny and np.isfinite(norm) and np.isfinite(t / norm):
+            return coef / norm, t / norm
+        unit = a[:-1] / np.ldexp(scale, -exponent)  # coefficients on the unit-scaled columns
+        magnitude = np.log2(np.abs(np.where(unit != 0, unit, 1.0))) - exponent
+        size = np.where(unit != 0, magnitude, -np.inf)
+        k = int(np.argmax(size))
+        coef = np.ldexp(unit / abs(unit[k]), exponent[k] - exponent)
+        t = float(coef @ mean - np.ldexp(a[-1] / abs(unit[k]), exponent[k]))
+    return coef, t
+
+
+def _check_representable(tree: ObliqueTree, X: np.ndarray) -> None:
+    """Refuse a tree whose tests overflow in the input's units.
+
+    The search runs in standardised units, where any finite X is fine; the
+    tests are stored in the input's units (``coef @ x <= t``, ``max |coef| =
+    1``), and for values near the largest float a threshold or a training
+    row's projection can overflow. Such a model would route rows by ±inf or
+    NaN, so it is refused instead.
+    """
+    internal = tree.feature != LEAF
+    finite = np.isfinite(tree.threshold[internal]).all() & np.isfinite(tree.coef).all()
+    if finite:
+        node = np.zeros(X.shape[0], dtype=np.intp)
+        walking = np.arange(X.shape[0])
+        for _ in range(tree.max_depth):
+            at = node[walking]
+            inner = tree.feature[at] != LEAF
+            walking, at = walking[inner], at[inner]
+            if walking.size == 0:
+                break
+            with np.errstate(over="ignore", invalid="ignore"):
+                projection = np.einsum("ij,ij->i", X[walking], tree.coef[at])
+            if not np.isfinite(projection).all():
+                finite = False
+                break
+            node[walking] = tree.first_child[at] + (projection > tree.threshold[at])
+    if not finite:
+        raise ValueError(
+            f"X holds values too large for oblique tests in its units (largest |x| = "
+            f"{np.abs(X).max():.6g}): a test coef @ x <= t overflows. Rescale X, for "
+            "example divide each column by a power of two near its largest |x|."
+        )
+
+
 def _check_float(value, name: str):
     if (
         isinstance(value, bool)
@@ -449,13 +536,28 @@ class _BaseObliqueTree(BaseEstimator):
         """Depth-first growth: children get consecutive ids when their parent splits."""
         n, p = X.shape
         if self.standardize:
+            # Each column is first scaled by a power of two to |x| < 1: exact,
+            # so Z is bit for bit what it would be without, and the squares
+            # below cannot overflow for values up to the largest float.
+            _, exponent = np.frexp(np.abs(X).max(axis=0, initial=0.0))
+            X_unit = np.ldexp(X, -exponent)
             w = self._row_weight
-            mean = w @ X / w.sum()
-            scale = np.sqrt(w @ (X - mean) ** 2 / w.sum())
+            mean = w @ X_unit / w.sum()
+            scale = np.sqrt(w @ (X_unit - mean) ** 2 / w.sum())
             scale = np.where(scale > 0, scale, 1.0)
+            Z = (X_unit - mean) / scale
+            mean, scale = np.ldexp(mean, exponent), np.ldexp(scale, exponent)
         else:
-            mean, scale = np.zeros(p), np.ones(p)
-        Z = (X - mean) / scale
+            largest = float(np.abs(X).max(initial=0.0))
+            if largest > _LARGEST_UNSCALED:
+                raise ValueError(
+                    f"X holds values up to |x| = {largest:.6g}; with standardize=False the "
+                    "hyperplanes are searched in the input's units, where projections of "
+                    "values beyond 2**500 (about 3.3e150) can overflow. Use standardize=True "
+                    "(the default, which handles every finite value) or rescale X."
+                )
+            mean, scale, exponent = np.zeros(p), np.ones(p), np.zeros(p, dtype=int)
+            Z = X.copy()
         rng = np.random.default_rng(self.random_state)
         max_depth = np.inf if self.max_depth is None else self.max_depth
         nodes = {k: [] for k in ("parent", "depth", "first", "coef", "t", "stats")}
@@ -492,17 +594,15 @@ class _BaseObliqueTree(BaseEstimator):
             ):
                 continue
             right = Z[rows] @ a[:-1] + a[-1] > 0
-            # Back to raw units: a^T ((x - mean) / scale) + a_p > 0  <=>  coef^T x > t.
-            coef = a[:-1] / scale
-            t = float(coef @ mean - a[-1])
-            norm = np.abs(coef).max()
-            nodes["coef"][node], nodes["t"][node] = coef / norm, t / norm
+            nodes["coef"][node], nodes["t"][node] = _input_units(a, mean, scale, exponent)
             left_id = add(node, nodes["depth"][node] + 1, rows[~right])
             add(node, nodes["depth"][node] + 1, rows[right])
             nodes["first"][node] = left_id
             stack.append((left_id + 1, rows[right]))
             stack.append((left_id, rows[~right]))
-        return self._to_tree(nodes, p, node_cost)
+        tree = self._to_tree(nodes, p, node_cost)
+        _check_representable(tree, X)
+        return tree
 
     def _to_tree(self, nodes, p, node_cost) -> ObliqueTree:
         n_nodes = len(nodes["parent"])
@@ -607,7 +707,11 @@ _PARAMETERS = """
         weighted standard deviation over the training rows), as Breiman et al.
         do for linear combinations. The stored tests are in the input's units
         either way. Without it OC1's random steps and the perceptron depend
-        on the features' scales.
+        on the features' scales, and values beyond 2**500 are refused (their
+        projections can overflow); with it every finite value is accepted, and
+        scaling a column by a power of two gives the same tree in its units.
+        A fit whose tests would overflow in the input's units (values near the
+        largest float combined in one test) is refused with a ValueError.
     ccp_alpha : float >= 0, default 0
         Cost-complexity pruning of the grown tree (:eq:`eq-ccp-cost`).
     random_state : int, Generator or None, default None
