@@ -19,7 +19,6 @@ __all__ = [
     "check_int",
     "check_labels",
     "check_sample_weight",
-    "check_unique_columns",
     "class_codes",
     "real_targets",
     "require_two_classes",
@@ -225,16 +224,3 @@ def real_targets(y: np.ndarray) -> np.ndarray:
     if not np.isfinite(y).all():
         raise ValueError("y contains NaN or inf")
     return y
-
-
-def check_unique_columns(X, name: str = "X") -> None:
-    """Refuse a table whose column names repeat (a column could not be told from another)."""
-    columns = getattr(X, "columns", None)
-    if columns is None:
-        return
-    index = pd.Index(columns)
-    if index.has_duplicates:
-        repeated = list(dict.fromkeys(index[index.duplicated()]))
-        raise ValueError(
-            f"{name} has duplicated column names {repeated!r}; every column needs a name of its own"
-        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mltrees._validation import check_unique_columns
+from mltrees._input_checks import check_unique_columns
 
 
 def get_client(client):

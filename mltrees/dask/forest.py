@@ -27,7 +27,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mltrees._validation import check_unique_columns
+from mltrees._input_checks import check_unique_columns
 from mltrees.dask._data import (
     as_dask_arrays,
     check_numeric_columns,

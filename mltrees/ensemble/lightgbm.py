@@ -22,10 +22,11 @@ import time
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from mltrees._input_checks import check_unique_columns, validate_numbers
 from mltrees._progress import Progress
-from mltrees._validation import check_unique_columns, real_targets, require_two_classes
+from mltrees._validation import real_targets, require_two_classes
 from mltrees._value_range import check_neighbour_sums
 from mltrees.ensemble._common import (
     StackedTrees,
@@ -152,8 +153,12 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
             }
         for c, known in getattr(estimator, "_pandas_categories", {}).items():
             if c in frame.columns:
+                # Values unseen in fit become missing (pandas 4 will refuse to
+                # build a Categorical from values outside its categories).
+                values = frame[c].astype(object)
+                seen = values.where(values.isin(known.categories))
                 codes = pd.Categorical(
-                    frame[c], categories=known.categories, ordered=known.ordered
+                    seen, categories=known.categories, ordered=known.ordered
                 ).codes.astype(np.float64)
                 frame[c] = np.where(codes < 0, np.nan, codes)
         bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
@@ -163,7 +168,14 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
                 "LightGBMRegressor take numbers or pandas categories"
             )
         X = frame
-    return validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+    return validate_numbers(
+        estimator,
+        X,
+        what="numbers or pandas categories",
+        reset=reset,
+        dtype=np.float64,
+        ensure_all_finite="allow-nan",
+    )
 
 
 class _Objective:

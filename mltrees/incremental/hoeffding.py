@@ -414,9 +414,9 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         for attr in ("classes_", "n_features_in_", "feature_names_in_"):
             if hasattr(self, attr):
                 delattr(self, attr)
+        table = as_table(X)  # an empty or malformed X is named before y is read
         labels = check_target(y)
         classes = np.unique(check_labels(labels, "y"))
-        table = as_table(X)
         if len(labels) != table.shape[0]:
             raise ValueError(f"y has {len(labels)} labels but X has {table.shape[0]} samples")
         weights = check_sample_weight(sample_weight, table.shape[0])

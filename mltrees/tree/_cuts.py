@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltrees.criteria import SMALL, TIE_TOLERANCE, class_impurity
+from mltrees.criteria import ROUNDING_TOLERANCE, SMALL, TIE_TOLERANCE, class_impurity
 from mltrees.tree._data import FeatureSpec
 from mltrees.tree._order_statistics import RangeAbsoluteDeviation
 
@@ -42,6 +42,17 @@ def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
     unique_cells, inverse = np.unique(cell, return_inverse=True)
     stats = stats_model.aggregate(inverse, unique_cells.size, rows)
     return unique_cells // n_codes, unique_cells % n_codes, stats
+
+
+def tie_tolerance(stats_model, node_stats, parent_impurity):
+    """Per node: gains closer than this are ties, broken towards the first candidate.
+
+    :data:`~mltrees.criteria.TIE_TOLERANCE` of the node's impurity plus
+    :data:`~mltrees.criteria.ROUNDING_TOLERANCE` of the size of the sums it
+    is computed from, so that rounding noise (which a rescaling of the
+    weights changes) never decides between candidates that tie exactly.
+    """
+    return TIE_TOLERANCE * parent_impurity + ROUNDING_TOLERANCE * stats_model.magnitude(node_stats)
 
 
 def _segments(entry_node):
@@ -135,7 +146,7 @@ def _best_ordered_cut(
     run_max = np.maximum.reduceat(gain, starts)
     position = np.arange(gain.size)
     # Gains within rounding noise of the best are ties: take the first cut.
-    tolerance = TIE_TOLERANCE * parent_impurity[entry_node]
+    tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)[entry_node]
     near_best = valid & (gain >= run_max[run] - tolerance)
     first_best = np.minimum.reduceat(np.where(near_best, position, gain.size), starts)
     found = first_best < gain.size

@@ -24,8 +24,9 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from mltrees._input_checks import validate_numbers
 from mltrees._midpoint import midpoint
 from mltrees._validation import (
     check_bool,
@@ -429,61 +430,50 @@ def pocket_perceptron(X, z, sample_weight=None, max_epochs: int = 100):
 # ---------------------------------------------------------------------------
 
 
-def _input_units(a, mean, scale, exponent):
-    """The test ``a^T ((x - mean) / scale) + a_p > 0`` as ``coef^T x > t``, ``max |coef| = 1``.
+def _input_coefficients(a, scale, exponent):
+    """The test ``a^T ((x - mean) / scale) + a_p > 0`` on raw x: ``coef``, ``max |coef| = 1``.
 
     ``scale = scale_unit * 2**exponent`` per column. The direct formula is
-    used wherever it is finite (all ordinary data); for columns near the ends
-    of the float range (``a / scale`` overflowing or underflowing) the same
-    numbers are formed with the powers of two kept apart until the end.
+    used wherever ``a / scale`` is finite and normal (all ordinary data); for
+    columns near the ends of the float range the same numbers are formed
+    with the powers of two kept apart until the end. The threshold comes
+    from the rows' projections (:func:`_threshold_in_input_units`).
     """
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         coef = a[:-1] / scale
-        t = float(coef @ mean - a[-1])
         norm = np.abs(coef).max()
-        if norm >= np.finfo(np.float64).tiny and np.isfinite(norm) and np.isfinite(t / norm):
-            return coef / norm, t / norm
+        if np.finfo(np.float64).tiny <= norm < np.inf:
+            return coef / norm
         unit = a[:-1] / np.ldexp(scale, -exponent)  # coefficients on the unit-scaled columns
         magnitude = np.log2(np.abs(np.where(unit != 0, unit, 1.0))) - exponent
-        size = np.where(unit != 0, magnitude, -np.inf)
-        k = int(np.argmax(size))
-        coef = np.ldexp(unit / abs(unit[k]), exponent[k] - exponent)
-        t = float(coef @ mean - np.ldexp(a[-1] / abs(unit[k]), exponent[k]))
-    return coef, t
+        k = int(np.argmax(np.where(unit != 0, magnitude, -np.inf)))
+        return np.ldexp(unit / abs(unit[k]), exponent[k] - exponent)
 
 
-def _check_representable(tree: ObliqueTree, X: np.ndarray) -> None:
-    """Refuse a tree whose tests overflow in the input's units.
+def _threshold_in_input_units(X, coef, right) -> float:
+    """The threshold of ``coef @ x <= t`` that keeps the search's partition of the node's rows.
 
-    The search runs in standardised units, where any finite X is fine; the
-    tests are stored in the input's units (``coef @ x <= t``, ``max |coef| =
-    1``), and for values near the largest float a threshold or a training
-    row's projection can overflow. Such a model would route rows by ±inf or
-    NaN, so it is refused instead.
+    The tests are stored in the input's units. The rows' projections are
+    computed as :meth:`ObliqueTree.apply` computes them, and ``t`` is the
+    midpoint of the largest on the left and the smallest on the right, so
+    the stored test sends every training row where the search sent it. Near
+    the ends of the float range (columns 1e600 apart in scale, subnormal
+    values, sums beyond the largest float) the projections may not separate
+    the two sides at all; such a fit is refused rather than stored wrong.
     """
-    internal = tree.feature != LEAF
-    finite = np.isfinite(tree.threshold[internal]).all() & np.isfinite(tree.coef).all()
-    if finite:
-        node = np.zeros(X.shape[0], dtype=np.intp)
-        walking = np.arange(X.shape[0])
-        for _ in range(tree.max_depth):
-            at = node[walking]
-            inner = tree.feature[at] != LEAF
-            walking, at = walking[inner], at[inner]
-            if walking.size == 0:
-                break
-            with np.errstate(over="ignore", invalid="ignore"):
-                projection = np.einsum("ij,ij->i", X[walking], tree.coef[at])
-            if not np.isfinite(projection).all():
-                finite = False
-                break
-            node[walking] = tree.first_child[at] + (projection > tree.threshold[at])
-    if not finite:
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        projection = np.einsum("ij,ij->i", X, np.tile(coef, (X.shape[0], 1)))
+    left, right_side = projection[~right], projection[right]
+    if not (np.isfinite(projection).all() and left.max() < right_side.min()):
+        size = np.abs(X)
         raise ValueError(
-            f"X holds values too large for oblique tests in its units (largest |x| = "
-            f"{np.abs(X).max():.6g}): a test coef @ x <= t overflows. Rescale X, for "
-            "example divide each column by a power of two near its largest |x|."
+            "X holds values whose oblique tests cannot be written in its units (|x| from "
+            f"{float(np.where(size > 0, size, np.inf).min()):.6g} to {float(size.max()):.6g}): "
+            "the projections coef @ x of a node's rows overflow, or lose the precision that "
+            "separates its two sides. Rescale X (for example bring each column to |x| near 1 "
+            "by a power of two)."
         )
+    return float(midpoint(left.max(), right_side.min()))
 
 
 def _check_float(value, name: str):
@@ -525,7 +515,7 @@ class _BaseObliqueTree(BaseEstimator):
         check_bool(self.standardize, "standardize")
 
     def _validate_X_y(self, X, y, sample_weight):
-        X = validate_data(self, X, dtype=np.float64)
+        X = validate_numbers(self, X, what="numbers only", dtype=np.float64)
         y = check_target(self, y, X.shape[0], stacklevel=4)  # the user's fit, through fit
         weights = check_sample_weight(sample_weight, X.shape[0])
         return X, y, weights
@@ -546,7 +536,7 @@ class _BaseObliqueTree(BaseEstimator):
             scale = np.sqrt(w @ (X_unit - mean) ** 2 / w.sum())
             scale = np.where(scale > 0, scale, 1.0)
             Z = (X_unit - mean) / scale
-            mean, scale = np.ldexp(mean, exponent), np.ldexp(scale, exponent)
+            scale = np.ldexp(scale, exponent)  # of the raw columns
         else:
             largest = float(np.abs(X).max(initial=0.0))
             if largest > _LARGEST_UNSCALED:
@@ -556,7 +546,7 @@ class _BaseObliqueTree(BaseEstimator):
                     "values beyond 2**500 (about 3.3e150) can overflow. Use standardize=True "
                     "(the default, which handles every finite value) or rescale X."
                 )
-            mean, scale, exponent = np.zeros(p), np.ones(p), np.zeros(p, dtype=int)
+            scale, exponent = np.ones(p), np.zeros(p, dtype=int)
             Z = X.copy()
         rng = np.random.default_rng(self.random_state)
         max_depth = np.inf if self.max_depth is None else self.max_depth
@@ -594,15 +584,15 @@ class _BaseObliqueTree(BaseEstimator):
             ):
                 continue
             right = Z[rows] @ a[:-1] + a[-1] > 0
-            nodes["coef"][node], nodes["t"][node] = _input_units(a, mean, scale, exponent)
+            coef = _input_coefficients(a, scale, exponent)
+            nodes["coef"][node] = coef
+            nodes["t"][node] = _threshold_in_input_units(X[rows], coef, right)
             left_id = add(node, nodes["depth"][node] + 1, rows[~right])
             add(node, nodes["depth"][node] + 1, rows[right])
             nodes["first"][node] = left_id
             stack.append((left_id + 1, rows[right]))
             stack.append((left_id, rows[~right]))
-        tree = self._to_tree(nodes, p, node_cost)
-        _check_representable(tree, X)
-        return tree
+        return self._to_tree(nodes, p, node_cost)
 
     def _to_tree(self, nodes, p, node_cost) -> ObliqueTree:
         n_nodes = len(nodes["parent"])
@@ -641,7 +631,7 @@ class _BaseObliqueTree(BaseEstimator):
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row reaches."""
         check_is_fitted(self, "tree_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_numbers(self, X, what="numbers only", reset=False, dtype=np.float64)
         return self.tree_.apply(X)
 
     def get_depth(self) -> int:
@@ -710,8 +700,10 @@ _PARAMETERS = """
         on the features' scales, and values beyond 2**500 are refused (their
         projections can overflow); with it every finite value is accepted, and
         scaling a column by a power of two gives the same tree in its units.
-        A fit whose tests would overflow in the input's units (values near the
-        largest float combined in one test) is refused with a ValueError.
+        Each stored threshold is placed between the projections of the node's
+        rows in the input's units; a fit whose tests cannot separate them there
+        (values near the ends of the float range combined in one test) is
+        refused with a ValueError.
     ccp_alpha : float >= 0, default 0
         Cost-complexity pruning of the grown tree (:eq:`eq-ccp-cost`).
     random_state : int, Generator or None, default None
