@@ -430,36 +430,38 @@ def pocket_perceptron(X, z, sample_weight=None, max_epochs: int = 100):
 # ---------------------------------------------------------------------------
 
 
-def _input_coefficients(a, scale, exponent):
-    """The test ``a^T ((x - mean) / scale) + a_p > 0`` on raw x: ``coef``, ``max |coef| = 1``.
+def _input_units(a, mean, scale, exponent):
+    """The test ``a^T ((x - mean) / scale) + a_p > 0`` as ``coef^T x > t``, ``max |coef| = 1``.
 
     ``scale = scale_unit * 2**exponent`` per column. The direct formula is
-    used wherever ``a / scale`` is finite and normal (all ordinary data); for
-    columns near the ends of the float range the same numbers are formed
-    with the powers of two kept apart until the end. The threshold comes
-    from the rows' projections (:func:`_threshold_in_input_units`).
+    used wherever it is finite and normal (all ordinary data); for columns
+    near the ends of the float range the same numbers are formed with the
+    powers of two kept apart until the end.
     """
     with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
         coef = a[:-1] / scale
+        t = float(coef @ mean - a[-1])
         norm = np.abs(coef).max()
-        if np.finfo(np.float64).tiny <= norm < np.inf:
-            return coef / norm
+        if np.finfo(np.float64).tiny <= norm < np.inf and np.isfinite(t / norm):
+            return coef / norm, t / norm
         unit = a[:-1] / np.ldexp(scale, -exponent)  # coefficients on the unit-scaled columns
         magnitude = np.log2(np.abs(np.where(unit != 0, unit, 1.0))) - exponent
         k = int(np.argmax(np.where(unit != 0, magnitude, -np.inf)))
-        return np.ldexp(unit / abs(unit[k]), exponent[k] - exponent)
+        coef = np.ldexp(unit / abs(unit[k]), exponent[k] - exponent)
+        t = float(coef @ mean - np.ldexp(a[-1] / abs(unit[k]), exponent[k]))
+    return coef, t
 
 
-def _threshold_in_input_units(X, coef, right) -> float:
-    """The threshold of ``coef @ x <= t`` that keeps the search's partition of the node's rows.
+def _checked_threshold(X, coef, t, right) -> float:
+    """``t``, or a threshold that keeps the search's partition of the node's rows in X's units.
 
     The tests are stored in the input's units. The rows' projections are
-    computed as :meth:`ObliqueTree.apply` computes them, and ``t`` is the
-    midpoint of the largest on the left and the smallest on the right, so
-    the stored test sends every training row where the search sent it. Near
-    the ends of the float range (columns 1e600 apart in scale, subnormal
-    values, sums beyond the largest float) the projections may not separate
-    the two sides at all; such a fit is refused rather than stored wrong.
+    computed as :meth:`ObliqueTree.apply` computes them; where ``t`` does not
+    send every row where the search sent it (rounding near the ends of the
+    float range), the midpoint of the largest projection on the left and the
+    smallest on the right replaces it. When the projections do not separate
+    the two sides at all (columns 1e600 apart in scale, subnormal products,
+    sums beyond the largest float) the fit is refused rather than stored wrong.
     """
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         projection = np.einsum("ij,ij->i", X, np.tile(coef, (X.shape[0], 1)))
@@ -473,6 +475,8 @@ def _threshold_in_input_units(X, coef, right) -> float:
             "separates its two sides. Rescale X (for example bring each column to |x| near 1 "
             "by a power of two)."
         )
+    if left.max() <= t < right_side.min():
+        return t
     return float(midpoint(left.max(), right_side.min()))
 
 
@@ -536,7 +540,7 @@ class _BaseObliqueTree(BaseEstimator):
             scale = np.sqrt(w @ (X_unit - mean) ** 2 / w.sum())
             scale = np.where(scale > 0, scale, 1.0)
             Z = (X_unit - mean) / scale
-            scale = np.ldexp(scale, exponent)  # of the raw columns
+            mean, scale = np.ldexp(mean, exponent), np.ldexp(scale, exponent)  # raw columns
         else:
             largest = float(np.abs(X).max(initial=0.0))
             if largest > _LARGEST_UNSCALED:
@@ -546,7 +550,7 @@ class _BaseObliqueTree(BaseEstimator):
                     "values beyond 2**500 (about 3.3e150) can overflow. Use standardize=True "
                     "(the default, which handles every finite value) or rescale X."
                 )
-            scale, exponent = np.ones(p), np.zeros(p, dtype=int)
+            mean, scale, exponent = np.zeros(p), np.ones(p), np.zeros(p, dtype=int)
             Z = X.copy()
         rng = np.random.default_rng(self.random_state)
         max_depth = np.inf if self.max_depth is None else self.max_depth
@@ -584,9 +588,9 @@ class _BaseObliqueTree(BaseEstimator):
             ):
                 continue
             right = Z[rows] @ a[:-1] + a[-1] > 0
-            coef = _input_coefficients(a, scale, exponent)
+            coef, t = _input_units(a, mean, scale, exponent)
             nodes["coef"][node] = coef
-            nodes["t"][node] = _threshold_in_input_units(X[rows], coef, right)
+            nodes["t"][node] = _checked_threshold(X[rows], coef, t, right)
             left_id = add(node, nodes["depth"][node] + 1, rows[~right])
             add(node, nodes["depth"][node] + 1, rows[right])
             nodes["first"][node] = left_id
@@ -700,8 +704,8 @@ _PARAMETERS = """
         on the features' scales, and values beyond 2**500 are refused (their
         projections can overflow); with it every finite value is accepted, and
         scaling a column by a power of two gives the same tree in its units.
-        Each stored threshold is placed between the projections of the node's
-        rows in the input's units; a fit whose tests cannot separate them there
+        Each stored test is checked to send the node's rows where the search
+        sent them; a fit whose tests cannot separate them in the input's units
         (values near the ends of the float range combined in one test) is
         refused with a ValueError.
     ccp_alpha : float >= 0, default 0
