@@ -2,6 +2,8 @@
 
 * :func:`tree_shap`: exact SHAP values of every axis-aligned mltrees tree model
   (path-dependent or interventional), :mod:`~mltrees.inspection.treeshap`;
+* :func:`tree_shap_interactions`: their SHAP interaction values,
+  :mod:`~mltrees.inspection.interactions`;
 * :func:`brute_force_shap`, :func:`shapley_values`: the exponential definition,
   :mod:`~mltrees.inspection.shapley`;
 * :func:`importance`, :func:`permutation_importance`: split counts, gain, cover,
@@ -16,6 +18,11 @@ A new model type is explained by registering one adapter
 
 from mltrees.inspection._adapters import TreeModelView, register_adapter, view_of
 from mltrees.inspection.importance import importance, node_gains, permutation_importance
+from mltrees.inspection.interactions import (
+    InteractionExplanation,
+    interaction_weights,
+    tree_shap_interactions,
+)
 from mltrees.inspection.partial_dependence import (
     ice_curves,
     partial_dependence,
@@ -29,8 +36,10 @@ from mltrees.inspection.plots import (
 )
 from mltrees.inspection.shapley import (
     brute_force_shap,
+    brute_force_shap_interactions,
     interventional_value,
     path_dependent_value,
+    shapley_interaction_values,
     shapley_values,
     shapley_weight,
 )
@@ -44,12 +53,15 @@ from mltrees.inspection.treeshap import (
 
 __all__ = [
     "Explanation",
+    "InteractionExplanation",
     "TreeModelView",
     "brute_force_shap",
+    "brute_force_shap_interactions",
     "dependence_plot",
     "expected_value",
     "ice_curves",
     "importance",
+    "interaction_weights",
     "interventional_value",
     "node_gains",
     "partial_dependence",
@@ -60,10 +72,12 @@ __all__ = [
     "plot_importance",
     "plot_partial_dependence",
     "register_adapter",
+    "shapley_interaction_values",
     "shapley_values",
     "shapley_weight",
     "summary_plot",
     "tree_partial_dependence",
     "tree_shap",
+    "tree_shap_interactions",
     "view_of",
 ]
