@@ -32,6 +32,7 @@ import mltrees
 from mltrees.inspection import (
     brute_force_shap_interactions,
     interaction_weights,
+    saabas,
     shapley_interaction_values,
     shapley_values,
     tree_shap,
@@ -411,3 +412,38 @@ def test_frame_input_and_names():
     assert ours.feature_names == list("abcde")
     assert ours.values.shape == (10, 5, 5)
     assert ours.main_effects.shape == (10, 5)
+
+
+# ----------------------------------------------------------------------------
+# Saabas attributions (chapter 17's foil for consistency)
+# ----------------------------------------------------------------------------
+
+
+def test_saabas_adds_up_and_equals_shap_approximate_on_every_model_kind(fitted):
+    name, model, X = fitted
+    rows = _rows(X, 0, 60)
+    if name in NO_SHAP_FORM:
+        with pytest.raises(ValueError, match="no Saabas attribution"):
+            saabas(model, rows)
+        return
+    ours = saabas(model, rows)
+    output = view_of(model).output(rows)
+    np.testing.assert_allclose(ours.prediction.reshape(output.shape), output, atol=1e-10)
+    np.testing.assert_allclose(
+        np.ravel(ours.expected_value), np.ravel(tree_shap(model, rows).expected_value), atol=1e-12
+    )
+    explainer = shap.TreeExplainer(shap_custom_trees(view_of(model)))
+    theirs = explainer.shap_values(view_of(model).encode(rows), approximate=True)
+    np.testing.assert_allclose(ours.values, theirs, atol=1e-10)
+
+
+def test_saabas_equals_xgboost_approx_contribs_on_an_identically_grown_model():
+    X, y = _data("breast_cancer")
+    X = _with_nan(X, 0.1, seed=4)
+    params = {"learning_rate": 0.3, "max_depth": 4, "base_score": 0.5}
+    booster, _ = _xgb_margin(X, y, "binary:logistic", 20, params)
+    model = mltrees.XGBoostClassifier(n_estimators=20, **params).fit(X, y)
+    theirs = booster.predict(xgb.DMatrix(X), pred_contribs=True, approx_contribs=True)
+    ours = saabas(model, X)
+    np.testing.assert_allclose(ours.values, theirs[:, :-1], atol=2e-5)
+    assert ours.expected_value == pytest.approx(float(theirs[0, -1]), abs=1e-5)

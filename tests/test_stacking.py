@@ -325,3 +325,59 @@ def _expected(estimator) -> dict[str, str]:
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected, xfail_strict=True)
 def test_sklearn_estimator_checks(estimator, check):
     run_check(estimator, check, _expected(estimator))
+
+
+# -- averaging the fold models instead of refitting ---------------------------------
+
+
+def test_fold_average_predicts_the_mean_of_the_fold_models(higgs):
+    X, y = higgs
+    folds = StratifiedKFold(4, shuffle=True, random_state=0)
+    kept = mltrees.StackingClassifier(_members(), cv=folds, refit=False).fit(X, y)
+    refitted = mltrees.StackingClassifier(_members(), cv=folds).fit(X, y)
+    # same out-of-fold features, hence the same combiner
+    np.testing.assert_array_equal(kept.oof_predictions_, refitted.oof_predictions_)
+    np.testing.assert_array_equal(kept.final_estimator_.coef_, refitted.final_estimator_.coef_)
+    by_hand = []
+    for (_, est), average in zip(_members(), kept.estimators_, strict=True):
+        assert isinstance(average, mltrees.ensemble.FoldAverage)
+        assert len(average.estimators_) == 4
+        fold_models = [
+            clone(est).fit(X.iloc[train], y.iloc[train]) for train, _ in folds.split(X, y)
+        ]
+        mean = np.mean([m.predict_proba(X)[:, 1] for m in fold_models], axis=0)
+        np.testing.assert_allclose(average.predict_proba(X)[:, 1], mean, atol=1e-12)
+        by_hand.append(mean)
+    np.testing.assert_allclose(kept.transform(X), np.column_stack(by_hand), atol=1e-12)
+    assert not np.allclose(kept.transform(X), refitted.transform(X))
+
+
+def test_fold_average_regressor_and_refused_labels(higgs):
+    X, y = higgs
+    members = [("a", mltrees.CARTRegressor(max_depth=2)), ("b", mltrees.CARTRegressor(max_depth=4))]
+    kept = mltrees.StackingRegressor(members, cv=KFold(3), refit=False).fit(X, y.astype(float))
+    manual = np.mean(
+        [
+            mltrees.CARTRegressor(max_depth=2).fit(X.iloc[tr], y.iloc[tr]).predict(X)
+            for tr, _ in KFold(3).split(X)
+        ],
+        axis=0,
+    )
+    np.testing.assert_allclose(kept.transform(X)[:, 0], manual, atol=1e-12)
+    with pytest.raises(ValueError, match="refit=False averages"):
+        mltrees.StackingClassifier(_members(), stack_method="predict", refit=False).fit(X, y)
+    with pytest.raises(ValueError, match="refit must be True or False"):
+        mltrees.StackingClassifier(_members(), refit="no").fit(X, y)
+
+
+def test_fold_average_fills_a_class_missing_from_a_fold():
+    X = np.arange(30, dtype=float)[:, None]
+    y = np.array([0] * 14 + [1] * 14 + [2] * 2)
+    folds = [(np.arange(28), np.arange(28, 30)), (np.arange(2, 30), np.arange(2))]
+    folds.append((np.r_[0:2, 28:30], np.arange(2, 28)))
+    stack = mltrees.StackingClassifier(
+        [("t", mltrees.CARTClassifier(max_depth=2))], cv=folds, refit=False
+    ).fit(X, y)
+    proba = stack.estimators_[0].predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert proba.shape == (30, 3)

@@ -13,7 +13,9 @@ Two ways to produce those rows:
   on the other folds; the members used at prediction time are refitted on
   all rows. With the same folds, members and final estimator the level-1
   features and predictions equal scikit-learn's ``StackingClassifier`` /
-  ``StackingRegressor``.
+  ``StackingRegressor``. With ``refit=False`` the fold models are kept
+  instead and their outputs averaged (:class:`FoldAverage`): no fit on all
+  rows, and the combiner is applied to models of the kind it was trained on.
 * :class:`BlendingClassifier`, :class:`BlendingRegressor`: one holdout. The
   members are fitted once on the rest and kept as they are; the level-1
   learner is trained on their predictions for the holdout rows only.
@@ -54,6 +56,7 @@ from mltrees.tree._data import check_target
 __all__ = [
     "BlendingClassifier",
     "BlendingRegressor",
+    "FoldAverage",
     "StackingClassifier",
     "StackingRegressor",
 ]
@@ -85,6 +88,56 @@ def _fit_member(estimator, X, y, rows, sample_weight):
     if sample_weight is None:
         return est.fit(X, y)
     return est.fit(X, y, sample_weight=sample_weight)
+
+
+class FoldAverage:
+    """The models of one member fitted on the folds, predicting by their average (chapter 16).
+
+    What :class:`StackingClassifier` and :class:`StackingRegressor` keep as a
+    member with ``refit=False``: the ``S`` copies fitted for the out-of-fold
+    predictions, each on ``(S - 1) / S`` of the rows, instead of one copy
+    refitted on all rows. Their outputs (probabilities, decision values or
+    regression predictions) are averaged.
+
+    Parameters
+    ----------
+    estimators : list of fitted estimators
+        The fold models of one member, fitted on integer class codes
+        ``0..n_classes-1`` for classification.
+    n_classes : int or None
+        Number of classes of the stack (a fold may lack one); None for regression.
+
+    Attributes
+    ----------
+    estimators_ : list of fitted estimators
+    """
+
+    def __init__(self, estimators, n_classes=None):
+        self.estimators_ = list(estimators)
+        self.n_classes = n_classes
+
+    def predict_proba(self, X):
+        """Mean of the fold models' class probabilities, one column per class of the stack."""
+        total = np.zeros((_n_rows(X), self.n_classes))
+        for est in self.estimators_:
+            total[:, np.asarray(est.classes_, dtype=np.intp)] += est.predict_proba(X)
+        return total / len(self.estimators_)
+
+    def decision_function(self, X):
+        """Mean of the fold models' decision values."""
+        return np.mean(
+            [np.asarray(e.decision_function(X), dtype=float) for e in self.estimators_], 0
+        )
+
+    def predict(self, X):
+        """Regression: the mean prediction. Classification: the most probable class on average."""
+        if self.n_classes is None:
+            return np.mean([np.asarray(e.predict(X), dtype=float) for e in self.estimators_], 0)
+        return np.argmax(self.predict_proba(X), axis=1)
+
+
+def _n_rows(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 class _BaseStacking(TransformerMixin, BaseEstimator):
@@ -381,17 +434,26 @@ class _Stacking(_BaseStacking):
                 "cv must give test folds that partition the rows (each row in exactly one "
                 f"test fold); got {tests.size} test rows for {n} rows"
             )
+        refit = check_bool(self.refit, "refit")
+        if not refit and is_classifier(self) and "predict" in methods:
+            raise ValueError(
+                "refit=False averages the fold models' outputs, which labels (stack_method="
+                "'predict') are not; use predict_proba or decision_function"
+            )
         self.stack_method_ = methods
         blocks, self.estimators_ = [], []
         progress = self._progress(len(members) + 1)
+        n_classes = len(self.classes_) if is_classifier(self) else None
         with Parallel(n_jobs=self.n_jobs) as parallel:
             for k, (name, est) in enumerate(zip(names, members, strict=True)):
-                # One fit per fold for the level-1 column, then one on all rows
-                # (rows=None) for prediction.
+                # One fit per fold for the level-1 column, then (refit) one on
+                # all rows (rows=None) for prediction.
                 fits = parallel(
                     delayed(_fit_member)(est, X, y_fit, rows, sw)
-                    for rows in [*(train for train, _ in folds), None]
+                    for rows in [*(train for train, _ in folds), *([None] if refit else [])]
                 )
+                if not refit:
+                    fits.append(FoldAverage(fits, n_classes))
                 block = None
                 for fitted, (_, test) in zip(fits[:-1], folds, strict=True):
                     part = self._member_output(fitted, methods[k], _safe_indexing(X, test))
@@ -401,7 +463,8 @@ class _Stacking(_BaseStacking):
                 blocks.append(block)
                 self.estimators_.append(fits[-1])
                 progress.step(
-                    f"member {k + 1}/{len(members)} {name!r}: {len(folds)} fold fits and a refit"
+                    f"member {k + 1}/{len(members)} {name!r}: {len(folds)} fold fits"
+                    + (" and a refit" if refit else "")
                 )
         self._finish(names, members, final, blocks, y_fit, sw)
         self.oof_predictions_ = np.hstack(blocks)
@@ -498,11 +561,15 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
         Output of each member; "auto" takes the first of the last three the
         member has. With two classes only the probability of the second class
         is kept.
+    refit : bool, default True
+        True: each member is refitted on all rows for prediction (as in
+        scikit-learn). False: the fold models are kept and their outputs
+        averaged (:class:`FoldAverage`; ``"predict"`` is then refused).
 
     Attributes
     ----------
     classes_ : ndarray
-    estimators_ : list of fitted members (refitted on all rows)
+    estimators_ : list of fitted members (refitted on all rows, or FoldAverage)
     named_estimators_ : Bunch
     stack_method_ : list of str
     oof_predictions_ : ndarray of shape (n_samples, n_level1_features)
@@ -519,6 +586,7 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
         cv=5,
         stack_method="auto",
         passthrough=False,
+        refit=True,
         n_jobs=None,
         verbose=0,
     ):
@@ -527,6 +595,7 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
         self.cv = cv
         self.stack_method = stack_method
         self.passthrough = passthrough
+        self.refit = refit
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -557,6 +626,9 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
         The folds (an int gives k-fold without shuffling, as scikit-learn's
         ``check_cv``; pass a shuffling splitter for sorted rows). The test
         folds must partition the rows.
+    refit : bool, default True
+        True: each member is refitted on all rows for prediction. False: the
+        fold models are kept and their predictions averaged (:class:`FoldAverage`).
 
     Attributes
     ----------
@@ -571,6 +643,7 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
         *,
         cv=5,
         passthrough=False,
+        refit=True,
         n_jobs=None,
         verbose=0,
     ):
@@ -578,6 +651,7 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
         self.final_estimator = final_estimator
         self.cv = cv
         self.passthrough = passthrough
+        self.refit = refit
         self.n_jobs = n_jobs
         self.verbose = verbose
 

@@ -6,6 +6,8 @@
   :mod:`~mltrees.inspection.interactions`;
 * :func:`brute_force_shap`, :func:`shapley_values`: the exponential definition,
   :mod:`~mltrees.inspection.shapley`;
+* :func:`saabas`: Saabas's path attributions, for comparison,
+  :mod:`~mltrees.inspection.saabas`;
 * :func:`importance`, :func:`permutation_importance`: split counts, gain, cover,
   permutation, :mod:`~mltrees.inspection.importance`;
 * :func:`partial_dependence`, :func:`ice_curves`, :func:`tree_partial_dependence`;
@@ -34,6 +36,7 @@ from mltrees.inspection.plots import (
     plot_partial_dependence,
     summary_plot,
 )
+from mltrees.inspection.saabas import saabas
 from mltrees.inspection.shapley import (
     brute_force_shap,
     brute_force_shap_interactions,
@@ -72,6 +75,7 @@ __all__ = [
     "plot_importance",
     "plot_partial_dependence",
     "register_adapter",
+    "saabas",
     "shapley_interaction_values",
     "shapley_values",
     "shapley_weight",
