@@ -7,12 +7,15 @@
   enumerating all coalitions (path-dependent and interventional) on every
   model kind that ``tree_shap`` explains; its rows sum to the SHAP values.
 * It equals ``shap.TreeExplainer(...).shap_interaction_values`` (shap 0.51) on
-  every model kind, the trees handed to shap as its documented custom-tree
-  dictionaries (categorical and multiway nodes rewritten as chains of
-  threshold nodes on the same feature, which leaves the game unchanged), on an
+  every model kind, the trees handed to shap by ``to_shap_trees`` as shap's
+  documented custom-tree dictionaries (categorical and multiway nodes
+  rewritten as chains of threshold nodes on the same feature, which leaves
+  the game unchanged; so SHAP values and E f must agree too), on an
   identically grown scikit-learn tree, and XGBoost's own ``pred_interactions``
   on identically grown XGBoost models.
 * shap 0.51 has no interventional interaction values: it returns zeros.
+* Saabas attributions add up and equal shap's ``approximate=True`` on every
+  kind and XGBoost's ``approx_contribs`` on an identically grown model.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from mltrees.inspection import (
     saabas,
     shapley_interaction_values,
     shapley_values,
+    to_shap_trees,
     tree_shap,
     tree_shap_interactions,
     view_of,
@@ -168,126 +172,9 @@ def test_long_paths_and_many_rows_in_blocks(monkeypatch):
 # ----------------------------------------------------------------------------
 
 
-def shap_custom_trees(view):
-    """Every tree of ``view`` as shap's documented custom-tree dictionary.
-
-    A numeric node becomes a node of the same test (NaN to its default child).
-    A categorical or multiway node becomes a chain of threshold nodes on the
-    same feature, one per run of consecutive category codes with the same
-    branch; a branch reached by several runs is copied, each copy with an
-    equal share of the branch's cover. On any path the chain's cover shares
-    multiply to the branch's share of the node, and known values follow the
-    chain to the branch they took, so the path-dependent game (and every
-    Shapley and interaction value) is the one of the original tree. Codes the
-    node never saw end in a leaf holding the node's value, with cover 0, and a
-    branch that no code reaches keeps its cover behind a test no code passes.
-
-    shap refuses covers of 0 (``fully_defined_weighting``); mltrees gives an
-    edge into a node of cover 0 the share 0. A node of cover 0 at depth ``k``
-    therefore gets the cover ``1e-20 ** (k + 1)``: its share of its parent is
-    at most 1e-20, below the tests' tolerance, and shares stay far from
-    underflow at the depths used here.
-    """
-    trees = [
-        _shap_tree(tree, np.asarray(table, dtype=np.float64), columns, view.n_outputs)
-        for tree, table, columns in zip(view.trees, view.tables, view.columns, strict=True)
-    ]
-    return {"trees": trees, "base_offset": np.asarray(view.base, dtype=np.float64)}
-
-
-def _shap_tree(tree, table, columns, m):
-    """One tree as shap's custom-tree dictionary (see :func:`shap_custom_trees`)."""
-    nodes: list[dict] = []
-
-    def new(cover, depth, value=None, feature=-2, threshold=0.0):
-        nodes.append(
-            {
-                "feature": feature,
-                "threshold": threshold,
-                "left": -1,
-                "right": -1,
-                "default": -1,
-                "value": np.zeros(m) if value is None else value,
-                "cover": cover,
-                "shap_cover": cover if cover > 0 else 1e-20 ** (depth + 1),
-            }
-        )
-        return len(nodes) - 1
-
-    def full(node):
-        value = np.zeros(m)
-        value[columns] = table[node]
-        return value
-
-    def build(node, scale, depth):
-        cover = float(tree.weighted_n_node_samples[node]) * scale
-        if tree.is_leaf[node]:
-            return new(cover, depth, full(node))
-        feature = int(tree.feature[node])
-        children = tree.first_child[node] + np.arange(tree.n_children[node])
-        missing = int(tree.missing_slot[node])
-        if tree.kind[node] != CATEGORICAL_NODE:
-            at = new(cover, depth, feature=feature, threshold=float(tree.threshold[node]))
-            nodes[at]["left"] = build(children[0], scale, depth + 1)
-            nodes[at]["right"] = build(children[1], scale, depth + 1)
-            # C4.5's MISSING_ALL_BRANCHES has no shap form: rows must not be NaN there.
-            nodes[at]["default"] = nodes[at]["right" if missing == 1 else "left"]
-            return at
-        codes = int(tree.n_categories[node])
-        route = tree.route_table[tree.route_offset[node] + np.arange(codes)]
-        runs = []  # (last code, slot); slot -1: the row stops at the node
-        for code, slot in enumerate(route):
-            if runs and runs[-1][1] == slot:
-                runs[-1] = (code, slot)
-            else:
-                runs.append((code, int(slot)))
-        runs.append((np.inf, -1))  # codes the node never saw
-        # Branches that no code reaches at prediction still hold training
-        # cover (CatBoost's ordered statistics route training rows by their
-        # running statistic): a run below every code keeps their share.
-        unreached = sorted(set(range(int(tree.n_children[node]))) - {s for _, s in runs})
-        runs = [(-2.0, slot) for slot in unreached] + runs
-        copies = {slot: sum(1 for _, s in runs if s == slot) for _, slot in runs}
-        # the k-th chain node sits at depth + k, its run's element one deeper
-        elements = [
-            new(0.0, depth + k + 1, full(node))
-            if slot < 0
-            else build(children[slot], scale / copies[slot], depth + k + 1)
-            for k, (_, slot) in enumerate(runs)
-        ]
-        covers = [nodes[e]["cover"] for e in elements]
-        right = elements[-1]
-        for k in range(len(runs) - 2, -1, -1):
-            at = new(float(sum(covers[k:])), depth + k, feature=feature, threshold=runs[k][0] + 0.5)
-            nodes[at]["left"], nodes[at]["right"] = elements[k], right
-            nodes[at]["default"] = elements[k]
-            right = at
-        return right
-
-    root = build(0, 1.0, 0)
-    order = [root] + [i for i in range(len(nodes)) if i != root]  # shap reads node 0 as the root
-    new_id = {old: new_index for new_index, old in enumerate(order)}
-
-    def column(key, dtype, link=False):
-        values = [nodes[i][key] for i in order]
-        if link:
-            values = [-1 if v < 0 else new_id[v] for v in values]
-        return np.array(values, dtype=dtype)
-
-    return {
-        "children_left": column("left", np.int64, link=True),
-        "children_right": column("right", np.int64, link=True),
-        "children_default": column("default", np.int64, link=True),
-        "features": column("feature", np.int64),
-        "thresholds": column("threshold", np.float64),
-        "values": column("value", np.float64),
-        "node_sample_weight": column("shap_cover", np.float64),
-    }
-
-
 def _shap_interactions(model, rows):
     view = view_of(model)
-    explainer = shap.TreeExplainer(shap_custom_trees(view))
+    explainer = shap.TreeExplainer(to_shap_trees(view))
     values = view.encode(rows)
     return explainer, explainer.shap_interaction_values(values)
 
@@ -299,7 +186,9 @@ NO_SHAP_FORM = {"c45-missing", "bagging-c45-missing"}
 def test_equal_shap_interaction_values_on_every_model_kind(fitted):
     name, model, X = fitted
     if name in NO_SHAP_FORM:
-        pytest.skip("C4.5's fractional rows have no equivalent in shap's trees")
+        with pytest.raises(ValueError, match="rows_without_missing=True"):
+            to_shap_trees(model)
+        return
     rows = _rows(X, 0, 80)
     explainer, theirs = _shap_interactions(model, rows)
     ours = tree_shap_interactions(model, rows)
@@ -319,7 +208,8 @@ def test_equal_shap_interaction_values_on_every_model_kind(fitted):
 def test_c45_on_rows_without_missing_values_equals_shap():
     model = mltrees.C45Classifier().fit(X_NUM, Y_3)
     rows = X_NUM[:80]
-    _, theirs = _shap_interactions(model, rows)
+    explainer = shap.TreeExplainer(to_shap_trees(model, rows_without_missing=True))
+    theirs = explainer.shap_interaction_values(rows)
     np.testing.assert_allclose(tree_shap_interactions(model, rows).values, theirs, atol=1e-10)
 
 
@@ -400,6 +290,8 @@ def test_bad_input():
         tree_shap_interactions(object(), X_NUM[:3])
     with pytest.raises(ValueError, match="n_players"):
         shapley_interaction_values(lambda s: 0.0, 0)
+    with pytest.raises(TypeError, match="rows_without_missing must be True or False"):
+        to_shap_trees(model, rows_without_missing="yes")
     c45 = mltrees.C45Classifier().fit(MODELS["c45-missing"][1], MODELS["c45-missing"][2])
     with pytest.raises(ValueError, match="interventional"):
         tree_shap_interactions(c45, MODELS["c45-missing"][1][:20], background=X_NUM[:5])
@@ -432,7 +324,7 @@ def test_saabas_adds_up_and_equals_shap_approximate_on_every_model_kind(fitted):
     np.testing.assert_allclose(
         np.ravel(ours.expected_value), np.ravel(tree_shap(model, rows).expected_value), atol=1e-12
     )
-    explainer = shap.TreeExplainer(shap_custom_trees(view_of(model)))
+    explainer = shap.TreeExplainer(to_shap_trees(model))
     theirs = explainer.shap_values(view_of(model).encode(rows), approximate=True)
     np.testing.assert_allclose(ours.values, theirs, atol=1e-10)
 

@@ -6,6 +6,8 @@
   :mod:`~mltrees.inspection.interactions`;
 * :func:`brute_force_shap`, :func:`shapley_values`: the exponential definition,
   :mod:`~mltrees.inspection.shapley`;
+* :func:`to_shap_trees`: the model in ``shap``'s custom-tree format,
+  :mod:`~mltrees.inspection.shap_trees`;
 * :func:`saabas`: Saabas's path attributions, for comparison,
   :mod:`~mltrees.inspection.saabas`;
 * :func:`importance`, :func:`permutation_importance`: split counts, gain, cover,
@@ -37,6 +39,7 @@ from mltrees.inspection.plots import (
     summary_plot,
 )
 from mltrees.inspection.saabas import saabas
+from mltrees.inspection.shap_trees import to_shap_trees
 from mltrees.inspection.shapley import (
     brute_force_shap,
     brute_force_shap_interactions,
@@ -80,6 +83,7 @@ __all__ = [
     "shapley_values",
     "shapley_weight",
     "summary_plot",
+    "to_shap_trees",
     "tree_partial_dependence",
     "tree_shap",
     "tree_shap_interactions",
