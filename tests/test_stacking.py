@@ -381,3 +381,15 @@ def test_fold_average_fills_a_class_missing_from_a_fold():
     proba = stack.estimators_[0].predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert proba.shape == (30, 3)
+
+
+def test_blending_without_shuffle_holds_out_the_last_rows(higgs):
+    X, y = higgs
+    blend = mltrees.BlendingClassifier(_members(), holdout=0.25, shuffle=False).fit(X, y)
+    np.testing.assert_array_equal(blend.holdout_index_, np.arange(225, 300))
+    cart = clone(_members()[0][1]).fit(X.iloc[:225], y.iloc[:225])
+    np.testing.assert_allclose(
+        blend.holdout_predictions_[:, 0], cart.predict_proba(X.iloc[225:])[:, 1], atol=1e-12
+    )
+    with pytest.raises(ValueError, match="shuffle must be True or False"):
+        mltrees.BlendingRegressor(_members(), shuffle=None).fit(X, y.astype(float))

@@ -479,8 +479,9 @@ class _Blending(_BaseStacking):
 
         Implements :eq:`eq-blending` (chapter 16). The holdout is a random
         ``holdout`` fraction of the rows (stratified by class for the
-        classifier); the members are not refitted afterwards, so the final
-        estimator combines exactly the models it was trained on.
+        classifier), or with ``shuffle=False`` the last rows in their order
+        (time-ordered data); the members are not refitted afterwards, so the
+        final estimator combines exactly the models it was trained on.
 
         Parameters
         ----------
@@ -497,13 +498,21 @@ class _Blending(_BaseStacking):
         if isinstance(h, bool) or not isinstance(h, numbers.Real) or not 0 < h < 1:
             raise ValueError(f"holdout must be a fraction in (0, 1), got {h!r}")
         n = y_fit.shape[0]
-        train, hold = train_test_split(
-            np.arange(n),
-            test_size=h,
-            random_state=self.random_state,
-            stratify=y_fit if is_classifier(self) else None,
-        )
-        train, hold = np.sort(train), np.sort(hold)
+        if check_bool(self.shuffle, "shuffle"):
+            train, hold = train_test_split(
+                np.arange(n),
+                test_size=h,
+                random_state=self.random_state,
+                stratify=y_fit if is_classifier(self) else None,
+            )
+            train, hold = np.sort(train), np.sort(hold)
+        else:
+            # The last rows are the holdout: with rows in time order, the
+            # combiner learns on the future of what the members saw.
+            n_hold = int(np.ceil(h * n))
+            if not 0 < n_hold < n:
+                raise ValueError(f"holdout={h!r} leaves no rows on one side of {n} rows")
+            train, hold = np.arange(n - n_hold), np.arange(n - n_hold, n)
         self.stack_method_ = methods
         progress = self._progress(2)
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
@@ -687,6 +696,10 @@ class BlendingClassifier(_ClassifierOutputs, _Blending):
         As in :class:`StackingClassifier`.
     random_state : int, RandomState or None, default None
         Seed of the holdout draw.
+    shuffle : bool, default True
+        False: the holdout is the last ``holdout`` fraction of the rows in
+        the order given, not stratified (rows in time order: the combiner is
+        trained on rows after those the members learned from).
 
     Attributes
     ----------
@@ -704,6 +717,7 @@ class BlendingClassifier(_ClassifierOutputs, _Blending):
         stack_method="auto",
         passthrough=False,
         random_state=None,
+        shuffle=True,
         n_jobs=None,
         verbose=0,
     ):
@@ -713,6 +727,7 @@ class BlendingClassifier(_ClassifierOutputs, _Blending):
         self.stack_method = stack_method
         self.passthrough = passthrough
         self.random_state = random_state
+        self.shuffle = shuffle
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -737,6 +752,8 @@ class BlendingRegressor(_RegressorOutputs, _Blending):
         estimator (a line on stdout, or a bar in a notebook). Silent by default.
     holdout : float, default 0.2
     random_state : int, RandomState or None, default None
+    shuffle : bool, default True
+        False: the holdout is the last rows in their order (time order).
     """
 
     def __init__(
@@ -747,6 +764,7 @@ class BlendingRegressor(_RegressorOutputs, _Blending):
         holdout=0.2,
         passthrough=False,
         random_state=None,
+        shuffle=True,
         n_jobs=None,
         verbose=0,
     ):
@@ -755,5 +773,6 @@ class BlendingRegressor(_RegressorOutputs, _Blending):
         self.holdout = holdout
         self.passthrough = passthrough
         self.random_state = random_state
+        self.shuffle = shuffle
         self.n_jobs = n_jobs
         self.verbose = verbose
