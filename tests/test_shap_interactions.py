@@ -339,3 +339,21 @@ def test_saabas_equals_xgboost_approx_contribs_on_an_identically_grown_model():
     ours = saabas(model, X)
     np.testing.assert_allclose(ours.values, theirs[:, :-1], atol=2e-5)
     assert ours.expected_value == pytest.approx(float(theirs[0, -1]), abs=1e-5)
+
+
+def test_dependence_plot_of_main_effects():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from mltrees.inspection import dependence_plot
+
+    model = MODELS["gb-exact"][0]().fit(X_NUM, Y_REG)
+    interactions = tree_shap_interactions(model, X_NUM[:40])
+    fig, ax = plt.subplots()
+    dependence_plot(interactions, 2, color_by=3, ax=ax)
+    offsets = ax.collections[0].get_offsets()
+    np.testing.assert_allclose(offsets[:, 1], interactions.main_effects[:, 2])
+    assert ax.get_ylabel() == "SHAP main effect of x2"
+    plt.close(fig)

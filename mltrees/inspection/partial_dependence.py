@@ -104,8 +104,12 @@ def tree_partial_dependence(model, X, feature, grid) -> np.ndarray:
 
     The path-dependent value :eq:`eq-shap-path-value` of the coalition
     ``{j}`` with ``x_j`` on the grid (the other columns of ``X`` are not
-    read). On the training rows it equals :func:`partial_dependence` when
-    ``x_j`` is independent of the features tested along with it (chapter 17).
+    read). It weights the branches of other features by the covers of the
+    rows that passed the tests on ``x_j`` above them (hessian sums for
+    boosting with a loss other than the squared error), where
+    :func:`partial_dependence` weights all rows alike: on the training rows
+    the two agree up to sampling noise when ``x_j`` is independent of the
+    features tested along with it, and differ when it is not (chapter 17).
 
     Returns
     -------
