@@ -12,7 +12,8 @@
   :mod:`~mltrees.inspection.saabas`;
 * :func:`importance`, :func:`permutation_importance`: split counts, gain, cover,
   permutation, :mod:`~mltrees.inspection.importance`;
-* :func:`partial_dependence`, :func:`ice_curves`, :func:`tree_partial_dependence`;
+* :func:`partial_dependence`, :func:`ice_curves`, :func:`tree_partial_dependence`,
+  :func:`accumulated_local_effects`;
 * plots with matplotlib only: :func:`summary_plot`, :func:`dependence_plot`,
   :func:`plot_partial_dependence`, :func:`plot_importance`.
 
@@ -28,6 +29,7 @@ from mltrees.inspection.interactions import (
     tree_shap_interactions,
 )
 from mltrees.inspection.partial_dependence import (
+    accumulated_local_effects,
     ice_curves,
     partial_dependence,
     tree_partial_dependence,
@@ -61,6 +63,7 @@ __all__ = [
     "Explanation",
     "InteractionExplanation",
     "TreeModelView",
+    "accumulated_local_effects",
     "brute_force_shap",
     "brute_force_shap_interactions",
     "dependence_plot",
