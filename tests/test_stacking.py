@@ -393,3 +393,34 @@ def test_blending_without_shuffle_holds_out_the_last_rows(higgs):
     )
     with pytest.raises(ValueError, match="shuffle must be True or False"):
         mltrees.BlendingRegressor(_members(), shuffle=None).fit(X, y.astype(float))
+
+
+def test_fold_averages_and_forward_holdouts_come_back_from_a_model_file(higgs, tmp_path):
+    from mltrees.io import ModelFormatError, load_model, save_model
+
+    X, y = higgs
+    three = np.where(np.arange(len(y)) % 3 == 0, 2, y.to_numpy())  # three classes
+    stacks = [
+        (mltrees.StackingClassifier(_members(), cv=StratifiedKFold(3), refit=False), y),
+        (mltrees.StackingClassifier(_members(), cv=StratifiedKFold(3), refit=False), three),
+        (
+            mltrees.StackingRegressor(
+                [("cart", mltrees.CARTRegressor(max_depth=3))], cv=KFold(3), refit=False
+            ),
+            y.astype(float),
+        ),
+        (mltrees.BlendingClassifier(_members(), holdout=0.3, shuffle=False), y),
+    ]
+    for k, (stack, target) in enumerate(stacks):
+        stack.fit(X, target)
+        path = tmp_path / f"stack{k}.json"
+        save_model(stack, path)
+        back = load_model(path)
+        np.testing.assert_array_equal(back.predict(X), stack.predict(X))
+        assert back.get_params()["estimators"][0][0] == stack.get_params()["estimators"][0][0]
+    # a file whose fold average declares the wrong number of classes is refused
+    text = (tmp_path / "stack1.json").read_text()
+    assert '"n_classes": 3' in text
+    (tmp_path / "bad.json").write_text(text.replace('"n_classes": 3', '"n_classes": 2', 1))
+    with pytest.raises(ModelFormatError, match="number of classes"):
+        load_model(tmp_path / "bad.json")
