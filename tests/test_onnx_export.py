@@ -391,9 +391,7 @@ def test_imported_lightgbm_zero_band_and_categories(penguins):
     raw = model.decision_function(values)
     terms = _abs_terms(export._plan(model).view, values)
     assert (np.abs(out["raw_score"] - raw) <= 1e-12 * terms).all()
-    np.testing.assert_allclose(
-        model.predict(values), booster.predict(values), rtol=0, atol=1e-12
-    )
+    np.testing.assert_allclose(model.predict(values), booster.predict(values), rtol=0, atol=1e-12)
 
 
 def test_imported_xgboost_with_categories(penguins):
