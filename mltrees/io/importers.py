@@ -169,8 +169,10 @@ class ImportedTreeModel(BaseEstimator):
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have shape (n_samples, {self.n_features_in_}), got {X.shape}")
         zero = np.flatnonzero(self.zero_as_missing_)
-        if zero.size:  # LightGBM's missing type Zero: the band [-z, z] is missing (IsZero)
+        if zero.size:  # LightGBM's missing type Zero: IsZero's closed band [-z, z] is missing
             X = X.copy()
+            # Prediction's IsZero (tree.h) is closed, -z <= x <= z; only the
+            # training-time binning uses the half-open (-z, z].
             band = (X[:, zero] >= -_ZERO) & (X[:, zero] <= _ZERO)
             X[:, zero] = np.where(band, np.nan, X[:, zero])
         columns = np.flatnonzero(self.categorical_)
