@@ -145,6 +145,8 @@ def best_coefficient_step(
     current=None,
     total=None,
     bounds=False,
+    rng=None,
+    tolerance: float = 0.0,
 ):
     """The best change beta of one coefficient of a hyperplane, in closed form.
 
@@ -173,11 +175,19 @@ def best_coefficient_step(
         caller knows them (saves two passes over the rows).
     bounds : bool, default False
         Also return the rows whose ``U_i`` bound the chosen interval.
+    rng : numpy Generator, optional
+        When given and no interval beats the current position by more than
+        ``tolerance``, one of the other intervals whose cost equals the current
+        one (within ``tolerance``) is drawn at random and returned: OC1's
+        *stagnant* move :cite:p:`murthy1994`. Without it, beta is 0 then.
+    tolerance : float, default 0
+        Costs within this distance of the current cost count as equal.
 
     Returns
     -------
     beta : float
-        The change (0 if no interval beats the current position).
+        The change (0 if no interval beats, or with ``rng`` equals, the
+        current position).
     cost : float
         ``W_L Q(D_L) + W_R Q(D_R)`` after the change (inf if no valid split).
     rows : tuple of two ints or None
@@ -221,8 +231,16 @@ def best_coefficient_step(
     small = np.minimum(left[:, -1], right[:, -1]) < min_samples_leaf - 0.5
     cost = np.where(distinct & ~small, cost, np.inf)
     best = int(np.argmin(cost))
-    if not cost[best] < current:
-        return (0.0, current, None) if bounds else (0.0, current)
+    if not cost[best] < current - tolerance:
+        if rng is None or not np.isfinite(current):
+            return (0.0, current, None) if bounds else (0.0, current)
+        # A stagnant move: another interval of the same cost. The intervals
+        # next to beta = 0 are left out, since one of them is where we are.
+        tied = np.abs(cost - current) <= tolerance
+        tied[[int(np.searchsorted(U, 0.0, "left")), int(np.searchsorted(U, 0.0, "right"))]] = False
+        if not tied.any():
+            return (0.0, current, None) if bounds else (0.0, current)
+        best = int(rng.choice(np.flatnonzero(tied)))
     if best in (0, m):
         gap = max(1.0, float(U[-1] - U[0]))
         beta = float(U[0] - gap) if best == 0 else float(U[-1] + gap)
@@ -274,16 +292,72 @@ def _hyperplane(Xa, a, stats, criterion, min_samples_leaf, total):
     return V, _partition_cost(stats, V > 0, criterion, min_samples_leaf, total)
 
 
-def _local_search(Xa, a, stats, criterion, rng, n_perturbations, min_samples_leaf):
-    """OC1's hill climbing from hyperplane ``a``: coordinates in sequence, then random jumps."""
+def _random_vector(rng, size):
+    """A random hyperplane or direction: coefficients uniform on [-1, 1] (OC1 3.0's)."""
+    return rng.uniform(-1.0, 1.0, size)
+
+
+class _StagnantMoves:
+    """OC1's rule for moves that leave the cost unchanged :cite:p:`murthy1994`.
+
+    Such a move is taken with probability ``P_move``: 1 after every
+    improvement, lower by ``1 / max_stagnant_moves`` after each equal-cost
+    proposal, so at most ``max_stagnant_moves`` of them follow one another
+    (Murthy et al.'s P_stag schedule; OC1 3.0's code takes the first 10,
+    ``MAX_NO_OF_STAGNANT_PERTURBATIONS``). With 0 no such move is taken.
+    """
+
+    def __init__(self, max_stagnant_moves: int):
+        self.step = 1.0 / max_stagnant_moves if max_stagnant_moves > 0 else 0.0
+        self.reset()
+
+    def reset(self):
+        """After an improvement: P_move back to 1 (0 when stagnant moves are off)."""
+        self.p_move = 1.0 if self.step > 0 else 0.0
+
+    @property
+    def possible(self) -> bool:
+        return self.p_move > 1e-9
+
+    def accept(self, rng) -> bool:
+        """One equal-cost proposal: taken with probability P_move, which then falls."""
+        taken = bool(rng.random() < self.p_move)
+        self.p_move -= self.step
+        return taken
+
+
+def _local_search(
+    Xa, a, stats, criterion, rng, n_perturbations, min_samples_leaf, max_stagnant_moves=0
+):
+    """OC1's hill climbing from hyperplane ``a`` :cite:p:`murthy1994`.
+
+    Coefficients ``a_1, ..., a_d`` and then the constant are perturbed in turn
+    (the paper's sequential order), each by the closed-form step
+    :func:`best_coefficient_step`. A step that lowers the cost is taken; a
+    step to another position of the same cost (a stagnant move) follows
+    :class:`_StagnantMoves`. When a whole cycle moves nothing, up to ``n_perturbations`` random
+    directions are tried (:eq:`eq-oc1-random`); the first that lowers the
+    cost is taken and the cycles resume. Returns the hyperplane and its cost.
+    """
     total = stats.sum(axis=0)
     V, cost = _hyperplane(Xa, a, stats, criterion, min_samples_leaf, total)
-    tolerance = 1e-12 * max(1.0, float(stats[:, :-1].sum()))
+    tolerance = 1e-9 * max(1.0, float(stats[:, :-1].sum()))
+    stagnant = _StagnantMoves(max_stagnant_moves)
     for _ in range(_MAX_CYCLES):
-        improved = False
+        moved = False
         for m in range(Xa.shape[1]):  # a_1, ..., a_d, then the constant (OC1's "Seq")
+            if cost <= tolerance:
+                return a, cost  # a pure split: nothing left to improve
             delta, _ = best_coefficient_step(
-                V, Xa[:, m], stats, criterion, min_samples_leaf, current=cost, total=total
+                V,
+                Xa[:, m],
+                stats,
+                criterion,
+                min_samples_leaf,
+                current=cost,
+                total=total,
+                rng=rng if stagnant.possible else None,
+                tolerance=tolerance,
             )
             if delta == 0.0:
                 continue
@@ -291,22 +365,26 @@ def _local_search(Xa, a, stats, criterion, rng, n_perturbations, min_samples_lea
             trial[m] += delta
             V_new, new = _hyperplane(Xa, trial, stats, criterion, min_samples_leaf, total)
             if new < cost - tolerance:  # recomputed, not trusted from the search
-                a, V, cost, improved = trial, V_new, new, True
-        if improved:
+                a, V, cost, moved = trial, V_new, new, True
+                stagnant.reset()
+            elif new <= cost + tolerance and stagnant.possible and stagnant.accept(rng):
+                a, V, moved = trial, V_new, True
+        if moved:
             continue
-        for _ in range(n_perturbations):  # a local minimum: try random directions r
-            r = rng.standard_normal(Xa.shape[1])
+        for _ in range(n_perturbations):  # a local minimum: try random directions u
+            u = _random_vector(rng, Xa.shape[1])
             delta, _ = best_coefficient_step(
-                V, Xa @ r, stats, criterion, min_samples_leaf, current=cost, total=total
+                V, Xa @ u, stats, criterion, min_samples_leaf, current=cost, total=total
             )
             if delta == 0.0:
                 continue
-            trial = a + delta * r
+            trial = a + delta * u
             V_new, new = _hyperplane(Xa, trial, stats, criterion, min_samples_leaf, total)
             if new < cost - tolerance:
-                a, V, cost, improved = trial, V_new, new, True
+                a, V, cost, moved = trial, V_new, new, True
+                stagnant.reset()
                 break
-        if not improved:
+        if not moved:
             break
     return a, cost
 
@@ -330,17 +408,27 @@ def oc1_split(
     criterion: str = "gini",
     *,
     rng=None,
-    n_restarts: int = 2,
+    n_restarts: int = 19,
     n_perturbations: int = 5,
+    max_stagnant_moves: int = 10,
     min_samples_leaf: int = 1,
 ):
     """OC1's search for one oblique split :cite:p:`murthy1994`.
 
-    Starts from the best axis-parallel split, improves it by
+    Starts from the best axis-parallel split and improves it by
     :func:`best_coefficient_step` on each coefficient in turn (the closed
-    form :eq:`eq-oc1-u`), and at a local minimum tries ``n_perturbations``
-    random directions (:eq:`eq-oc1-random`); then repeats the whole search
-    from ``n_restarts`` random hyperplanes and keeps the best.
+    form :eq:`eq-oc1-u`), with up to ``max_stagnant_moves`` equal-cost
+    moves in a row and, at a local minimum, up to ``n_perturbations``
+    random directions (:eq:`eq-oc1-random`); then repeats the search from
+    ``n_restarts`` random hyperplanes and keeps the best. The defaults are
+    OC1 3.0's: 20 searches in all (``no_of_restarts = 20`` counts the first),
+    5 random jumps, 10 stagnant moves. The oblique result replaces the
+    axis-parallel split only if its cost is lower, as in OC1 3.0.
+
+    Two choices differ from OC1 3.0's code: a random restart starts at the
+    best threshold along its random direction (not at a random offset), and
+    each step is exact for rows on both sides of the breakpoints
+    (:eq:`eq-oc1-cost`).
 
     Parameters
     ----------
@@ -361,21 +449,24 @@ def oc1_split(
     X = np.asarray(X, dtype=np.float64)
     # Column-major: the coordinate steps read one column at a time.
     Xa = np.asfortranarray(np.column_stack([X, np.ones(X.shape[0])]))
-    best_a, best_cost = _axis_parallel(X, stats, criterion, min_samples_leaf)
-    if best_a is None:
+    axis_a, axis_cost = _axis_parallel(X, stats, criterion, min_samples_leaf)
+    if axis_a is None:
         return None, np.inf
-    best_a, best_cost = _local_search(
-        Xa, best_a, stats, criterion, rng, n_perturbations, min_samples_leaf
-    )
+    search = (rng, n_perturbations, min_samples_leaf, max_stagnant_moves)
+    best_a, best_cost = _local_search(Xa, axis_a, stats, criterion, *search)
     for _ in range(n_restarts):
-        a = np.append(rng.standard_normal(X.shape[1]), 0.0)
+        if best_cost <= 1e-9 * max(1.0, float(stats[:, :-1].sum())):
+            break  # a pure split cannot be beaten (OC1 3.0 stops there too)
+        a = np.append(_random_vector(rng, X.shape[1]), 0.0)
         t, cost = best_threshold(X @ a[:-1], stats, criterion, min_samples_leaf)
         if not np.isfinite(cost):
             continue
         a[-1] = -t
-        a, cost = _local_search(Xa, a, stats, criterion, rng, n_perturbations, min_samples_leaf)
+        a, cost = _local_search(Xa, a, stats, criterion, *search)
         if cost < best_cost:
             best_a, best_cost = a, cost
+    if not best_cost < axis_cost - 1e-9 * max(1.0, float(stats[:, :-1].sum())):
+        return axis_a, axis_cost  # no better than the axis-parallel split: keep it
     return best_a, best_cost
 
 
@@ -513,6 +604,8 @@ class _BaseObliqueTree(BaseEstimator):
         check_int(self.min_samples_leaf, "min_samples_leaf", 1)
         check_int(self.n_restarts, "n_restarts", 0)
         check_int(self.n_perturbations, "n_perturbations", 0)
+        check_int(self.max_stagnant_moves, "max_stagnant_moves", 0)
+        check_int(self.min_samples_oblique, "min_samples_oblique", 1, allow_none=True)
         check_int(self.max_epochs, "max_epochs", 1)
         _check_float(self.min_impurity_decrease, "min_impurity_decrease")
         _check_float(self.ccp_alpha, "ccp_alpha")
@@ -652,6 +745,9 @@ class _BaseObliqueTree(BaseEstimator):
         """The configured node learner on one node's (standardised) rows."""
         leaf = self.min_samples_leaf
         if self.splitter == "oc1":
+            smallest = self.min_samples_oblique
+            if Z.shape[0] < (2 * Z.shape[1] + 1 if smallest is None else smallest):
+                return _axis_parallel(Z, stats, self._criterion, leaf)
             return oc1_split(
                 Z,
                 stats,
@@ -659,6 +755,7 @@ class _BaseObliqueTree(BaseEstimator):
                 rng=rng,
                 n_restarts=self.n_restarts,
                 n_perturbations=self.n_perturbations,
+                max_stagnant_moves=self.max_stagnant_moves,
                 min_samples_leaf=leaf,
             )
         best_a, best_cost = None, np.inf
@@ -689,11 +786,24 @@ _PARAMETERS = """
     min_impurity_decrease : float, default 0
         A split must lower the weighted impurity, divided by the total
         weight, by at least this much.
-    n_restarts : int, default 2
-        OC1: random hyperplanes searched from after the axis-parallel start
-        (Murthy et al. use 20).
+    n_restarts : int, default 19
+        OC1: random hyperplanes searched from after the axis-parallel start;
+        with it 20 searches in all, the default of OC1 3.0, Murthy et al.'s
+        program (``no_of_restarts = 20`` counts the first search).
     n_perturbations : int, default 5
-        OC1: random directions tried at each local minimum (their J).
+        OC1: random directions tried at each local minimum (the paper's J;
+        OC1 3.0's ``max_no_of_random_perturbations = 5``).
+    max_stagnant_moves : int, default 10
+        OC1: equal-cost coefficient moves in a row. Such a move is taken with
+        a probability that starts at 1 after each improvement and falls by
+        ``1 / max_stagnant_moves`` per equal-cost proposal (the paper's
+        P_stag schedule; OC1 3.0's ``MAX_NO_OF_STAGNANT_PERTURBATIONS = 10``).
+        0 takes strict improvements only.
+    min_samples_oblique : int or None, default None
+        OC1: a node searches oblique hyperplanes only if it holds at least
+        this many rows; smaller nodes take the best axis-parallel split.
+        None means ``2 d + 1`` for ``d`` features, OC1 3.0's rule (no oblique
+        search at nodes of at most ``2 d`` rows, ``TOO_SMALL_FOR_OBLIQUE_SPLIT``).
     max_epochs : int, default 100
         Perceptron epochs (other splitters ignore it).
     standardize : bool, default True
@@ -747,8 +857,10 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
-        n_restarts=2,
+        n_restarts=19,
         n_perturbations=5,
+        max_stagnant_moves=10,
+        min_samples_oblique=None,
         max_epochs=100,
         standardize=True,
         ccp_alpha=0.0,
@@ -762,6 +874,8 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.n_restarts = n_restarts
         self.n_perturbations = n_perturbations
+        self.max_stagnant_moves = max_stagnant_moves
+        self.min_samples_oblique = min_samples_oblique
         self.max_epochs = max_epochs
         self.standardize = standardize
         self.ccp_alpha = ccp_alpha
@@ -853,8 +967,10 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
-        n_restarts=2,
+        n_restarts=19,
         n_perturbations=5,
+        max_stagnant_moves=10,
+        min_samples_oblique=None,
         max_epochs=100,
         standardize=True,
         ccp_alpha=0.0,
@@ -868,6 +984,8 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.n_restarts = n_restarts
         self.n_perturbations = n_perturbations
+        self.max_stagnant_moves = max_stagnant_moves
+        self.min_samples_oblique = min_samples_oblique
         self.max_epochs = max_epochs
         self.standardize = standardize
         self.ccp_alpha = ccp_alpha
