@@ -374,6 +374,132 @@ def test_memory_is_bounded_by_the_tree_not_the_stream():
     assert model.memory_bytes_ <= grown * 2  # at most the slots of the (bounded) tree
 
 
+def test_a_leaf_where_the_null_split_wins_keeps_learning_as_in_river():
+    """river deactivates such a leaf and, below its size limit, reactivates it at once.
+
+    The stream is nearly pure (0.5% of class 1, above max_share_to_split) for
+    5,000 rows, then the class follows x0: river's root starts again from
+    empty estimates after each null split and splits on x0 later.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(10_000, 3))
+    y = np.r_[rng.uniform(size=5000) < 0.005, X[5000:, 0] > 0.5].astype(int)
+    for leaf_prediction in ("mc", "nba"):
+        params = {"grace_period": 200, "leaf_prediction": leaf_prediction}
+        reference = learn_river(X, y, **params)
+        model = learn_batches(X, y, 1000, **params)
+        assert model.n_nodes_ > 3
+        assert model.structure() == river_structure(reference._root)
+
+
+def _one_split_bytes(model):
+    """Two nodes, one leaf row and one row of Gaussian estimates (5 arrays of F x K floats)."""
+    F, K = model.n_features_in_, model.classes_.size
+    node = 5 * 8 + 8  # feature, threshold, left, right, depth, slot
+    leaf = K * 8 + K + 8 + 1 + 8 + 8 + 8  # class weights, keys, since, active, row, mc, nb
+    return 2 * node + leaf + 5 * F * K * 8
+
+
+def test_memory_limit_holds_after_every_batch():
+    """max_size bounds memory_bytes_ (VFDT's memory management), and the tree keeps growing.
+
+    A limit of 0.06 MiB holds four rows of covertype's Gaussian estimates (54
+    features x 7 classes): the limit binds, leaves are deactivated, and the
+    bytes stay below it after every batch (one split more at most when even
+    inactive leaves no longer fit: then nothing grows).
+    """
+    X, y = _covertype()
+    limit = 0.06 * 2**20
+    model = HoeffdingTreeClassifier(grace_period=50, delta=1e-3, max_size=0.06)
+    inactive = []
+    for start in range(0, 20_000, 1000):
+        model.partial_fit(X[start : start + 1000], y[start : start + 1000], classes=np.unique(y))
+        if model.n_active_leaves_ > 0:
+            assert model.memory_bytes_ <= limit
+        else:
+            assert model.memory_bytes_ <= limit + _one_split_bytes(model)
+        inactive.append(model.n_inactive_leaves_)
+    assert max(inactive) > 0
+    unlimited = learn_batches(X[:20_000], y[:20_000], 1000, grace_period=50, delta=1e-3)
+    assert unlimited.memory_bytes_ > 2 * limit  # the limit made a difference
+    assert model.n_leaves_ > 4
+
+
+def test_the_least_promising_leaves_are_the_inactive_ones():
+    """After enforcement every active leaf has at least the promise of every inactive one."""
+    X, y = _covertype()
+    model = learn_batches(X[:15_000], y[:15_000], 1000, grace_period=50, delta=1e-3, max_size=0.1)
+    model._enforce_size_limit()
+    slots = model._slot[model._feature < 0]
+    promise = model._class_w[slots].sum(axis=1) - model._class_w[slots].max(axis=1)
+    active = model._active[slots]
+    assert active.any()
+    assert (~active).any()
+    assert promise[active].min() >= promise[~active].max()
+    # the estimates held are exactly the active leaves'
+    assert model._g_n.shape[0] == active.sum()
+
+
+@pytest.mark.parametrize("batch", [1, 777, 12_000])
+def test_memory_limit_gives_the_same_tree_in_any_batches(batch):
+    """When the limit binds, batches are cut at every attempt: the same tree as row by row."""
+    X, y = _covertype()
+    X, y = X[:12_000], y[:12_000]
+    params = {"grace_period": 40, "delta": 1e-2, "leaf_prediction": "nba", "max_size": 0.045}
+    reference = learn_batches(X, y, 1000, **params)
+    assert reference.n_inactive_leaves_ > 0
+    model = learn_batches(X, y, batch, **params)
+    assert model.structure() == reference.structure()
+    leaves_m = model._slot[_leaves_in_order(model)]
+    leaves_r = reference._slot[_leaves_in_order(reference)]
+    np.testing.assert_array_equal(model._active[leaves_m], reference._active[leaves_r])
+    np.testing.assert_allclose(model._class_w[leaves_m], reference._class_w[leaves_r], rtol=1e-12)
+    np.testing.assert_array_equal(model._nb_right[leaves_m], reference._nb_right[leaves_r])
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+
+
+def test_stop_mem_management_stops_growing_at_the_limit():
+    X, y = _covertype()
+    params = {"grace_period": 50, "delta": 1e-3, "max_size": 0.06, "stop_mem_management": True}
+    model = HoeffdingTreeClassifier(**params)
+    sizes = []
+    for start in range(0, 20_000, 2000):
+        model.partial_fit(X[start : start + 2000], y[start : start + 2000], classes=np.unique(y))
+        sizes.append(model.n_nodes_)
+    assert not model._growth_allowed
+    assert sizes[-1] == sizes[-2]  # no split once stopped
+    assert model.n_inactive_leaves_ == 0  # stopped, not deactivated
+    assert model.memory_bytes_ <= 0.06 * 2**20 + _one_split_bytes(model)
+
+
+def test_a_tree_with_inactive_leaves_survives_its_model_file():
+    from mltrees.io import from_json, to_json
+
+    X, y = _covertype()
+    model = learn_batches(X[:8000], y[:8000], 1000, grace_period=50, delta=1e-3, max_size=0.05)
+    assert model.n_inactive_leaves_ > 0
+    back = from_json(to_json(model))
+    np.testing.assert_array_equal(
+        back.predict_proba(X[8000:9000]), model.predict_proba(X[8000:9000])
+    )
+    model.partial_fit(X[8000:10_000], y[8000:10_000])
+    back.partial_fit(X[8000:10_000], y[8000:10_000])
+    assert back.structure() == model.structure()
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "match"),
+    [
+        ({"max_size": 0}, ValueError, "max_size must be > 0"),
+        ({"max_size": "big"}, TypeError, "max_size must be a real number"),
+        ({"stop_mem_management": 1}, TypeError, "stop_mem_management must be True or False"),
+    ],
+)
+def test_memory_parameter_errors(params, error, match):
+    with pytest.raises(error, match=match):
+        HoeffdingTreeClassifier(**params).partial_fit(np.zeros((3, 2)), [0, 1, 0], classes=[0, 1])
+
+
 # ---------------------------------------------------------------- bad input
 def test_partial_fit_needs_classes_first():
     with pytest.raises(ValueError, match="classes must be given"):

@@ -543,10 +543,14 @@ def _input_units(a, mean, scale, exponent):
     return coef, t
 
 
-def _checked_threshold(X, coef, t, right) -> float:
-    """``t``, or a threshold that keeps the search's partition of the node's rows in X's units.
+def _checked_test(X, coef, t, right):
+    """``(coef, t)``, rescaled or moved so that it keeps the search's partition in X's units.
 
-    The tests are stored in the input's units. The rows' projections are
+    The tests are stored in the input's units. When a sum ``coef @ x`` of the
+    node's rows overflows (several columns near the largest float), ``coef``
+    and ``t`` are divided by the power of two just above the number of
+    features, which leaves the test unchanged and every projection below the
+    largest ``|x|``. The rows' projections are then
     computed as :meth:`ObliqueTree.apply` computes them; where ``t`` does not
     send every row where the search sent it (rounding near the ends of the
     float range), the midpoint of the largest projection on the left and the
@@ -554,8 +558,16 @@ def _checked_threshold(X, coef, t, right) -> float:
     the two sides at all (columns 1e600 apart in scale, subnormal products,
     sums beyond the largest float) the fit is refused rather than stored wrong.
     """
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        projection = np.einsum("ij,ij->i", X, np.tile(coef, (X.shape[0], 1)))
+
+    def project(coef):
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            return np.einsum("ij,ij->i", X, np.tile(coef, (X.shape[0], 1)))
+
+    projection = project(coef)
+    if not np.isfinite(projection).all() and np.isfinite(X).all():
+        shift = -int(np.ceil(np.log2(max(X.shape[1], 2))))
+        coef, t = np.ldexp(coef, shift), float(np.ldexp(t, shift))
+        projection = project(coef)
     left, right_side = projection[~right], projection[right]
     if not (np.isfinite(projection).all() and left.max() < right_side.min()):
         size = np.abs(X)
@@ -567,8 +579,8 @@ def _checked_threshold(X, coef, t, right) -> float:
             "by a power of two)."
         )
     if left.max() <= t < right_side.min():
-        return t
-    return float(midpoint(left.max(), right_side.min()))
+        return coef, t
+    return coef, float(midpoint(left.max(), right_side.min()))
 
 
 def _check_float(value, name: str):
@@ -682,8 +694,7 @@ class _BaseObliqueTree(BaseEstimator):
                 continue
             right = Z[rows] @ a[:-1] + a[-1] > 0
             coef, t = _input_units(a, mean, scale, exponent)
-            nodes["coef"][node] = coef
-            nodes["t"][node] = _checked_threshold(X[rows], coef, t, right)
+            nodes["coef"][node], nodes["t"][node] = _checked_test(X[rows], coef, t, right)
             left_id = add(node, nodes["depth"][node] + 1, rows[~right])
             add(node, nodes["depth"][node] + 1, rows[right])
             nodes["first"][node] = left_id
