@@ -472,6 +472,24 @@ def test_stop_mem_management_stops_growing_at_the_limit():
     assert model.memory_bytes_ <= 0.06 * 2**20 + _one_split_bytes(model)
 
 
+def test_stop_mem_management_differs_from_river_as_documented():
+    """river 0.26 stops growing at the first null split when stop_mem_management is on.
+
+    Its _enforce_size_limit stops growth as soon as any leaf is inactive, and
+    a null split deactivates the leaf just before calling it. Here growth
+    stops only at the memory limit, far away on this stream.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(10_000, 3))
+    y = np.r_[rng.uniform(size=5000) < 0.005, X[5000:, 0] > 0.5].astype(int)
+    params = {"grace_period": 200, "stop_mem_management": True}
+    reference = learn_river(X, y, **params)
+    assert reference.n_nodes == 1
+    assert not reference._growth_allowed
+    model = learn_batches(X, y, 1000, **params)
+    assert model.n_nodes_ > 3
+
+
 def test_a_tree_with_inactive_leaves_survives_its_model_file():
     from mltrees.io import from_json, to_json
 
