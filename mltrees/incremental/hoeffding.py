@@ -833,9 +833,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         slots = self._slot[leaves]
         row = self._stats_row_bytes
         fixed = self._fixed_bytes()
-        if self.stop_mem_management:
-            if fixed + int(self._active[slots].sum()) * row > limit:
-                self._growth_allowed = False
+        if self.stop_mem_management and fixed + int(self._active[slots].sum()) * row > limit:
+            self._growth_allowed = False  # instead of deactivating leaves
             return
         room = (limit - fixed) // row if np.isfinite(limit) else leaves.size
         max_active = int(np.clip(room, 0, leaves.size))
