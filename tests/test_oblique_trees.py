@@ -153,13 +153,13 @@ def test_some_stagnant_step_exists_on_a_plateau():
 
 
 class _Constant:
-    """A stand-in for a Generator whose ``random()`` always returns ``u``."""
+    """A stand-in for a Generator whose ``random(size)`` always returns ``u``."""
 
     def __init__(self, u):
         self.u = u
 
-    def random(self):
-        return self.u
+    def random(self, size):
+        return np.full(size, self.u)
 
 
 @pytest.mark.parametrize(("u", "taken"), [(0.0, 10), (0.55, 5), (0.95, 1), (0.999, 1)])
@@ -167,18 +167,21 @@ def test_stagnant_moves_follow_the_p_stag_schedule(u, taken):
     """P_move is 1, 0.9, ..., 0.1, then 0: with uniform draw u, the first proposals
     with P_move > u are taken (1 - k / 10 > u), never more than 10 in a row; an
     improvement (reset) makes them possible again."""
-    schedule = _StagnantMoves(10)
-    accepted = [schedule.accept(_Constant(u)) for _ in range(15) if schedule.possible]
+    schedule = _StagnantMoves(10, size=2)
+    accepted = [
+        bool(schedule.accept(_Constant(u), [0])[0]) for _ in range(15) if schedule.possible[0]
+    ]
     assert accepted == [True] * taken + [False] * (10 - taken)
-    assert not schedule.possible
-    schedule.reset()
-    assert schedule.possible
-    assert schedule.accept(_Constant(u))
+    assert not schedule.possible[0]
+    assert schedule.possible[1]  # each search has its own P_move
+    schedule.reset([0])
+    assert schedule.possible[0]
+    assert schedule.accept(_Constant(u), [0])[0]
 
 
 def test_no_stagnant_moves_when_switched_off():
-    schedule = _StagnantMoves(0)
-    assert not schedule.possible
+    schedule = _StagnantMoves(0, size=3)
+    assert not schedule.possible.any()
 
 
 def test_step_respects_min_samples_leaf():
