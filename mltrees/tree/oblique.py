@@ -796,10 +796,12 @@ class _BaseObliqueTree(BaseEstimator):
             ):
                 continue
             values = Z[rows] @ a[:-1] + a[-1]
-            if a[np.argmax(np.abs(a[:-1]))] < 0 and (values != 0).all():
-                a, values = -a, -values  # the same split, read with its largest weight positive
-            right = values > 0
             coef, t = _input_units(a, mean, scale, exponent)
+            if coef[np.argmax(np.abs(coef))] < 0 and (values != 0).all():
+                # the same split, printed with its largest weight (input units) positive
+                a, values = -a, -values
+                coef, t = _input_units(a, mean, scale, exponent)
+            right = values > 0
             nodes["coef"][node], nodes["t"][node] = _checked_test(X[rows], coef, t, right)
             left_id = add(node, nodes["depth"][node] + 1, rows[~right])
             add(node, nodes["depth"][node] + 1, rows[right])
