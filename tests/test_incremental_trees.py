@@ -27,7 +27,7 @@ from mltrees.datasets import (
     load_watermelon,
     load_weather,
 )
-from mltrees.incremental import id3_choice
+from mltrees.incremental import anytime_delta, id3_choice, tie_examples
 
 
 # --------------------------------------------------------------------- ID5R
@@ -191,6 +191,30 @@ def test_hoeffding_bound_holds_for_bernoulli_means():
     one_sided = np.mean(means - p > eps)
     assert one_sided <= delta  # P(mean - mu > eps) <= exp(-2 n eps^2 / R^2) = delta
     assert one_sided > 0 or eps > 0.1  # not vacuous
+
+
+def test_tie_examples_by_hand_and_as_the_bound_s_inverse():
+    # R = 1, delta = e^-2, tau = 0.1: n = 1 * 2 / (2 * 0.01) = 100
+    assert float(tie_examples(1.0, math.exp(-2.0), 0.1)) == pytest.approx(100.0)
+    n = tie_examples(np.log2(7), 1e-7, 0.05)
+    assert float(hoeffding_bound(np.log2(7), 1e-7, n)) == pytest.approx(0.05)
+
+
+def test_anytime_delta_sums_to_delta_and_keeps_repeated_tests_below_it():
+    """sum_{l<=L} delta / (l (l + 1)) = delta (1 - 1 / (L + 1)); coins tested every 20 flips."""
+    for L in (1, 10, 1000):
+        total = anytime_delta(0.05, np.arange(1, L + 1)).sum()
+        assert total == pytest.approx(0.05 * (1 - 1 / (L + 1)), rel=1e-12)
+    rng = np.random.default_rng(0)
+    sums = np.cumsum(rng.binomial(20, 0.5, size=(20_000, 200)), axis=1)
+    seen = 20 * np.arange(1, 201)
+    deviation = sums / seen - 0.5
+    fixed = (deviation > hoeffding_bound(1.0, 0.05, seen)).any(axis=1).mean()
+    anytime = deviation > hoeffding_bound(1.0, anytime_delta(0.05, np.arange(1, 201)), seen)
+    assert fixed > 0.05  # a fixed delta per test: the sequence errs more often than delta
+    assert anytime.any(axis=1).mean() < 0.05
+    with pytest.raises(ValueError, match="count from 1"):
+        anytime_delta(0.05, 0)
 
 
 # ---------------------------------------------------- Hoeffding tree vs river

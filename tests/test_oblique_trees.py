@@ -31,9 +31,11 @@ from mltrees.tree.oblique import (
     _cost,
     _StagnantMoves,
     best_coefficient_step,
+    best_coefficient_steps,
     best_threshold,
     least_squares_direction,
     pocket_perceptron,
+    staircase_error,
 )
 
 
@@ -182,6 +184,42 @@ def test_stagnant_moves_follow_the_p_stag_schedule(u, taken):
 def test_no_stagnant_moves_when_switched_off():
     schedule = _StagnantMoves(0, size=3)
     assert not schedule.possible.any()
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+def test_steps_of_several_hyperplanes_each_equal_a_grid_search(criterion):
+    """The batched step: each hyperplane (row) gets its own grid minimum, zeros included."""
+    rng = np.random.default_rng(5)
+    R, n = 6, 50
+    V = rng.integers(-12, 13, (R, n)) / 4.0
+    D = rng.choice([-2.0, -1.0, 0.0, 1.0, 2.0], (R, n))
+    D[0] = 0.0  # a hyperplane whose rows never move
+    if criterion == "squared_error":
+        y = rng.normal(size=n)
+        stats = np.column_stack([np.ones(n), y, y**2, np.ones(n)])
+    else:
+        stats = _class_stats(rng.integers(0, 3, n), 3)
+    beta, cost, _, _ = best_coefficient_steps(V, D, stats, criterion)
+    grid = np.append(np.arange(-8.0, 8.0, 1.0 / 64) + 1.0 / 128, 0.0)
+    for r in range(R):
+        best = min(_direct_cost(stats, V[r] + g * D[r] > 0, criterion) for g in grid)
+        assert cost[r] == pytest.approx(best, abs=1e-9)
+        assert _direct_cost(stats, V[r] + beta[r] * D[r] > 0, criterion) == pytest.approx(
+            cost[r], abs=1e-9
+        )
+    assert beta[0] == 0.0
+
+
+@pytest.mark.parametrize("centred", [False, True])
+def test_staircase_error_is_the_share_of_a_grid_on_the_wrong_side(centred):
+    centres = (np.arange(1600) + 0.5) / 1600
+    x1, x2 = np.meshgrid(centres, centres)
+    for q in (1, 2, 3, 5, 8):
+        stair = (np.floor(x1 * q) + (0.5 if centred else 0.0)) / q
+        share = np.mean((x2 > x1) != (x2 > stair))
+        assert share == pytest.approx(staircase_error(q, centred=centred), abs=2e-3)
+    with pytest.raises(ValueError, match="n_steps must be >= 1"):
+        staircase_error(0)
 
 
 def test_step_respects_min_samples_leaf():

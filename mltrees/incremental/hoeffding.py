@@ -69,6 +69,33 @@ def hoeffding_bound(value_range, delta, n):
     return np.sqrt(value_range**2 * np.log(1.0 / delta) / (2.0 * n))
 
 
+def tie_examples(value_range, delta, tau):
+    """Examples after which the tie threshold forces a split: ``R^2 ln(1/delta) / (2 tau^2)``.
+
+    Implements :eq:`eq-vfdt-tie-n`: the bound :eq:`eq-hoeffding-bound` falls
+    below ``tau`` exactly when ``n`` exceeds this number, so a leaf whose two
+    best attributes stay within the bound of each other splits on its current
+    best once it has seen more examples (:eq:`eq-vfdt-rule`).
+    """
+    value_range, delta, tau = (np.asarray(v, dtype=np.float64) for v in (value_range, delta, tau))
+    return value_range**2 * np.log(1.0 / delta) / (2.0 * tau**2)
+
+
+def anytime_delta(delta, test):
+    """Error probability of test ``test`` (1, 2, ...) so that all tests together keep ``delta``.
+
+    Implements :eq:`eq-anytime-delta`: ``delta / (test (test + 1))``. Since
+    ``1 / (l (l + 1)) = 1 / l - 1 / (l + 1)``, these probabilities sum to
+    ``delta`` over every test a leaf may ever make, so by the union bound the
+    chance that *any* of its tests errs stays below ``delta``, however long
+    the leaf waits (a fixed ``delta`` per test gives no such guarantee).
+    """
+    delta, test = np.asarray(delta, dtype=np.float64), np.asarray(test, dtype=np.float64)
+    if np.any(test < 1):
+        raise ValueError(f"test must count from 1, got {test!r}")
+    return delta / (test * (test + 1.0))
+
+
 def _entropy_bits(weights: np.ndarray) -> np.ndarray:
     total = weights.sum(axis=-1)
     p = weights / np.where(total > 0, total, 1.0)[..., None]
