@@ -166,16 +166,19 @@ class _Constant:
 
 @pytest.mark.parametrize(("u", "taken"), [(0.0, 10), (0.55, 5), (0.95, 1), (0.999, 1)])
 def test_stagnant_moves_follow_the_p_stag_schedule(u, taken):
-    """P_move is 1, 0.9, ..., 0.1, then 0: with uniform draw u, the first proposals
-    with P_move > u are taken (1 - k / 10 > u), never more than 10 in a row; an
-    improvement (reset) makes them possible again."""
+    """P_move is 1, 0.9, ..., 0.1, then 0, lowered by each move taken (Murthy et al.):
+    with uniform draw u, moves are taken while 1 - k / 10 > u, never more than 10
+    in a row; a rejected proposal leaves P_move; an improvement (reset) makes
+    them possible again."""
     schedule = _StagnantMoves(10, size=2)
     accepted = [
         bool(schedule.accept(_Constant(u), [0])[0]) for _ in range(15) if schedule.possible[0]
     ]
-    assert accepted == [True] * taken + [False] * (10 - taken)
-    assert not schedule.possible[0]
+    assert accepted == [True] * taken + [False] * (len(accepted) - taken)
+    assert schedule.possible[0] == (taken < 10)  # rejections do not use the schedule up
+    assert schedule.p_move[0] == pytest.approx(1 - taken / 10)
     assert schedule.possible[1]  # each search has its own P_move
+    assert schedule.p_move[1] == 1.0
     schedule.reset([0])
     assert schedule.possible[0]
     assert schedule.accept(_Constant(u), [0])[0]

@@ -366,9 +366,12 @@ class _StagnantMoves:
 
     Such a move is taken with probability ``P_move``: 1 after every
     improvement, lower by ``1 / max_stagnant_moves`` after each equal-cost
-    proposal, so at most ``max_stagnant_moves`` of them follow one another
-    (Murthy et al.'s P_stag schedule; OC1 3.0's code takes the first 10,
-    ``MAX_NO_OF_STAGNANT_PERTURBATIONS``). With 0 no such move is taken.
+    move taken, so at most ``max_stagnant_moves`` of them follow one another
+    (Murthy et al.'s P_stag schedule, which lowers the probability with
+    every stagnant move made; OC1 3.0's code takes them without a draw, up
+    to 11 in a row: its counter is tested against
+    ``MAX_NO_OF_STAGNANT_PERTURBATIONS = 10`` before it is incremented).
+    With 0 no such move is taken.
     One probability is kept for each of ``size`` searches run side by side.
     """
 
@@ -386,10 +389,13 @@ class _StagnantMoves:
         return self.p_move > 1e-9
 
     def accept(self, rng, which) -> np.ndarray:
-        """Equal-cost proposals of searches ``which``: each taken with probability P_move."""
+        """Equal-cost proposals of searches ``which``: each taken with probability P_move.
+
+        Only a move taken lowers P_move (a rejected proposal leaves it).
+        """
         which = np.asarray(which, dtype=np.intp)
         taken = rng.random(which.size) < self.p_move[which]
-        self.p_move[which] -= self.step
+        self.p_move[which[taken]] -= self.step
         return taken
 
 
@@ -915,8 +921,9 @@ _PARAMETERS = """
     max_stagnant_moves : int, default 10
         OC1: equal-cost coefficient moves in a row. Such a move is taken with
         a probability that starts at 1 after each improvement and falls by
-        ``1 / max_stagnant_moves`` per equal-cost proposal (the paper's
-        P_stag schedule; OC1 3.0's ``MAX_NO_OF_STAGNANT_PERTURBATIONS = 10``).
+        ``1 / max_stagnant_moves`` with each such move taken (the paper's
+        P_stag schedule; OC1 3.0 takes up to 11 without a draw,
+        ``MAX_NO_OF_STAGNANT_PERTURBATIONS = 10``).
         0 takes strict improvements only.
     min_samples_oblique : int or None, default None
         OC1: a node searches oblique hyperplanes only if it holds at least
