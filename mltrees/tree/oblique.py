@@ -404,8 +404,9 @@ def _local_searches(
 ):
     """OC1's hill climbing from the hyperplanes ``A`` (one per row), side by side.
 
-    Each search perturbs ``a_1, ..., a_d`` and then the constant in turn (the
-    paper's sequential order), each by the closed-form step
+    Each search perturbs ``a_1, ..., a_d`` and then the constant in turn
+    (OC1's sequential order; OC1 3.0's loop stops at ``a_d`` and moves the
+    constant only by random jumps), each by the closed-form step
     :func:`best_coefficient_steps`, taken for all searches at once. A step
     that lowers the cost is taken; a step to another position of the same
     cost (a stagnant move) follows :class:`_StagnantMoves`. When a whole
@@ -439,7 +440,7 @@ def _local_searches(
 
     for _ in range(_MAX_CYCLES):
         moved = np.zeros(n_searches, dtype=bool)
-        for m in range(n_coef):  # a_1, ..., a_d, then the constant (OC1's "Seq")
+        for m in range(n_coef):  # a_1, ..., a_d, then the constant (OC1's "Seq" order)
             which = np.flatnonzero(running)
             if which.size == 0 or (cost <= tolerance).any():
                 break
