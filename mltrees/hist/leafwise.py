@@ -109,7 +109,15 @@ class LeafwiseGrower:
     bundle : bool
         Exclusive feature bundling (:mod:`~mltrees.hist.bundling`).
     max_conflict_rate : float
-        Rows on which bundled features may conflict, as a share.
+        Rows on which bundled features may conflict, as a share (the
+        paper's bundling, :func:`~mltrees.hist.bundling.find_bundles`).
+    bundles : list of ndarray of int, optional
+        The bundles to use, a partition of the features (LightGBM's, from
+        :func:`~mltrees.hist.lightgbm_binning.lightgbm_feature_bundles`);
+        ``max_conflict_rate`` is then not used.
+    usable : ndarray of bool, optional
+        The features that may be split; the others are never tried
+        (LightGBM drops them from the data set).
     categorical : ndarray of bool, optional
         Categorical features: their codes are category bins (bin 0: missing
         and rare), split by :func:`~mltrees.hist.categorical.find_categorical_splits`.
@@ -126,6 +134,8 @@ class LeafwiseGrower:
     n_threads: int = 1
     bundle: bool = False
     max_conflict_rate: float = 0.0
+    bundles: list | None = None
+    usable: np.ndarray | None = None
     categorical: np.ndarray | None = None
     categorical_params: CategoricalParams = field(default_factory=CategoricalParams)
     timings: dict = field(default_factory=dict)
@@ -183,15 +193,25 @@ class LeafwiseGrower:
         the grower reads the original codes.
         """
         data = self.data
-        default = most_frequent_bins(data.codes, data.stride)
-        bundles = find_bundles(
-            data.codes,
-            default,
-            self.max_conflict_rate,
-            data.n_bins,
-            data.stride,
-            order="lightgbm",
-        )
+        # A merged feature's default bin is read as the node's total minus its
+        # other bins: with LightGBM's most frequent bin as the default, that is
+        # the one bin LightGBM itself fills that way (FixHistogram), or bin 0
+        # that it never reads, so bundling changes no sum.
+        if self.most_frequent_bin is not None:
+            default = np.asarray(self.most_frequent_bin, dtype=np.intp)
+        else:
+            default = most_frequent_bins(data.codes, data.stride)
+        if self.bundles is not None:
+            bundles = [np.asarray(b, dtype=np.intp) for b in self.bundles]
+        else:
+            bundles = find_bundles(
+                data.codes,
+                default,
+                self.max_conflict_rate,
+                data.n_bins,
+                data.stride,
+                order="lightgbm",
+            )
         if all(b.size == 1 for b in bundles):
             return
         codes, offsets = bundle_codes(data.codes, bundles, default, data.n_bins, data.stride)
@@ -202,7 +222,10 @@ class LeafwiseGrower:
             bundles, offsets, default, data.n_bins, data.stride
         )
         seen = None
-        if self.max_conflict_rate > 0:
+        if any(
+            b.size > 1 and ((data.codes[b] != default[b, None]).sum(axis=0) > 1).any()
+            for b in bundles
+        ):
             # In a conflicting row the bundle keeps one feature's value and the
             # others read their default bin there. Rows must be partitioned by
             # these codes, the ones the histograms saw (as LightGBM does), or a
@@ -356,6 +379,8 @@ class LeafwiseGrower:
         m = order.size
         used = np.zeros(n_features, dtype=bool)
         used[np.arange(n_features) if features is None else np.asarray(features)] = True
+        if self.usable is not None:
+            used &= self.usable
         statistics = (g, h)
         min_rows = 2 * params.min_child_samples
         codes = self._partition_codes
