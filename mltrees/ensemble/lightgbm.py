@@ -62,7 +62,8 @@ _LGB_PARAMS = """
         Boosting rounds.
     min_child_samples : int, default 20
         Fewest rows per leaf (LightGBM's ``min_data_in_leaf``), checked on
-        counts estimated from the hessians, as LightGBM does.
+        counts estimated from the hessians, as LightGBM does; 0 is read as 1
+        when ``min_child_weight`` is 0 too, as LightGBM does.
     min_child_weight : float, default 1e-3
         Smallest hessian sum 𝓗 per leaf (``min_sum_hessian_in_leaf``).
     min_split_gain : float, default 0.0
@@ -381,11 +382,22 @@ class _BaseLightGBM(BaseEstimator):
         check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
         check_positive_int(self.verbose, "verbose", low=0)
 
+    def _min_child_samples(self) -> int:
+        """``min_child_samples``, raised to 1 when ``min_child_weight`` is also (about) 0.
+
+        LightGBM's ``Config::CheckParamConflict`` does so ("Cannot set both
+        min_data_in_leaf and min_sum_hessian_in_leaf to 0"): nothing would
+        then keep a child from being empty.
+        """
+        if self.min_child_samples <= 0 and self.min_child_weight <= _EPSILON:
+            return 1
+        return int(self.min_child_samples)
+
     def _params(self) -> LeafwiseParams:
         return LeafwiseParams(
             reg_lambda=float(self.reg_lambda),
             reg_alpha=float(self.reg_alpha),
-            min_child_samples=int(self.min_child_samples),
+            min_child_samples=self._min_child_samples(),
             min_child_weight=float(self.min_child_weight),
             min_split_gain=float(self.min_split_gain),
             max_delta_step=float(self.max_delta_step),
@@ -442,7 +454,7 @@ class _BaseLightGBM(BaseEstimator):
         categorical[list(self._categories)] = True
         # LightGBM drops the features it can never split (one bin, or no cut
         # with min_child_samples true rows on both sides) before training.
-        usable = used_features(data, has_missing, int(self.min_child_samples), categorical)
+        usable = used_features(data, has_missing, self._min_child_samples(), categorical)
         bundles = None
         if self.enable_bundle and self.max_conflict_rate is None:
             bundles = lightgbm_feature_bundles(X, data, most_frequent, usable, self._categories)

@@ -417,6 +417,7 @@ class LeafwiseGrower:
             "gain": [0.0],
             "G": [totals[0][0]],
             "H": [totals[0][1]],
+            "H_out": [totals[0][1]],
             "count": [m],
             "depth": [0],
             "parent": [-1],
@@ -424,7 +425,8 @@ class LeafwiseGrower:
             "l2": [params.reg_lambda],
             "left_bins": {},
         }
-        for _ in range(self.num_leaves - 1):
+        n_leaves = 1
+        while n_leaves < self.num_leaves:
             largest = gain_of.max()
             if not largest > 0.0:  # -inf (no split anywhere) or no gain
                 break
@@ -444,6 +446,15 @@ class LeafwiseGrower:
             # np.compress: a third of the time of boolean indexing on large leaves.
             left_rows = np.compress(go_left, segment)
             n_left = left_rows.size
+            if n_left == 0 or n_left == c:
+                # Only estimated counts and hessians guard a child, and with
+                # min_child_weight = 0 a cut can leave one side empty, its gain
+                # float noise (lightgbm stops there on its check left_count > 0).
+                # An empty leaf would hold a value of noise: the leaf is not split.
+                gain_of[leaf] = -np.inf
+                best[leaf] = {"gain": -np.inf, "feature": n_features}
+                continue
+            n_leaves += 1
             np.compress(~go_left, segment, out=order[s + n_left : s + c])
             order[s : s + n_left] = left_rows
             clock = self._tick("partition", clock)
@@ -458,13 +469,16 @@ class LeafwiseGrower:
             if b < 0:
                 nodes["left_bins"][parent_node] = split["left_bins"]
             child_depth = depth[leaf] + 1
-            for side_count, side_totals in ((n_left, split["left"]), (c - n_left, split["right"])):
+            sides = ((n_left, split["left"]), (c - n_left, split["right"]))
+            for side, (side_count, side_totals) in enumerate(sides):
                 nodes["feature"].append(LEAF)
                 nodes["split_bin"].append(-1)
                 nodes["default_left"].append(False)
                 nodes["gain"].append(0.0)
                 nodes["G"].append(side_totals[0])
                 nodes["H"].append(side_totals[1])
+                out_H = split["out_H"]
+                nodes["H_out"].append(side_totals[1] if out_H is None else out_H[side])
                 nodes["count"].append(side_count)
                 nodes["depth"].append(child_depth)
                 nodes["parent"].append(parent_node)
@@ -558,6 +572,7 @@ class LeafwiseGrower:
                 right=found.right,
                 splittable=splittable,
                 child_l2=np.full(n_leaves, self.params.reg_lambda),
+                out_H=found.out_H,
             )
         categorical = (
             np.zeros(data.n_features, dtype=bool) if self.categorical is None else self.categorical
@@ -572,6 +587,7 @@ class LeafwiseGrower:
             splittable=np.zeros((n_leaves, data.n_features), dtype=bool),
             left_bins=np.zeros((n_leaves, data.stride), dtype=bool),
             child_l2=np.full(n_leaves, self.params.reg_lambda),
+            out_H=np.zeros((n_leaves, 2)),
         )
         numeric = np.flatnonzero(usable & ~categorical)
         # Features of few bins (one-hot columns, flags) are scanned apart from
@@ -591,6 +607,7 @@ class LeafwiseGrower:
             best.default_left = np.where(take, found.default_left, best.default_left)
             best.left = np.where(take[:, None], found.left, best.left)
             best.right = np.where(take[:, None], found.right, best.right)
+            best.out_H = np.where(take[:, None], found.out_H, best.out_H)
             best.splittable[:, columns] = found.splittable
         columns = np.flatnonzero(usable & categorical)
         if columns.size:
@@ -626,6 +643,8 @@ class LeafwiseGrower:
                 best.default_left = np.where(take, False, best.default_left)
                 best.left = np.where(take[:, None], left, best.left)
                 best.right = np.where(take[:, None], right, best.right)
+                out_H = np.column_stack([sums[:, 1], totals[:, 1] + 2 * EPSILON - sums[:, 1]])
+                best.out_H = np.where(take[:, None], out_H, best.out_H)
                 best.left_bins[take, :width] = found.left[leaf, k][take]
                 best.child_l2 = np.where(take, found.l2[leaf, k], best.child_l2)
         if not allowed:
@@ -692,13 +711,15 @@ class LeafwiseGrower:
         # A node's value takes the λ of the split that made it (λ + cat_l2
         # below a many-vs-many categorical split, as LightGBM).
         l2 = np.array(nodes["l2"], dtype=np.float64)
-        weight = leaf_output(G, H, self.params)
+        # Values from the hessian sums LightGBM divides by (ε included).
+        H_out = np.array(nodes["H_out"], dtype=np.float64)
+        weight = leaf_output(G, H_out, self.params)
         other = l2 != self.params.reg_lambda
         if other.any():
             for value in np.unique(l2[other]):
                 at = l2 == value
                 weight[at] = leaf_output(
-                    G[at], H[at], dataclass_replace(self.params, reg_lambda=float(value))
+                    G[at], H_out[at], dataclass_replace(self.params, reg_lambda=float(value))
                 )
         leaf_of_row = np.empty(data.n_rows, dtype=np.intp)
         seg_start, seg_count = np.array(start), np.array(count)
@@ -777,5 +798,6 @@ def _one(found, i: int) -> dict:
         "left": found.left[i],
         "right": found.right[i],
         "left_bins": None if found.left_bins is None else found.left_bins[i],
+        "out_H": None if found.out_H is None else found.out_H[i],
         "l2": None if found.child_l2 is None else float(found.child_l2[i]),
     }

@@ -97,6 +97,9 @@ class LeafSplits:
     splittable: np.ndarray
     left_bins: np.ndarray | None = None  # (n, stride) bool: a categorical split's left set
     child_l2: np.ndarray | None = None  # (n,): λ of the children's values
+    # (n, 2): the hessian sums LightGBM's children take their values from, ε
+    # included (𝓗 + ε, rounded once), as its CalculateSplittedLeafOutput.
+    out_H: np.ndarray | None = None
 
 
 def _scan(left, right, valid, params: LeafwiseParams, threshold_gain):
@@ -186,6 +189,7 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
         left=np.column_stack([lG, lH - EPSILON]),
         right=np.column_stack([totals[:, 0] - lG, sum_H[:, 0, 0] - lH - EPSILON]),
         splittable=np.isfinite(gain.max(axis=2)),
+        out_H=np.column_stack([lH, sum_H[:, 0, 0] - lH]),
     )
 
 
@@ -320,6 +324,7 @@ def find_leaf_splits(
     left_H = best_left_H[leaf, feature]
     left = np.column_stack([left_G, left_H - EPSILON])
     right = np.column_stack([totals[:, 0] - left_G, sum_H[:, 0, 0] - left_H - EPSILON])
+    out_H = np.column_stack([left_H, sum_H[:, 0, 0] - left_H])
     return LeafSplits(
         gain=gain,
         feature=feature.astype(np.intp),
@@ -328,4 +333,5 @@ def find_leaf_splits(
         left=left,
         right=right,
         splittable=splittable,
+        out_H=out_H,
     )
