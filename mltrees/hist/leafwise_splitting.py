@@ -294,10 +294,32 @@ def find_leaf_splits(
             )
             implicit = np.cumsum(steps, axis=2)[:, :, n_cuts : 2 * n_cuts, :]
             prefix = np.where(first[..., None], implicit, prefix)
-        left_H = prefix[..., 1]
+        left_G, left_H = prefix[..., 0], prefix[..., 1]
+        right_G, right_H = sum_G - left_G, sum_H - left_H
+        single = has_missing & (n_bins == 1)
+        if single.any():
+            # One value bin and the missing bin: LightGBM scans this feature
+            # once, from the top, the missing bin as an ordinary bin
+            # (num_bin <= 2), so the right side is the missing bin summed from
+            # ε and the left is the rest: the same cut, other roundings, which
+            # decide exact ties (two features making the same partition).
+            at = single[None, :]
+            missing = hist[:, :, n_cuts, :]
+            right_G = right_G.copy()
+            right_H = right_H.copy()
+            left_G = left_G.copy()
+            left_H = left_H.copy()
+            right_G[:, :, 0] = np.where(at, missing[..., 0], right_G[:, :, 0])
+            right_H[:, :, 0] = np.where(at, EPSILON + missing[..., 1], right_H[:, :, 0])
+            left_G[:, :, 0] = np.where(at, sum_G[:, :, 0] - missing[..., 0], left_G[:, :, 0])
+            left_H[:, :, 0] = np.where(at, sum_H[:, :, 0] - right_H[:, :, 0], left_H[:, :, 0])
+            prefix = np.stack([left_G, left_H], axis=-1)
+            missing_count = np.floor(missing[..., 1] * factor[:, :, 0] + 0.5)
+            prefix_count = prefix_count.copy()
+            prefix_count[:, :, 0] = np.where(at, n[:, :, 0] - missing_count, prefix_count[:, :, 0])
         forward = _scan(
-            (prefix[..., 0], left_H, prefix_count),
-            (sum_G - prefix[..., 0], sum_H - left_H, n - prefix_count),
+            (left_G, left_H, prefix_count),
+            (right_G, right_H, n - prefix_count),
             (cut <= B - 1) & allowed[:, :, None] & has_missing[None, :, None],
             params,
             threshold_gain,

@@ -330,22 +330,46 @@ def lightgbm_feature_bundles(
 ) -> list[np.ndarray]:
     """LightGBM 4's bundles of ``X``'s features, as a partition of all features.
 
-    :func:`~mltrees.hist.bundling.lightgbm_bundles` on LightGBM's view of the
-    rows: a feature whose most frequent bin is the bin of 0 is non-default
-    where its value is non-zero (``|x| > 1e-35``) or missing, as LightGBM
-    samples it; any other feature where its bin is not the most frequent one.
-    Only LightGBM's single-valued groups of several features become
+    :func:`~mltrees.hist.bundling.lightgbm_bundles` on the rows LightGBM
+    believes each feature occupies. A feature whose most frequent bin is the
+    bin of 0 occupies its non-zero (``|x| > 1e-35``) and missing values, as
+    LightGBM samples them. For any other feature LightGBM keeps the rows
+    whose value is not in the most frequent bin (``FixSampleIndices``), but
+    it reads the values from the sample after ``BinMapper::FindBin`` has
+    rearranged them in place: the non-missing values moved to the front and
+    sorted, the tail left as it was, while the row numbers keep their
+    order. The ``j``-th non-zero row is taken with the ``j``-th value of
+    that rearranged list, so the rows a feature "occupies" are not the rows
+    of its values (and two features that do share rows can be bundled as
+    exclusive, then lose the shared rows in training). Reproduced here,
+    because the bundles decide LightGBM's model whenever such a bundle
+    forms. Only LightGBM's single-valued groups of several features become
     bundles; the features of multi-valued groups, and those LightGBM does not
     use, stand alone (nothing of them is shared).
     """
+    categories = categories or {}
     zero = zero_bins(binned, categories)
     n = binned.n_rows
+    missing_code = binned.missing_code
+
+    def code_of(f, values):
+        if f in categories:
+            return encode_categories(values, categories[f])
+        code = _count_below(binned.edges[f], values)
+        return np.where(np.isnan(values), missing_code, code)
 
     def rows_of(f):
+        column = X[:, f]
+        nonzero_rows = np.flatnonzero((np.abs(column) > ZERO_THRESHOLD) | np.isnan(column))
         if most_frequent[f] == zero[f]:
-            column = X[:, f]
-            return np.flatnonzero((np.abs(column) > ZERO_THRESHOLD) | np.isnan(column))
-        return np.flatnonzero(binned.codes[f] != most_frequent[f])
+            return nonzero_rows
+        values = column[nonzero_rows]
+        known = values[~np.isnan(values)]
+        seen = values.copy()
+        seen[: known.size] = np.sort(known)  # FindBin's in-place sort of the sample
+        off = np.ones(n, dtype=bool)  # a zero is off the most frequent bin (not the bin of 0)
+        off[nonzero_rows] = code_of(f, seen) != most_frequent[f]
+        return np.flatnonzero(off)
 
     nonzero = np.array(
         [np.count_nonzero((np.abs(c) > ZERO_THRESHOLD) | np.isnan(c)) for c in X.T], dtype=np.intp
