@@ -103,15 +103,23 @@ class LeafSplits:
 
 
 def _scan(left, right, valid, params: LeafwiseParams, threshold_gain):
-    """Gains of candidate cuts from their (G, 𝓗, count) sides; invalid ones are ``-inf``."""
+    """Gains of candidate cuts from their (G, 𝓗, count) sides; invalid ones are ``-inf``.
+
+    Also returns, per (leaf, feature), whether a cut that passed the count and
+    hessian checks had a NaN gain (0 / 0: a side of hessian exactly 0, as
+    ``min_child_weight = 0`` allows). LightGBM tests ``gain <= shift`` to reject
+    a cut, which a NaN passes: the feature is then marked splittable (and kept
+    for the descendants) though no cut of it is taken.
+    """
     left_G, left_H, left_C = left
     right_G, right_H, right_C = right
     ok = valid & (left_C >= params.min_child_samples) & (right_C >= params.min_child_samples)
     ok &= (left_H >= params.min_child_weight) & (right_H >= params.min_child_weight)
     with np.errstate(divide="ignore", invalid="ignore"):
         gain = leaf_gain(left_G, left_H, params) + leaf_gain(right_G, right_H, params)
+    nan_passed = (ok & np.isnan(gain)).any(axis=-1)
     ok &= gain > threshold_gain
-    return np.where(ok, gain, -np.inf)
+    return np.where(ok, gain, -np.inf), nan_passed
 
 
 def _running(values: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -172,6 +180,7 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
             right /= right_H
         gain += right
         parent = sum_G * sum_G / (sum_H + lam)
+    nan_passed = (ok & np.isnan(gain)).any(axis=2)  # see _scan
     ok &= gain > parent + params.min_split_gain
     np.copyto(gain, -np.inf, where=~ok)
     flat = gain.reshape(n_leaves, -1)
@@ -188,7 +197,7 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
         default_left=np.ones(n_leaves, dtype=bool),
         left=np.column_stack([lG, lH - EPSILON]),
         right=np.column_stack([totals[:, 0] - lG, sum_H[:, 0, 0] - lH - EPSILON]),
-        splittable=np.isfinite(gain.max(axis=2)),
+        splittable=np.isfinite(gain.max(axis=2)) | nan_passed,
         out_H=np.column_stack([lH, sum_H[:, 0, 0] - lH]),
     )
 
@@ -256,7 +265,7 @@ def find_leaf_splits(
     right_count = np.cumsum(bin_count[:, :, ::-1], axis=2)[:, :, ::-1]
     right_count = np.concatenate([right_count[:, :, 1:], np.zeros_like(right_count[:, :, :1])], 2)
     right_H = right[..., 1]
-    reverse = _scan(
+    reverse, nan_passed = _scan(
         (sum_G - right[..., 0], sum_H - right_H, n - right_count),
         (right[..., 0], right_H, right_count),
         (cut <= B - 2) & allowed[:, :, None],
@@ -272,7 +281,7 @@ def find_leaf_splits(
     best_gain, best_bin = gain_rev, best_rev
     best_left_G, best_left_H = left_rev, left_rev_H
     default_left = np.ones((n_leaves, n_features), dtype=bool)
-    splittable = np.isfinite(gain_rev)
+    splittable = np.isfinite(gain_rev) | nan_passed
 
     if has_missing.any():
         # Forward scan of features with a missing bin: bins 0..t left, missing
@@ -317,7 +326,7 @@ def find_leaf_splits(
             missing_count = np.floor(missing[..., 1] * factor[:, :, 0] + 0.5)
             prefix_count = prefix_count.copy()
             prefix_count[:, :, 0] = np.where(at, n[:, :, 0] - missing_count, prefix_count[:, :, 0])
-        forward = _scan(
+        forward, nan_passed = _scan(
             (left_G, left_H, prefix_count),
             (right_G, right_H, n - prefix_count),
             (cut <= B - 1) & allowed[:, :, None] & has_missing[None, :, None],
@@ -327,7 +336,7 @@ def find_leaf_splits(
         best_fwd = np.argmax(forward, axis=2)
         gain_fwd = np.take_along_axis(forward, best_fwd[:, :, None], axis=2)[:, :, 0]
         take = gain_fwd > best_gain
-        splittable |= np.isfinite(gain_fwd)
+        splittable |= np.isfinite(gain_fwd) | nan_passed
         best_gain = np.where(take, gain_fwd, best_gain)
         best_bin = np.where(take, best_fwd, best_bin)
         best_left_G = np.where(
