@@ -339,8 +339,9 @@ def lightgbm_feature_bundles(
     rearranged them in place: the non-missing values moved to the front and
     sorted, the tail left as it was, while the row numbers keep their
     order. The ``j``-th non-zero row is taken with the ``j``-th value of
-    that rearranged list, so the rows a feature "occupies" are not the rows
-    of its values (and two features that do share rows can be bundled as
+    that rearranged list (and if no row is found that way, the non-zero
+    rows are kept), so the rows a feature "occupies" are not the rows of
+    its values (and two features that do share rows can be bundled as
     exclusive, then lose the shared rows in training). Reproduced here,
     because the bundles decide LightGBM's model whenever such a bundle
     forms. Only LightGBM's single-valued groups of several features become
@@ -369,7 +370,9 @@ def lightgbm_feature_bundles(
         seen[: known.size] = np.sort(known)  # FindBin's in-place sort of the sample
         off = np.ones(n, dtype=bool)  # a zero is off the most frequent bin (not the bin of 0)
         off[nonzero_rows] = code_of(f, seen) != most_frequent[f]
-        return np.flatnonzero(off)
+        rows = np.flatnonzero(off)
+        # An empty list means "nothing to fix" to LightGBM: the non-zero rows stay.
+        return rows if rows.size else nonzero_rows
 
     nonzero = np.array(
         [np.count_nonzero((np.abs(c) > ZERO_THRESHOLD) | np.isnan(c)) for c in X.T], dtype=np.intp

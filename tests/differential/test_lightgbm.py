@@ -77,20 +77,27 @@ def lightgbm_params(draw, task: str) -> dict:
     return params
 
 
+LARGE_KINDS = ("mostly_zero", "binary", "few", "integer0", "category", "continuous", "duplicate")
+"""Column kinds of the large tables: sparse and few-valued columns, which LightGBM bundles."""
+
+
 @st.composite
-def cases(draw, task: str):
+def cases(draw, task: str, large: bool = False):
     n_classes = draw(st.integers(3, 4)) if task == "multiclass" else 2
     recipe = draw(
         recipes(
             task=task,
-            min_rows=20,
-            max_rows=1500,
-            max_columns=7,
-            kinds=COLUMN_KINDS_WITH_CATEGORIES,
+            min_rows=10_000 if large else 20,
+            max_rows=40_000 if large else 1500,
+            max_columns=10 if large else 7,
+            kinds=LARGE_KINDS if large else COLUMN_KINDS_WITH_CATEGORIES,
             n_classes=n_classes,
         )
     )
     params = draw(lightgbm_params(task))
+    if large:  # a few small trees: the tables are what is large
+        params["n_estimators"] = min(params["n_estimators"], 4)
+        params["num_leaves"] = min(params["num_leaves"], 15)
     extras = {
         "init_score": draw(st.booleans()),
         "early_stopping": draw(st.sampled_from([None, None, 1, 3])),
@@ -178,6 +185,10 @@ def check_equal(recipe: Recipe, params: dict, extras: dict, tally: Tally | None 
 
 
 _SETTINGS = settings(parent=settings.get_profile(PROFILE))
+_LARGE_SETTINGS = settings(
+    parent=settings.get_profile(PROFILE),
+    max_examples=max(2, settings.get_profile(PROFILE).max_examples // 10),
+)
 
 
 @pytest.mark.parametrize("task", ["regression", "binary", "multiclass"])
@@ -186,6 +197,20 @@ def test_raw_scores_equal_lightgbm(task, request):
 
     @_SETTINGS
     @given(case=cases(task))
+    def run(case):
+        recipe, params, extras = case
+        check_equal(recipe, params, extras, tally)
+
+    run()
+
+
+@pytest.mark.parametrize("task", ["regression", "binary"])
+def test_raw_scores_equal_lightgbm_on_large_sparse_tables(task, request):
+    """10,000 to 40,000 rows: LightGBM then lets bundled features share n // 10,000 rows."""
+    tally = Tally(request)
+
+    @_LARGE_SETTINGS
+    @given(case=cases(task, large=True))
     def run(case):
         recipe, params, extras = case
         check_equal(recipe, params, extras, tally)
