@@ -117,6 +117,50 @@ def _softmax(score):
     return z / z.sum(axis=1, keepdims=True)
 
 
+def _weighted_target_average(y: np.ndarray, w: np.ndarray) -> float:
+    """CatBoost's ``CalculateWeightedTargetAverage``: ``Σ y w / Σ w``, returned in float32.
+
+    The products of the float32 labels and weights are float32, the sums
+    run in row order in double.
+    """
+    y32 = y.astype(np.float32)
+    products = y32 if (w == 1.0).all() else y32 * w.astype(np.float32)
+    total = float(np.cumsum(products.astype(np.float64))[-1])
+    return float(np.float32(total / float(np.cumsum(w)[-1])))
+
+
+def _cholesky_solve(M: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``M⁻¹ b`` for symmetric positive definite ``M`` (leaves × K × K), as LAPACK's ``dppsv``.
+
+    CatBoost solves its Newton steps with ``dppsv`` on the lower packed
+    triangle: a Cholesky factor ``L`` column by column (``dpptrf``: the
+    column scaled by ``1 / L_jj``, the trailing part updated by ``x xᵀ``),
+    then ``L y = b`` and ``Lᵀ x = y`` (``dpptrs``). The same operations in the
+    same order here, over all leaves at once (loops over K only), so that the
+    ill-conditioned steps at ``l2_leaf_reg = 0`` round as CatBoost's do.
+    """
+    A = M.copy()
+    K = A.shape[1]
+    for j in range(K):
+        A[:, j, j] = np.sqrt(A[:, j, j])
+        if j + 1 < K:
+            A[:, j + 1 :, j] *= (1.0 / A[:, j, j])[:, None]
+            for c in range(j + 1, K):  # dspr: A[i, c] += x_i (-x_c), i >= c
+                temp = -A[:, c, j]
+                A[:, c:, c] = A[:, c:, c] + A[:, c:, j] * temp[:, None]
+    x = b.copy()
+    for j in range(K):  # L y = b
+        x[:, j] = x[:, j] / A[:, j, j]
+        for i in range(j + 1, K):
+            x[:, i] = x[:, i] - x[:, j] * A[:, i, j]
+    for j in range(K - 1, -1, -1):  # Lᵀ x = y
+        temp = x[:, j]
+        for i in range(K - 1, j, -1):
+            temp = temp - A[:, i, j] * x[:, i]
+        x[:, j] = temp / A[:, j, j]
+    return x
+
+
 class _BaseObliviousBoosting(BaseEstimator):
     """The boosting loop shared by the regressor and the classifier."""
 
@@ -255,6 +299,7 @@ class _BaseObliviousBoosting(BaseEstimator):
     # ------------------------------------------------------------------- fit
     def _fit(self, X, y, w, objective: str, n_outputs: int):
         numbers, numeric, cat_columns = self._split_input(X, reset=True)
+        w = np.asarray(w, dtype=np.float32).astype(np.float64)  # CatBoost's weights are float32
         n = numbers.shape[0]
         rng = library_rng(self.random_state)
         order = np.arange(n) if self.has_time else rng.permutation(n)
@@ -279,8 +324,14 @@ class _BaseObliviousBoosting(BaseEstimator):
             codes = np.concatenate((codes, cat_codes))
             n_borders += stats.n_borders
         self._n_borders = np.asarray(n_borders, dtype=np.intp)
+        if not self._n_borders.any():
+            raise ValueError(
+                "X has no feature to split on: every feature is constant (as CatBoost, which "
+                "refuses such data: 'All features are either constant or ignored')"
+            )
 
-        lam = float(self.l2_leaf_reg) * w.sum() / n
+        # CatBoost's ScaleL2Reg: the float32 l2_leaf_reg times (Σw / n), Σw in row order.
+        lam = float(np.float32(self.l2_leaf_reg)) * (float(np.cumsum(w)[-1]) / n)
         lr = float(np.float32(self.learning_rate))
         bias = self._bias(y, w, objective, n_outputs)
         K = n_outputs
@@ -301,6 +352,9 @@ class _BaseObliviousBoosting(BaseEstimator):
             entry_y = y[entry_rows]
             approx = np.tile(bias, (len(entry_rows), 1))
             body = (part % 2) == 0
+            # Each block scales λ by its own body: l2 · (Σ w of the body / its rows).
+            body_weight = np.cumsum(w[order])[ends[:-1] - 1]
+            block_lam = float(np.float32(self.l2_leaf_reg)) * (body_weight / ends[:-1])
         unit = bool((w == 1.0).all())
         groups = column_groups(entry_codes if ordered else codes, self._n_borders)
         trees = []
@@ -319,7 +373,7 @@ class _BaseObliviousBoosting(BaseEstimator):
                         int(self.depth),
                         S_e,
                         None if unit else entry_w,
-                        lam,
+                        block_lam,
                         self.score_function,
                         part=part,
                         groups=groups,
@@ -337,7 +391,9 @@ class _BaseObliviousBoosting(BaseEstimator):
                     )
                 leaf = leaf_index(codes, feature, border)
                 n_leaves = 1 << int(self.depth)
-                value = lr * self._leaf_values(leaf, n_leaves, S, H if newton else w[:, None], lam)
+                value = lr * self._leaf_values(
+                    leaf, n_leaves, S, H if newton else w[:, None], lam, gradient=not newton
+                )
                 F += value[leaf]
                 trees.append(
                     ObliviousTree(
@@ -356,7 +412,13 @@ class _BaseObliviousBoosting(BaseEstimator):
                     key = block * n_leaves + entry_leaf
                     n_keys = len(block_sizes) * n_leaves
                     step = self._leaf_values(
-                        key, n_keys, S_e, H_e if newton else entry_w[:, None], lam, rows=body
+                        key,
+                        n_keys,
+                        S_e,
+                        H_e if newton else entry_w[:, None],
+                        np.repeat(block_lam, n_leaves),
+                        rows=body,
+                        gradient=not newton,
                     )
                     approx += lr * step[key]
                 if self.verbose:
@@ -405,13 +467,17 @@ class _BaseObliviousBoosting(BaseEstimator):
         return w[:, None] * (onehot - p), (w, p)
 
     @staticmethod
-    def _leaf_values(key, n_keys, S, curvature, lam, rows=None):
+    def _leaf_values(key, n_keys, S, curvature, lam, rows=None, gradient=False):
         """Newton (or gradient) steps ``(𝓗_j + λ I)⁻¹ S_j`` per leaf (:eq:`eq-catboost-leaf`).
 
         ``curvature`` is an (n, 1) array of per-row weights (``W`` for the
         gradient step, ``w p (1 - p)`` for Logloss's Newton step) or, for
         MultiClass Newton, ``(w, p)``: CatBoost then solves with the full
-        K×K Hessian of the softmax loss. ``rows`` restricts the sums.
+        K×K Hessian of the softmax loss. ``rows`` restricts the sums; ``lam``
+        is a number or one per key. A leaf without weight gets 0. The
+        gradient step is ``S · (1 / (W + λ))`` and the Newton step
+        ``S / (𝓗 + λ)``, CatBoost's ``CalcAverage`` and ``CalcDeltaNewtonBody``
+        (which round differently).
         """
         if rows is not None:
             key, S = key[rows], S[rows]
@@ -424,15 +490,31 @@ class _BaseObliviousBoosting(BaseEstimator):
         sums = np.stack([np.bincount(key, S[:, k], minlength=n_keys) for k in range(K)], axis=1)
         if not isinstance(curvature, tuple):
             h = np.bincount(key, curvature[:, 0], minlength=n_keys)
-            return sums / (h + lam)[:, None]
+            with np.errstate(divide="ignore", invalid="ignore"):  # a leaf without weight: 0
+                inverse = (1.0 / (h + lam))[:, None]
+                step = sums * inverse if gradient else sums / (h + lam)[:, None]
+                return np.where(h[:, None] > 0, step, 0.0)
         w, p = curvature
         hessian = np.empty((n_keys, K, K))
         for a in range(K):
             for b in range(a, K):
-                per_row = w * p[:, a] * ((a == b) - p[:, b])
+                # CatBoost's second derivative p_a (p_a - 1) or p_a p_b, times w; 𝓗 is minus it.
+                der2 = p[:, a] * (p[:, a] - 1.0) if a == b else p[:, a] * p[:, b]
+                per_row = -(der2 * w)
                 hessian[:, a, b] = hessian[:, b, a] = np.bincount(key, per_row, minlength=n_keys)
-        hessian += lam * np.eye(K)
-        return np.linalg.solve(hessian, sums[:, :, None])[:, :, 0]
+        # CatBoost's TSymmetricHessian::SolveNewtonEquation: λ in float32, raised to
+        # float32 ε times the largest diagonal entry, so that the softmax Hessian
+        # (singular) stays solvable at l2_leaf_reg = 0; a leaf without weight is 0.
+        lam32 = np.float32(lam)
+        diagonal = hessian[:, np.arange(K), np.arange(K)].max(axis=1).astype(np.float32)
+        trace = np.maximum(lam32, diagonal)
+        adjusted = np.maximum(lam32, trace * np.finfo(np.float32).eps).astype(np.float64)
+        hessian += adjusted[:, None, None] * np.eye(K)
+        weight = np.bincount(key, w, minlength=n_keys)
+        filled = weight > 0
+        values = np.zeros((n_keys, K))
+        values[filled] = _cholesky_solve(hessian[filled], sums[filled])
+        return values
 
     @staticmethod
     def _loss(y, F, w, objective):
@@ -677,7 +759,7 @@ class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):
     def _bias(self, y, w, objective, K):
         if self.boost_from_average is False:
             return np.zeros(1)
-        return np.array([float(np.float32(np.average(y, weights=w)))])
+        return np.array([_weighted_target_average(y, w)])
 
     def predict(self, X) -> np.ndarray:
         """Predicted values (the raw score)."""
@@ -713,7 +795,7 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
         if not self.boost_from_average:
             return np.zeros(K)
         if objective == "Logloss":
-            p = float(np.float32(np.average(y, weights=w)))
+            p = _weighted_target_average(y, w)
             return np.array([np.log(p / (1.0 - p))])
         shares = np.bincount(y.astype(np.intp), weights=w, minlength=K) / w.sum()
         return np.log(np.maximum(shares, 1e-15))

@@ -623,10 +623,13 @@ class LeafwiseGrower:
                 mask[:, columns],
             )
             best.splittable[:, columns] = found.splittable
-            k = np.argmax(found.gain, axis=1)  # first best: the lowest categorical feature
-            leaf = np.arange(n_leaves)
+            # Each feature's gain net of the shift (parent + min_split_gain), as
+            # LightGBM compares them; the first best is the lowest feature.
             parent = leaf_gain(totals[:, 0], totals[:, 1] + 2 * EPSILON, self.params)
-            gain = found.gain[leaf, k] - parent
+            net = found.gain - (parent + self.params.min_split_gain)[:, None]
+            k = np.argmax(net, axis=1)
+            leaf = np.arange(n_leaves)
+            gain = net[leaf, k]
             feature = columns[k]
             take = np.isfinite(gain) & (
                 (gain > best.gain) | ((gain == best.gain) & (feature < best.feature))

@@ -181,17 +181,21 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
         gain += right
         parent = sum_G * sum_G / (sum_H + lam)
     nan_passed = (ok & np.isnan(gain)).any(axis=2)  # see _scan
-    ok &= gain > parent + params.min_split_gain
+    shift = parent + params.min_split_gain
+    ok &= gain > shift
     np.copyto(gain, -np.inf, where=~ok)
-    flat = gain.reshape(n_leaves, -1)
-    best = np.argmax(flat, axis=1)  # lower feature first, then the largest threshold
+    # Per feature the first best of the reverse scan (the largest threshold);
+    # across features the best gain net of the shift, ties to the lower feature.
+    best_k = np.argmax(gain, axis=2)
+    net = np.take_along_axis(gain, best_k[:, :, None], axis=2)[:, :, 0] - shift[:, :, 0]
+    feature = np.argmax(net, axis=1)
     leaf = np.arange(n_leaves)
-    feature, k = np.divmod(best, k_max)
-    best_gain = flat[leaf, best]
+    k = best_k[leaf, feature]
+    best_gain = net[leaf, feature]
     found = np.isfinite(best_gain)
     lG, lH = left_G[leaf, feature, k], left_H[leaf, feature, k]
     return LeafSplits(
-        gain=np.where(found, best_gain - parent[:, 0, 0], -np.inf),
+        gain=np.where(found, best_gain, -np.inf),
         feature=feature.astype(np.intp),
         split_bin=(width - 2 - k).astype(np.intp),
         default_left=np.ones(n_leaves, dtype=bool),
@@ -278,7 +282,11 @@ def find_leaf_splits(
     gain_rev = np.take_along_axis(reverse, best_rev[:, :, None], axis=2)[:, :, 0]
     left_rev = sum_G[:, :, 0] - np.take_along_axis(right[..., 0], best_rev[:, :, None], 2)[..., 0]
     left_rev_H = sum_H[:, :, 0] - np.take_along_axis(right_H, best_rev[:, :, None], 2)[..., 0]
-    best_gain, best_bin = gain_rev, best_rev
+    # LightGBM keeps a feature's best as its gain net of the shift (parent +
+    # min_split_gain); the forward scan replaces it only if strictly better
+    # than that net gain plus the shift again (which need not round back).
+    shift = threshold_gain[:, :, 0]
+    best_gain, best_bin = gain_rev - shift, best_rev
     best_left_G, best_left_H = left_rev, left_rev_H
     default_left = np.ones((n_leaves, n_features), dtype=bool)
     splittable = np.isfinite(gain_rev) | nan_passed
@@ -335,9 +343,9 @@ def find_leaf_splits(
         )
         best_fwd = np.argmax(forward, axis=2)
         gain_fwd = np.take_along_axis(forward, best_fwd[:, :, None], axis=2)[:, :, 0]
-        take = gain_fwd > best_gain
+        take = gain_fwd > best_gain + shift
         splittable |= np.isfinite(gain_fwd) | nan_passed
-        best_gain = np.where(take, gain_fwd, best_gain)
+        best_gain = np.where(take, gain_fwd - shift, best_gain)
         best_bin = np.where(take, best_fwd, best_bin)
         best_left_G = np.where(
             take, np.take_along_axis(prefix[..., 0], best_fwd[:, :, None], 2)[..., 0], best_left_G
@@ -347,10 +355,9 @@ def find_leaf_splits(
         )
         default_left = np.where(take, False, default_left)
 
-    # Across features: the best gain, ties to the lower feature (argmax: first).
+    # Across features: the best net gain, ties to the lower feature (argmax: first).
     feature = np.argmax(best_gain, axis=1)
-    gain = best_gain[leaf, feature] - parent[:, 0, 0]
-    gain = np.where(np.isfinite(best_gain[leaf, feature]), gain, -np.inf)
+    gain = best_gain[leaf, feature]
     left_G = best_left_G[leaf, feature]
     left_H = best_left_H[leaf, feature]
     left = np.column_stack([left_G, left_H - EPSILON])

@@ -130,7 +130,8 @@ def level_scores(
     The histograms have shape ``(n_outputs, n_features, n_nodes, n_bins)``
     for ``S`` and ``(n_features, n_nodes, n_bins)`` for ``W``; ``n_nodes``
     runs over the level's nodes and, in ordered boosting, over the blocks.
-    A split at border ``k`` sends codes ``<= k`` left. With
+    A split at border ``k`` sends codes ``<= k`` left. ``lam`` is a number,
+    or one λ per node (shape ``(n_nodes, 1)``). With
     ``avg = S_body / (W_body + λ)`` of each child, the score is
     ``Σ avg · S_tail`` (``"L2"``, :eq:`eq-catboost-l2-score`) or that divided
     by ``sqrt(Σ avg² W_tail)`` (``"Cosine"``, :eq:`eq-catboost-cosine-score`),
@@ -157,7 +158,10 @@ def level_scores(
             (bS_left, bW_left, tS_left, tW_left),
             (bS_right, bW_right, tS_right, tW_right),
         ):
-            avg = bS / (bW + lam)
+            # CatBoost's CalcAverage: S · (1 / (W + λ)), and 0 for a child
+            # without weight (not 0 / 0 when λ = 0).
+            with np.errstate(divide="ignore", invalid="ignore"):
+                avg = np.where(bW > 0, bS * (1.0 / (bW + lam)), 0.0)
             numerator = numerator + (avg * tS).sum(axis=1)
             if score_function == "Cosine":
                 denominator = denominator + (avg * avg * tW).sum(axis=1)
@@ -221,8 +225,10 @@ def grow_oblivious(
         ``w (y - F)``, the weighted negative gradients (plain boosting).
     W : ndarray of shape (n_rows,), or None
         The weights; None when they are all 1 (rows are then counted).
-    lam : float
-        λ of ``avg = S / (W + λ)``, already scaled by ``Σw / n``.
+    lam : float or ndarray of float
+        λ of ``avg = S / (W + λ)``, already scaled by ``Σw / n``; in ordered
+        boosting one λ per block, scaled by the block's own body (CatBoost's
+        ``l2 · BodySumWeight / BodyFinish``).
     score_function : {"L2", "Cosine"}
     part : ndarray of intp, shape (n_rows,), optional
         Ordered boosting (:eq:`eq-ordered-score`): the "rows" are then
@@ -311,7 +317,7 @@ def grow_oblivious(
                     by_S[:, :, :, 1].reshape(K, F, -1, width),
                     by_W[:, :, 1].reshape(F, -1, width),
                     usable[columns],
-                    lam,
+                    np.repeat(np.broadcast_to(lam, (n_parts // 2,)), n_nodes)[:, None],
                     score_function,
                 )
             scores[columns, : width - 1] = group_scores
