@@ -123,51 +123,80 @@ def doubling_blocks(n: int) -> np.ndarray:
 
 
 def level_scores(
-    body_S, body_W, tail_S, tail_W, n_borders, lam: float, score_function: str
+    body_S,
+    body_W,
+    tail_S,
+    tail_W,
+    n_borders,
+    lam,
+    score_function: str,
+    n_groups: int = 1,
 ) -> np.ndarray:
     """Scores of every candidate split ``(feature, border)`` of one level.
 
     The histograms have shape ``(n_outputs, n_features, n_nodes, n_bins)``
     for ``S`` and ``(n_features, n_nodes, n_bins)`` for ``W``; ``n_nodes``
-    runs over the level's nodes and, in ordered boosting, over the blocks.
-    A split at border ``k`` sends codes ``<= k`` left. ``lam`` is a number,
-    or one λ per node (shape ``(n_nodes, 1)``). With
+    runs over the level's nodes and, in ordered boosting, over the blocks
+    (``n_groups`` of them, block-major; ``lam`` then holds one λ per block).
+    A split at border ``k`` sends codes ``<= k`` left. With
     ``avg = S_body / (W_body + λ)`` of each child, the score is
     ``Σ avg · S_tail`` (``"L2"``, :eq:`eq-catboost-l2-score`) or that divided
     by ``sqrt(Σ avg² W_tail)`` (``"Cosine"``, :eq:`eq-catboost-cosine-score`),
     summed over outputs, nodes and both children. Returns an array of
     shape ``(n_features, n_bins - 1)``, ``-inf`` past a feature's last border.
+
+    The arithmetic is CatBoost's (``CalcScoresForLeaf`` and its score
+    calculators), so that candidates whose scores are equal in exact
+    arithmetic (splits that change nothing, duplicate columns) tie or not as
+    they do there: a child's sums are the left bins added one by one and
+    the node's total minus the same bins one by one; ``avg = S · (1 / (W +
+    λ))``, 0 for a child without weight; the terms are added node after
+    node (outputs, then nodes, per block), the right child before the left
+    for L2 and the pair first for Cosine, whose denominator starts at 1e-100.
     """
     n_bins = body_W.shape[-1]
     if n_bins < 2:
         return np.full((body_W.shape[0], 0), -np.inf)
+    K, F, n_rows, _ = np.shape(body_S)
+    n_nodes = n_rows // n_groups
+    lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), (n_groups,))
 
     def sides(hist):
-        left = np.cumsum(hist, axis=-1)[..., :-1]
-        return left, hist.sum(axis=-1, keepdims=True) - left
+        """(left, right) sums of each candidate, as CatBoost's bucket loop forms them."""
+        left = np.cumsum(hist, axis=-1)
+        total = left[..., -1:]
+        removed = np.concatenate([total, hist[..., :-1]], axis=-1)
+        right = np.subtract.accumulate(removed, axis=-1)[..., 1:]
+        return left[..., :-1], right
 
-    numerator = 0.0
-    denominator = 0.0
-    bW_left, bW_right = sides(body_W)
-    tW_left, tW_right = sides(tail_W)
-    same = tail_S is body_S
-    for k in range(body_S.shape[0]):
-        bS_left, bS_right = sides(body_S[k])
-        tS_left, tS_right = (bS_left, bS_right) if same else sides(tail_S[k])
-        for bS, bW, tS, tW in (
-            (bS_left, bW_left, tS_left, tW_left),
-            (bS_right, bW_right, tS_right, tW_right),
-        ):
-            # CatBoost's CalcAverage: S · (1 / (W + λ)), and 0 for a child
-            # without weight (not 0 / 0 when λ = 0).
-            with np.errstate(divide="ignore", invalid="ignore"):
-                avg = np.where(bW > 0, bS * (1.0 / (bW + lam)), 0.0)
-            numerator = numerator + (avg * tS).sum(axis=1)
-            if score_function == "Cosine":
-                denominator = denominator + (avg * avg * tW).sum(axis=1)
-    if score_function == "Cosine":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            score = np.where(denominator > 0, numerator / np.sqrt(denominator), 0.0)
+    def average(S, W, g):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(W > 0, S * (1.0 / (W + lam[g])), 0.0)
+
+    bW = sides(body_W)
+    tW = bW if tail_W is body_W else sides(tail_W)
+    cosine = score_function == "Cosine"
+    numerator = np.zeros((F, n_bins - 1))
+    denominator = np.full((F, n_bins - 1), 1e-100)
+    for g in range(n_groups):
+        nodes = slice(g * n_nodes, (g + 1) * n_nodes)
+        for k in range(K):
+            bS = sides(body_S[k][:, nodes])
+            tS = bS if tail_S is body_S else sides(tail_S[k][:, nodes])
+            avg = [average(bS[i], bW[i][:, nodes], g) for i in (0, 1)]
+            dp = [avg[i] * tS[i] for i in (0, 1)]
+            if cosine:
+                pair_dp = dp[0] + dp[1]
+                pair_d2 = (avg[0] * avg[0]) * tW[0][:, nodes] + (avg[1] * avg[1]) * tW[1][:, nodes]
+                for j in range(n_nodes):  # node after node, as CatBoost adds them
+                    numerator += pair_dp[:, j]
+                    denominator += pair_d2[:, j]
+            else:
+                for j in range(n_nodes):
+                    numerator += dp[1][:, j]
+                    numerator += dp[0][:, j]
+    if cosine:
+        score = numerator / np.sqrt(denominator)
     else:
         score = numerator
     valid = np.arange(n_bins - 1)[None, :] < np.asarray(n_borders)[:, None]
@@ -317,8 +346,9 @@ def grow_oblivious(
                     by_S[:, :, :, 1].reshape(K, F, -1, width),
                     by_W[:, :, 1].reshape(F, -1, width),
                     usable[columns],
-                    np.repeat(np.broadcast_to(lam, (n_parts // 2,)), n_nodes)[:, None],
+                    lam,
                     score_function,
+                    n_groups=n_parts // 2,
                 )
             scores[columns, : width - 1] = group_scores
         # The first (column, border) of the best score wins, as in CatBoost.
