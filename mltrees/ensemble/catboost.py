@@ -117,6 +117,25 @@ def _softmax(score):
     return z / z.sum(axis=1, keepdims=True)
 
 
+def _fill_one_sided_levels(value: np.ndarray, leaf: np.ndarray, depth: int) -> np.ndarray:
+    """Leaf values as CatBoost's model has them when a level sends every row one way.
+
+    Such a split (a border no training row passes, a column of NaN only)
+    can win a level, most often in ordered boosting; CatBoost then leaves it
+    out of the model, so a new row lands where the training rows did,
+    whatever its value. Here the split stays and the empty half of the
+    leaves takes the values of the populated half: the same predictions.
+    """
+    index = np.arange(value.shape[0])
+    for level in range(depth):
+        bit = (leaf >> level) & 1
+        if bit.any() and not bit.all():
+            continue
+        side = int(bit[0]) << level
+        value = value[(index & ~(1 << level)) | side]
+    return value
+
+
 def _weighted_target_average(y: np.ndarray, w: np.ndarray) -> float:
     """CatBoost's ``CalculateWeightedTargetAverage``: ``Σ y w / Σ w``, returned in float32.
 
@@ -394,6 +413,7 @@ class _BaseObliviousBoosting(BaseEstimator):
                 value = lr * self._leaf_values(
                     leaf, n_leaves, S, H if newton else w[:, None], lam, gradient=not newton
                 )
+                value = _fill_one_sided_levels(value, leaf, int(self.depth))
                 F += value[leaf]
                 trees.append(
                     ObliviousTree(

@@ -19,9 +19,10 @@ later rows, over doubling blocks of the permutation; plain boosting is the
 special case body = tail = all rows, so one scoring routine serves both.
 
 Rows are never moved: a level's histograms are ``np.bincount`` over the key
-``(part, node, code)`` per feature, and the split's children share the
-parent's histogram through the subtraction trick (the right children are
-counted, the left ones are the parents minus them).
+``(part, node, code)`` per feature, all rows at every level. CatBoost does
+the same by default (no subtraction trick), and the order of every sum,
+like that of the score terms (:func:`level_scores`), decides which of two
+candidates that are equal in exact arithmetic wins.
 """
 
 from __future__ import annotations
@@ -284,54 +285,27 @@ def grow_oblivious(
     n_parts = 1 if part is None else 2 * ((int(part.max()) + 2) // 2)
     node = np.zeros(len(W), dtype=np.intp)
     chosen_f, chosen_b = [], []
-    parents = [None] * len(groups)  # each group's histograms of the previous level
     widest = max(group[1] for group in groups) if groups else 2
     scores = np.full((len(n_borders), widest - 1), -np.inf)
     for level in range(depth):
         n_nodes = 1 << level
-        half = n_nodes >> 1
-        if level:
-            # Count only the rows on the smaller side of the last split; the
-            # other children are the parents minus them (the subtraction trick).
-            went_right = node >= half
-            build_right = 2 * np.count_nonzero(went_right) <= len(node)
-            built = np.flatnonzero(went_right if build_right else ~went_right)
-            built_key = node[built] - half if build_right else node[built].copy()
-            if part is not None:
-                built_key += part[built] * half
         key = node if part is None else part * n_nodes + node
         for g, (columns, width, group_codes, root_W) in enumerate(groups):
-            if level == 0:
-                known = root_W if root_W.size else None
-                hist_S, hist_W = _histograms(
-                    group_codes, key, n_parts, width, S, None if unit else W, known_W=known
-                )
-                if known is None:
-                    groups[g] = (columns, width, group_codes, hist_W)
-            else:
-                b_S, b_W = _histograms(
-                    group_codes,
-                    built_key,
-                    n_parts * half,
-                    width,
-                    S[built],
-                    None if unit else W[built],
-                    built,
-                )
-                p_S, p_W = parents[g]
-                K, F = b_S.shape[0], b_S.shape[1]
-                shape_S, shape_W = (K, F, n_parts, half, width), (F, n_parts, half, width)
-                b_S, b_W = b_S.reshape(shape_S), b_W.reshape(shape_W)
-                p_S, p_W = p_S.reshape(shape_S), p_W.reshape(shape_W)
-                if build_right:
-                    hist_S = np.concatenate((p_S - b_S, b_S), axis=3)
-                    hist_W = np.concatenate((p_W - b_W, b_W), axis=2)
-                else:
-                    hist_S = np.concatenate((b_S, p_S - b_S), axis=3)
-                    hist_W = np.concatenate((b_W, p_W - b_W), axis=2)
-                hist_S = hist_S.reshape(K, F, n_parts * n_nodes, width)
-                hist_W = hist_W.reshape(F, n_parts * n_nodes, width)
-            parents[g] = (hist_S, hist_W)
+            # Every level counts all rows, as CatBoost does by default (its
+            # subtraction trick needs sampling_frequency="PerTree"): the sums,
+            # and so the exact ties between candidates, are then its own.
+            known = root_W if level == 0 and root_W.size else None
+            hist_S, hist_W = _histograms(
+                group_codes,
+                key,
+                n_parts * n_nodes,
+                width,
+                S,
+                None if unit else W,
+                known_W=known,
+            )
+            if level == 0 and known is None:
+                groups[g] = (columns, width, group_codes, hist_W)
             if part is None:
                 group_scores = level_scores(
                     hist_S, hist_W, hist_S, hist_W, usable[columns], lam, score_function

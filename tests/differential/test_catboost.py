@@ -107,7 +107,6 @@ def _fit_both(table: Table, params: dict, task: str):
     X, X_test, categorical = _frames(table)
     ours_kind = ObliviousBoostingRegressor if task == "regression" else ObliviousBoostingClassifier
     ours = ours_kind(has_time=True, cat_features=categorical, **params)
-    ours.fit(X, table.y, sample_weight=table.sample_weight)
     theirs_params = dict(params)
     theirs_params["iterations"] = theirs_params.pop("n_estimators")
     if task == "regression":
@@ -116,6 +115,7 @@ def _fit_both(table: Table, params: dict, task: str):
         loss = "Logloss" if task == "binary" else "MultiClass"
         theirs = catboost.CatBoostClassifier(loss_function=loss, **theirs_params, **FIXED)
     theirs.fit(X, table.y, sample_weight=table.sample_weight, cat_features=categorical)
+    ours.fit(X, table.y, sample_weight=table.sample_weight)  # after: catboost may refuse the data
     return ours, theirs, X, X_test
 
 
