@@ -117,22 +117,31 @@ def _softmax(score):
     return z / z.sum(axis=1, keepdims=True)
 
 
-def _fill_one_sided_levels(value: np.ndarray, leaf: np.ndarray, depth: int) -> np.ndarray:
-    """Leaf values as CatBoost's model has them when a level sends every row one way.
+def _fill_redundant_levels(value: np.ndarray, weight: np.ndarray, depth: int) -> np.ndarray:
+    """Leaf values as CatBoost's model has them when a level separates no training rows.
 
-    Such a split (a border no training row passes, a column of NaN only)
-    can win a level, most often in ordered boosting; CatBoost then leaves it
-    out of the model, so a new row lands where the training rows did,
-    whatever its value. Here the split stays and the empty half of the
-    leaves takes the values of the populated half: the same predictions.
+    A level is redundant when no two leaves that differ only in its answer
+    both hold training weight: the split moves no row the other splits
+    leave together (a border no row passes, a repeated split, a split that
+    the other levels already make on these rows). Such splits can win a
+    level, most often deep in small data or in ordered boosting; CatBoost
+    leaves them out of its model, the levels checked root first (so that of
+    two copies of a split the later one stays). A new row then lands where
+    the training rows did whatever it answers there. Here the split stays
+    and both leaves of every such pair take the value of the one that holds
+    weight (0 if neither does): the same predictions.
     """
-    index = np.arange(value.shape[0])
+    value = value.copy()
+    weight = weight.astype(np.float64).copy()
+    index = np.arange(weight.size)
     for level in range(depth):
-        bit = (leaf >> level) & 1
-        if bit.any() and not bit.all():
+        low = index[(index >> level) & 1 == 0]
+        high = low | (1 << level)
+        if ((weight[low] > 0) & (weight[high] > 0)).any():
             continue
-        side = int(bit[0]) << level
-        value = value[(index & ~(1 << level)) | side]
+        filled = np.where((weight[low] > 0)[:, None], value[low], value[high])
+        value[low], value[high] = filled, filled
+        weight[low] = weight[high] = weight[low] + weight[high]
     return value
 
 
@@ -413,7 +422,9 @@ class _BaseObliviousBoosting(BaseEstimator):
                 value = lr * self._leaf_values(
                     leaf, n_leaves, S, H if newton else w[:, None], lam, gradient=not newton
                 )
-                value = _fill_one_sided_levels(value, leaf, int(self.depth))
+                value = _fill_redundant_levels(
+                    value, np.bincount(leaf, w, minlength=n_leaves), int(self.depth)
+                )
                 F += value[leaf]
                 trees.append(
                     ObliviousTree(
@@ -616,8 +627,12 @@ class _BaseObliviousBoosting(BaseEstimator):
         stats = self._cat_stats
         if stats is not None:
             for c, j in enumerate(stats.features):
-                n_target = stats.class_count[c].shape[1] if not stats.one_hot[c] else 0
-                n_rows = len(stats.categories[c]) if stats.one_hot[c] else 3 * n_target + 1
+                if len(stats.categories[c]) < 2:
+                    n_rows = 0  # one category: no column
+                elif stats.one_hot[c]:
+                    n_rows = len(stats.categories[c])
+                else:
+                    n_rows = 3 * stats.class_count[c].shape[1] + 1
                 out.extend((j, "category", (c, r)) for r in range(n_rows))
         return out
 

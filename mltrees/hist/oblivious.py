@@ -241,6 +241,7 @@ def grow_oblivious(
     part=None,
     features=None,
     groups=None,
+    trace=None,
 ):
     """Choose the ``depth`` splits of one oblivious tree.
 
@@ -271,6 +272,9 @@ def grow_oblivious(
         :func:`column_groups` of ``codes``, computed once per model. The root
         level's ``W`` histograms are the same for every tree of a model, so
         they are kept in the groups after the first tree.
+    trace : list, optional
+        If given, the score matrix ``(n_columns, n_bins - 1)`` of every level
+        is appended to it (to examine a choice, e.g. an exact tie).
 
     Returns
     -------
@@ -325,6 +329,8 @@ def grow_oblivious(
                     n_groups=n_parts // 2,
                 )
             scores[columns, : width - 1] = group_scores
+        if trace is not None:
+            trace.append(scores.copy())
         # The first (column, border) of the best score wins, as in CatBoost.
         best = int(np.argmax(scores))
         if not np.isfinite(scores.flat[best]):

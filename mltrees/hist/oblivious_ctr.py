@@ -4,7 +4,8 @@ A categorical feature becomes numeric columns the oblivious trees can split
 on (Prokhorenkova et al. 2018):
 
 * **one-hot**: a feature with at most ``one_hot_max_size`` categories gets
-  one 0/1 column per category;
+  one 0/1 column per category (a feature of one category gets no column:
+  it is constant, and CatBoost ignores it);
 * **Borders** (one column per prior ``p`` in 0, 0.5, 1): the ordered target
   statistic :eq:`eq-ordered-ts` of the binarised target,
   ``(#{earlier rows of the category in class 1} + p) / (#{earlier rows of
@@ -104,6 +105,8 @@ class CategoricalStatistics:
         priors and its Counter is 0; it matches no one-hot column.
         """
         known = self.categories[c]
+        if len(known) < 2:  # one category: a constant feature, no columns
+            return np.zeros((0, len(column)), dtype=np.uint8)
         position = self.positions(c, column)
         seen = position < len(known)
         position = np.minimum(position, len(known) - 1)
@@ -141,6 +144,12 @@ def fit_categorical_statistics(columns, features, target_class, order, one_hot_m
         stats.categories.append(known)
         one_hot = len(known) <= one_hot_max_size
         stats.one_hot.append(one_hot)
+        if len(known) < 2:
+            # One category: CatBoost ignores the feature (no one-hot column, no
+            # statistic, which would vary with the row order all the same).
+            stats.class_count.append(None)
+            stats.count.append(count)
+            continue
         if one_hot:
             stats.class_count.append(None)
             stats.count.append(count)
