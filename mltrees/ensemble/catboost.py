@@ -117,11 +117,11 @@ def _softmax(score):
     return z / z.sum(axis=1, keepdims=True)
 
 
-def _fill_redundant_levels(value: np.ndarray, weight: np.ndarray, depth: int) -> np.ndarray:
+def _fill_redundant_levels(value: np.ndarray, count: np.ndarray, depth: int) -> np.ndarray:
     """Leaf values as CatBoost's model has them when a level separates no training rows.
 
     A level is redundant when no two leaves that differ only in its answer
-    both hold training weight: the split moves no row the other splits
+    both hold training rows (counted, whatever their weight): the split moves no row the other splits
     leave together (a border no row passes, a repeated split, a split that
     the other levels already make on these rows). Such splits can win a
     level, most often deep in small data or in ordered boosting; CatBoost
@@ -129,10 +129,10 @@ def _fill_redundant_levels(value: np.ndarray, weight: np.ndarray, depth: int) ->
     two copies of a split the later one stays). A new row then lands where
     the training rows did whatever it answers there. Here the split stays
     and both leaves of every such pair take the value of the one that holds
-    weight (0 if neither does): the same predictions.
+    rows (0 if neither does): the same predictions.
     """
     value = value.copy()
-    weight = weight.astype(np.float64).copy()
+    weight = count.astype(np.float64).copy()
     index = np.arange(weight.size)
     for level in range(depth):
         low = index[(index >> level) & 1 == 0]
@@ -423,7 +423,7 @@ class _BaseObliviousBoosting(BaseEstimator):
                     leaf, n_leaves, S, H if newton else w[:, None], lam, gradient=not newton
                 )
                 value = _fill_redundant_levels(
-                    value, np.bincount(leaf, w, minlength=n_leaves), int(self.depth)
+                    value, np.bincount(leaf, minlength=n_leaves), int(self.depth)
                 )
                 F += value[leaf]
                 trees.append(

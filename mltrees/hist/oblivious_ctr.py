@@ -173,4 +173,7 @@ def fit_categorical_statistics(columns, features, target_class, order, one_hot_m
         codes.append(ctr_codes(count[inverse] / (count.max() + 1.0)))
         stats.names.append(f"Counter({j})")
         stats.n_borders.append(CTR_BORDERS)
+    n = len(columns[0]) if columns else 0
+    if not codes:
+        return stats, np.zeros((0, n), dtype=np.uint8)
     return stats, np.asarray(codes, dtype=np.uint8).reshape(len(codes), -1)
