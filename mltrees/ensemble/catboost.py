@@ -121,9 +121,10 @@ def _fill_redundant_levels(value: np.ndarray, count: np.ndarray, depth: int) -> 
     """Leaf values as CatBoost's model has them when a level separates no training rows.
 
     A level is redundant when no two leaves that differ only in its answer
-    both hold training rows (counted, whatever their weight): the split moves no row the other splits
-    leave together (a border no row passes, a repeated split, a split that
-    the other levels already make on these rows). Such splits can win a
+    both hold training rows (counted, whatever their weight): the split
+    moves no row the other splits leave together (a border no row passes,
+    a repeated split, a split that the other levels already make on these
+    rows). Such splits can win a
     level, most often deep in small data or in ordered boosting; CatBoost
     leaves them out of its model, the levels checked root first (so that of
     two copies of a split the later one stays). A new row then lands where

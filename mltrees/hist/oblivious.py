@@ -196,10 +196,7 @@ def level_scores(
                 for j in range(n_nodes):
                     numerator += dp[1][:, j]
                     numerator += dp[0][:, j]
-    if cosine:
-        score = numerator / np.sqrt(denominator)
-    else:
-        score = numerator
+    score = numerator / np.sqrt(denominator) if cosine else numerator
     valid = np.arange(n_bins - 1)[None, :] < np.asarray(n_borders)[:, None]
     return np.where(valid, score, -np.inf)
 

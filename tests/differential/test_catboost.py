@@ -217,7 +217,8 @@ def _catboost_splits(theirs, ours, categorical) -> list:
             kind = split["split_type"]
             if kind == "FloatFeature":
                 column = split["float_feature_index"]
-                border = int(np.flatnonzero(ours._borders[column] == np.float32(split["border"]))[0])
+                value = np.float32(split["border"])
+                border = int(np.flatnonzero(ours._borders[column] == value)[0])
                 splits.append((column, border))
             elif kind == "OnlineCtr":
                 _, ctr, border = flat[split["split_index"]]
