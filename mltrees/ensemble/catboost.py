@@ -117,33 +117,87 @@ def _softmax(score):
     return z / z.sum(axis=1, keepdims=True)
 
 
-def _fill_redundant_levels(value: np.ndarray, count: np.ndarray, depth: int) -> np.ndarray:
-    """Leaf values as CatBoost's model has them when a level separates no training rows.
+def _candidate_order(n_borders: np.ndarray, n_float: int, stats) -> np.ndarray:
+    """The model's columns in the order CatBoost tries them (which decides exact ties).
 
-    A level is redundant when no two leaves that differ only in its answer
-    both hold training rows (counted, whatever their weight): the split
-    moves no row the other splits leave together (a border no row passes,
-    a repeated split, a split that the other levels already make on these
-    rows). Such splits can win a
-    level, most often deep in small data or in ordered boosting; CatBoost
-    leaves them out of its model, the levels checked root first (so that of
-    two copies of a split the later one stays). A new row then lands where
-    the training rows did whatever it answers there. Here the split stays
-    and both leaves of every such pair take the value of the one that holds
-    rows (0 if neither does): the same predictions.
+    CatBoost packs the binary features (a float feature of one border, a
+    one-hot feature of two categories) and tries them after the others
+    (``CompressCandidates``): float features first, then one-hot features
+    (their categories by CatBoost's numbers), then the binary ones, then
+    the statistics columns, each group in feature order.
     """
-    value = value.copy()
-    weight = count.astype(np.float64).copy()
-    index = np.arange(weight.size)
-    for level in range(depth):
-        low = index[(index >> level) & 1 == 0]
-        high = low | (1 << level)
-        if ((weight[low] > 0) & (weight[high] > 0)).any():
-            continue
-        filled = np.where((weight[low] > 0)[:, None], value[low], value[high])
-        value[low], value[high] = filled, filled
-        weight[low] = weight[high] = weight[low] + weight[high]
-    return value
+    group = np.where(n_borders[:n_float] == 1, 2, 0).tolist()
+    position = list(range(n_float))
+    if stats is not None:
+        column = n_float
+        for c in range(len(stats.features)):
+            n_categories = len(stats.categories[c])
+            if n_categories < 2:
+                continue
+            if stats.one_hot[c]:
+                group += [2 if n_categories == 2 else 1] * n_categories
+                position += (column + stats.rank[c]).tolist()
+                column += n_categories
+            else:
+                width = 3 * stats.class_count[c].shape[1] + 1
+                group += [3] * width
+                position += range(column, column + width)
+                column += width
+    return np.lexsort((position, group))
+
+
+def _hessian_entries(w, p):
+    """``(a, b, 𝓗_ab per row)`` for ``a <= b``: the softmax loss's Hessian, weighted.
+
+    CatBoost's second derivative is ``p_a (p_a - 1)`` or ``p_a p_b``, times
+    ``w``; ``𝓗`` is minus it.
+    """
+    K = p.shape[1]
+    for a in range(K):
+        for b in range(a, K):
+            der2 = p[:, a] * (p[:, a] - 1.0) if a == b else p[:, a] * p[:, b]
+            yield a, b, -(der2 * w)
+
+
+def _newton_steps(hessian: np.ndarray, sums: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """``(𝓗 + λ' I)⁻¹ S`` for each of a stack of K×K Hessians (CatBoost's ``SolveNewtonEquation``).
+
+    λ in float32, raised to float32 ε times the largest diagonal entry, so
+    that the softmax Hessian (singular) stays solvable at ``l2_leaf_reg = 0``.
+    """
+    K = hessian.shape[1]
+    lam32 = np.float32(lam)
+    diagonal = hessian[:, np.arange(K), np.arange(K)].max(axis=1).astype(np.float32)
+    trace = np.maximum(lam32, diagonal)
+    adjusted = np.maximum(lam32, trace * np.finfo(np.float32).eps).astype(np.float64)
+    return _cholesky_solve(hessian + adjusted[:, None, None] * np.eye(K), sums)
+
+
+def _running_sums(start: np.ndarray, values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """``start[g] + values`` of the rows of group ``g`` so far, each row included, added in order.
+
+    Row ``i`` gets ``(((start[g_i] + v_j1) + v_j2) + …) + v_i`` over the
+    earlier rows ``j`` of its group, rounded as that sequence of additions.
+    The groups are padded to a power-of-two length and summed along the
+    padded axis (``np.cumsum`` adds in order), one length at a time.
+    """
+    order = np.argsort(group, kind="stable")
+    grouped = group[order]
+    sizes = np.bincount(group, minlength=len(start))
+    rank = np.arange(len(order)) - (np.cumsum(sizes) - sizes)[grouped]
+    width = 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.intp)
+    out = np.empty(values.shape)
+    for length in np.unique(width[sizes > 0]):
+        members = np.flatnonzero((width == length) & (sizes > 0))
+        slot = np.full(len(start), -1)
+        slot[members] = np.arange(len(members))
+        picked = slot[grouped] >= 0
+        rows, at = slot[grouped[picked]], rank[picked]
+        padded = np.zeros((len(members), length + 1, *values.shape[1:]))
+        padded[:, 0] = start[members]
+        padded[rows, at + 1] = values[order[picked]]
+        out[order[picked]] = np.cumsum(padded, axis=1)[rows, at + 1]
+    return out
 
 
 def _weighted_target_average(y: np.ndarray, w: np.ndarray) -> float:
@@ -354,10 +408,12 @@ class _BaseObliviousBoosting(BaseEstimator):
             n_borders += stats.n_borders
         self._n_borders = np.asarray(n_borders, dtype=np.intp)
         if not self._n_borders.any():
+            rows = "X has 1 sample, so" if n == 1 else "X has no feature to split on:"
             raise ValueError(
-                "X has no feature to split on: every feature is constant (as CatBoost, which "
-                "refuses such data: 'All features are either constant or ignored')"
+                f"{rows} every feature is constant (as CatBoost, which refuses such data: "
+                "'All features are either constant or ignored')"
             )
+        candidates = _candidate_order(self._n_borders, len(self._borders), self._cat_stats)
 
         # CatBoost's ScaleL2Reg: the float32 l2_leaf_reg times (Σw / n), Σw in row order.
         lam = float(np.float32(self.l2_leaf_reg)) * (float(np.cumsum(w)[-1]) / n)
@@ -396,7 +452,7 @@ class _BaseObliviousBoosting(BaseEstimator):
                 S, H = self._derivatives(y, F, w, objective)
                 if ordered:
                     S_e, H_e = self._derivatives(entry_y, approx, entry_w, objective)
-                    feature, border = grow_oblivious(
+                    feature, border, n_levels = grow_oblivious(
                         entry_codes,
                         self._n_borders,
                         int(self.depth),
@@ -406,9 +462,10 @@ class _BaseObliviousBoosting(BaseEstimator):
                         self.score_function,
                         part=part,
                         groups=groups,
+                        order=candidates,
                     )
                 else:
-                    feature, border = grow_oblivious(
+                    feature, border, n_levels = grow_oblivious(
                         codes,
                         self._n_borders,
                         int(self.depth),
@@ -417,15 +474,18 @@ class _BaseObliviousBoosting(BaseEstimator):
                         lam,
                         self.score_function,
                         groups=groups,
+                        order=candidates,
                     )
                 leaf = leaf_index(codes, feature, border)
                 n_leaves = 1 << int(self.depth)
+                # The levels past n_levels only pad the tree to the model's depth
+                # (CatBoost stopped there): a leaf takes the value of its first
+                # n_levels answers, the leaf of CatBoost's shorter tree.
+                mask = (1 << n_levels) - 1
                 value = lr * self._leaf_values(
-                    leaf, n_leaves, S, H if newton else w[:, None], lam, gradient=not newton
+                    leaf & mask, mask + 1, S, H if newton else w[:, None], lam, gradient=not newton
                 )
-                value = _fill_redundant_levels(
-                    value, np.bincount(leaf, minlength=n_leaves), int(self.depth)
-                )
+                value = value[np.arange(n_leaves) & mask]
                 F += value[leaf]
                 trees.append(
                     ObliviousTree(
@@ -440,7 +500,7 @@ class _BaseObliviousBoosting(BaseEstimator):
                     )
                 )
                 if ordered:
-                    entry_leaf = leaf_index(entry_codes, feature, border)
+                    entry_leaf = leaf_index(entry_codes, feature, border) & mask
                     key = block * n_leaves + entry_leaf
                     n_keys = len(block_sizes) * n_leaves
                     step = self._leaf_values(
@@ -452,7 +512,17 @@ class _BaseObliviousBoosting(BaseEstimator):
                         rows=body,
                         gradient=not newton,
                     )
-                    approx += lr * step[key]
+                    delta = step[key]
+                    if K > 1:  # CatBoost's MultiClass: tail rows step online
+                        delta[~body] = self._online_tail_steps(
+                            key,
+                            body,
+                            S_e,
+                            H_e if newton else entry_w[:, None],
+                            np.repeat(block_lam, n_leaves),
+                            gradient=not newton,
+                        )
+                    approx += lr * delta
                 if self.verbose:
                     history.append(self._loss(y, F, w, objective))
                     watch_round(
@@ -528,25 +598,52 @@ class _BaseObliviousBoosting(BaseEstimator):
                 return np.where(h[:, None] > 0, step, 0.0)
         w, p = curvature
         hessian = np.empty((n_keys, K, K))
-        for a in range(K):
-            for b in range(a, K):
-                # CatBoost's second derivative p_a (p_a - 1) or p_a p_b, times w; 𝓗 is minus it.
-                der2 = p[:, a] * (p[:, a] - 1.0) if a == b else p[:, a] * p[:, b]
-                per_row = -(der2 * w)
-                hessian[:, a, b] = hessian[:, b, a] = np.bincount(key, per_row, minlength=n_keys)
-        # CatBoost's TSymmetricHessian::SolveNewtonEquation: λ in float32, raised to
-        # float32 ε times the largest diagonal entry, so that the softmax Hessian
-        # (singular) stays solvable at l2_leaf_reg = 0; a leaf without weight is 0.
-        lam32 = np.float32(lam)
-        diagonal = hessian[:, np.arange(K), np.arange(K)].max(axis=1).astype(np.float32)
-        trace = np.maximum(lam32, diagonal)
-        adjusted = np.maximum(lam32, trace * np.finfo(np.float32).eps).astype(np.float64)
-        hessian += adjusted[:, None, None] * np.eye(K)
+        for a, b, per_row in _hessian_entries(w, p):
+            hessian[:, a, b] = hessian[:, b, a] = np.bincount(key, per_row, minlength=n_keys)
         weight = np.bincount(key, w, minlength=n_keys)
         filled = weight > 0
         values = np.zeros((n_keys, K))
-        values[filled] = _cholesky_solve(hessian[filled], sums[filled])
+        values[filled] = _newton_steps(
+            hessian[filled], sums[filled], np.broadcast_to(lam, n_keys)[filled]
+        )
         return values
+
+    @staticmethod
+    def _online_tail_steps(key, body, S, curvature, lam, gradient):
+        """Steps of the tail rows of ordered boosting with several outputs (MultiClass).
+
+        CatBoost (``CalcApproxDeltaMulti``) gives each tail row, in order, the
+        step of its leaf's sums over the block's body *plus the tail rows of
+        that leaf up to and including itself*, where one output gives every
+        tail row the body's step. ``key`` is each entry's (block, leaf),
+        ``body`` marks body entries, ``lam`` is one λ per key. Returns the
+        steps of the tail entries, in order.
+        """
+        tail = ~body
+        n_keys = len(lam)
+        K = S.shape[1]
+        sums = np.stack([np.bincount(key[body], S[body, k], minlength=n_keys) for k in range(K)], 1)
+        running_S = _running_sums(sums, S[tail], key[tail])
+        tail_lam = lam[key[tail]]
+        if not isinstance(curvature, tuple):
+            h = np.bincount(key[body], curvature[body, 0], minlength=n_keys)
+            running_h = _running_sums(h, curvature[tail, 0], key[tail])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                inverse = (1.0 / (running_h + tail_lam))[:, None]
+                step = (
+                    running_S * inverse if gradient else running_S / (running_h + tail_lam)[:, None]
+                )
+            return np.where(running_h[:, None] > 0, step, 0.0)
+        w, p = curvature
+        start = np.empty((n_keys, K, K))
+        rows = np.empty((int(tail.sum()), K, K))
+        for a, b, per_row in _hessian_entries(w, p):
+            start[:, a, b] = start[:, b, a] = np.bincount(
+                key[body], per_row[body], minlength=n_keys
+            )
+            rows[:, a, b] = rows[:, b, a] = per_row[tail]
+        running_H = _running_sums(start, rows, key[tail])
+        return _newton_steps(running_H, running_S, tail_lam)
 
     @staticmethod
     def _loss(y, F, w, objective):

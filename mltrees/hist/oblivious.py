@@ -150,7 +150,8 @@ def level_scores(
     calculators), so that candidates whose scores are equal in exact
     arithmetic (splits that change nothing, duplicate columns) tie or not as
     they do there: a child's sums are the left bins added one by one and
-    the node's total minus the same bins one by one; ``avg = S · (1 / (W +
+    the node's total minus the same bins one by one (each side summed
+    directly for columns of two bins, which CatBoost packs); ``avg = S · (1 / (W +
     λ))``, 0 for a child without weight; the terms are added node after
     node (outputs, then nodes, per block), the right child before the left
     for L2 and the pair first for Cosine, whose denominator starts at 1e-100.
@@ -164,6 +165,8 @@ def level_scores(
 
     def sides(hist):
         """(left, right) sums of each candidate, as CatBoost's bucket loop forms them."""
+        if n_bins == 2:  # binary columns: CatBoost's packs sum each side directly
+            return hist[..., :1], hist[..., 1:]
         left = np.cumsum(hist, axis=-1)
         total = left[..., -1:]
         removed = np.concatenate([total, hist[..., :-1]], axis=-1)
@@ -238,6 +241,7 @@ def grow_oblivious(
     part=None,
     features=None,
     groups=None,
+    order=None,
     trace=None,
 ):
     """Choose the ``depth`` splits of one oblivious tree.
@@ -269,6 +273,9 @@ def grow_oblivious(
         :func:`column_groups` of ``codes``, computed once per model. The root
         level's ``W`` histograms are the same for every tree of a model, so
         they are kept in the groups after the first tree.
+    order : ndarray of intp, optional
+        The columns in the order candidates are tried: of equal best scores
+        the first in this order wins (column index order by default).
     trace : list, optional
         If given, the score matrix ``(n_columns, n_bins - 1)`` of every level
         is appended to it (to examine a choice, e.g. an exact tie).
@@ -276,6 +283,16 @@ def grow_oblivious(
     Returns
     -------
     feature, border_index : ndarray of intp, shape (depth,)
+        The splits, root level first. The first ``n_levels`` are the tree;
+        the others repeat the last of them (or, if none is left, the split
+        that was removed), so that they change no row's leaf.
+    n_levels : int
+        Levels the tree keeps. As in CatBoost (``GreedyTensorSearchOblivious``),
+        a level that leaves a split *redundant* (no two leaves that differ
+        only in its answer both hold training rows: a border no row passes,
+        a repeated split, one the other levels already make) ends the
+        search: the first such split, root first, is removed and no further
+        level is grown. The search ends as well when no column has a border.
     """
     n_borders = np.asarray(n_borders)
     usable = n_borders if features is None else np.where(features, n_borders, 0)
@@ -286,6 +303,7 @@ def grow_oblivious(
     n_parts = 1 if part is None else 2 * ((int(part.max()) + 2) // 2)
     node = np.zeros(len(W), dtype=np.intp)
     chosen_f, chosen_b = [], []
+    removed = (0, 0)  # the padding of a tree without levels when nothing was removed
     widest = max(group[1] for group in groups) if groups else 2
     scores = np.full((len(n_borders), widest - 1), -np.inf)
     for level in range(depth):
@@ -329,15 +347,39 @@ def grow_oblivious(
         if trace is not None:
             trace.append(scores.copy())
         # The first (column, border) of the best score wins, as in CatBoost.
-        best = int(np.argmax(scores))
-        if not np.isfinite(scores.flat[best]):
-            f, b = 0, 0  # nothing to split on: a split every row passes the same way
-        else:
-            f, b = divmod(best, scores.shape[1])
+        ranked = scores if order is None else scores[order]
+        best = int(np.argmax(ranked))
+        if not np.isfinite(ranked.flat[best]):
+            break  # nothing to split on
+        f, b = divmod(best, scores.shape[1])
+        f = f if order is None else int(order[f])
         chosen_f.append(f)
         chosen_b.append(b)
         node = node + ((codes[f] > b).astype(np.intp) << level)
-    return np.asarray(chosen_f, dtype=np.intp), np.asarray(chosen_b, dtype=np.intp)
+        redundant = _first_redundant_level(np.bincount(node, minlength=2 << level) > 0)
+        if redundant is not None:
+            removed = (chosen_f.pop(redundant), chosen_b.pop(redundant))
+            break
+    n_levels = len(chosen_f)
+    pad = (chosen_f[-1], chosen_b[-1]) if n_levels else removed
+    feature = np.asarray(chosen_f + [pad[0]] * (depth - n_levels), dtype=np.intp)
+    border = np.asarray(chosen_b + [pad[1]] * (depth - n_levels), dtype=np.intp)
+    return feature, border, n_levels
+
+
+def _first_redundant_level(occupied: np.ndarray):
+    """The first level whose answer separates no two occupied leaves, or None.
+
+    ``occupied[i]`` says whether leaf ``i`` (:eq:`eq-oblivious-leaf`) holds a
+    training row; a level is redundant when flipping its bit never joins two
+    occupied leaves (CatBoost's ``GetRedundantSplitIdx``).
+    """
+    index = np.arange(occupied.size)
+    for level in range(occupied.size.bit_length() - 1):
+        low = index[(index >> level) & 1 == 0]
+        if not (occupied[low] & occupied[low | (1 << level)]).any():
+            return level
+    return None
 
 
 def column_groups(codes: np.ndarray, n_borders: np.ndarray) -> list:
