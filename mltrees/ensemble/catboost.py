@@ -38,6 +38,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress, check_verbose
 from mltrees._validation import require_two_classes
+from mltrees._value_range import check_float32_range
 from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
@@ -330,6 +331,13 @@ class _BaseObliviousBoosting(BaseEstimator):
             cat_columns = [table[:, j] for j in self._cat]
         if np.isinf(numbers).any():
             raise ValueError("X contains inf; missing values must be NaN")
+        if reset:
+            check_float32_range(
+                numbers,
+                None if names is None else [names[j] for j in numeric],
+                library="CatBoost",
+                reason="catboost then puts an infinite border next to it (a constant model)",
+            )
         cleaned = []
         for j, column in zip(self._cat, cat_columns, strict=True):
             column = np.asarray(column, dtype=object)
@@ -343,7 +351,8 @@ class _BaseObliviousBoosting(BaseEstimator):
                 if np.array_equal(as_float, np.round(as_float)):
                     column = as_float.astype(np.int64).astype(object)
             cleaned.append(column.astype(str))
-        return numbers.astype(np.float32), numeric, cleaned
+        with np.errstate(over="ignore"):  # beyond float32 at predict: ±inf compares as the value
+            return numbers.astype(np.float32), numeric, cleaned
 
     def _categorical_indices(self, X, names) -> list:
         spec = self.cat_features
@@ -407,11 +416,10 @@ class _BaseObliviousBoosting(BaseEstimator):
             codes = np.concatenate((codes, cat_codes))
             n_borders += stats.n_borders
         self._n_borders = np.asarray(n_borders, dtype=np.intp)
-        if not self._n_borders.any():
-            rows = "X has 1 sample, so" if n == 1 else "X has no feature to split on:"
+        if codes.shape[0] == 0:
             raise ValueError(
-                f"{rows} every feature is constant (as CatBoost, which refuses such data: "
-                "'All features are either constant or ignored')"
+                "X has no feature to split on: its only features are categorical with a "
+                "single category (CatBoost ignores such features and refuses such data)"
             )
         candidates = _candidate_order(self._n_borders, len(self._borders), self._cat_stats)
 
@@ -541,8 +549,29 @@ class _BaseObliviousBoosting(BaseEstimator):
         self.init_score_ = bias
         self.n_estimators_ = len(trees)
         self._learning_rate32 = lr
+        self._close_empty_tests()
         self._compile()
         return self
+
+    def _close_empty_tests(self):
+        """Give a border to float columns that trees test without having one.
+
+        When no column has a border (every feature constant, or one row),
+        the trees have no level (:func:`~mltrees.hist.oblivious.grow_oblivious`
+        pads them with column 0, border 0) and every leaf holds the root's
+        value, so the model predicts a constant whatever the test answers.
+        The border is stored as the largest float32, a finite number that
+        no training value passes. CatBoost refuses such data ("All features
+        are either constant or ignored"); a constant model is what the data
+        support.
+        """
+        n_float = len(self._borders)
+        for tree in self._trees:
+            for column, border in zip(tree.feature, tree.border_index, strict=True):
+                if column < n_float and border >= len(self._borders[column]):
+                    top = np.finfo(np.float32).max
+                    self._borders[column] = np.full(border + 1, top, dtype=np.float32)
+                    self._n_borders[column] = border + 1
 
     @staticmethod
     def _bias(y, w, objective, K):

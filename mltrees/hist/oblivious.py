@@ -90,7 +90,7 @@ class ObliviousTree:
 
 
 def leaf_index(codes: np.ndarray, feature, border_index, columns=None) -> np.ndarray:
-    """The leaf of every row, ``Σ_i [code_{f_i} > b_i] 2^i`` (:eq:`eq-oblivious-leaf`).
+    """The leaf of every row, ``Σ_r 𝕀(code_{j_r} > b_r) 2^r`` (:eq:`eq-oblivious-leaf`).
 
     Parameters
     ----------
@@ -303,7 +303,9 @@ def grow_oblivious(
     n_parts = 1 if part is None else 2 * ((int(part.max()) + 2) // 2)
     node = np.zeros(len(W), dtype=np.intp)
     chosen_f, chosen_b = [], []
-    removed = (0, 0)  # the padding of a tree without levels when nothing was removed
+    # Without any level and nothing removed (no column has a border), column 0,
+    # border 0: a test no training row passes.
+    removed = (0, 0)
     widest = max(group[1] for group in groups) if groups else 2
     scores = np.full((len(n_borders), widest - 1), -np.inf)
     for level in range(depth):

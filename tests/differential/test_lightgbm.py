@@ -17,6 +17,8 @@ not drawn; GOSS is drawn only for the rounds before it starts sampling
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -184,9 +186,13 @@ def check_equal(recipe: Recipe, params: dict, extras: dict, tally: Tally | None 
         tally.count("equal")
 
 
-_SETTINGS = settings(parent=settings.get_profile(PROFILE))
+# The quick profile caps each case (its tables are small: a case takes well
+# under a second); the long profile lets large draws run.
+CASE_TIME_CAP = timedelta(seconds=60) if PROFILE == "difftest-quick" else None
+_SETTINGS = settings(parent=settings.get_profile(PROFILE), deadline=CASE_TIME_CAP)
 _LARGE_SETTINGS = settings(
     parent=settings.get_profile(PROFILE),
+    deadline=CASE_TIME_CAP,
     max_examples=max(2, settings.get_profile(PROFILE).max_examples // 10),
 )
 
