@@ -189,3 +189,30 @@ def test_bundles_may_share_rows_on_large_tables():
     ours = LightGBMRegressor(n_estimators=30, n_jobs=1).fit(X, y)
     theirs = lightgbm.LGBMRegressor(n_estimators=30, **DETERMINISTIC).fit(X, y)
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("nan_rate", [0.05, 0.3])
+def test_max_bin_15_with_nan_on_54000_rows(nan_rate):
+    """The issue's other region: 54,000 rows, max_bin 15, NaN in every column.
+
+    Continuous, integer (negative codes included), mostly-zero and negative
+    columns, so that the bins of 0, the most frequent bins and the NaN bin
+    all occur with many distinct values per bin. Before LightGBM's float32
+    labels were reproduced the scores parted by 1e-8 here.
+    """
+    rng = np.random.default_rng(0)
+    n = 54_000
+    X = np.column_stack(
+        [
+            rng.normal(1.0, 5.0, n),
+            rng.integers(0, 30, n) - 5.0,
+            np.where(rng.random(n) < 0.9, 0.0, rng.normal(0.0, 3.0, n)),
+            -rng.exponential(3.0, n),
+        ]
+    )
+    y = X[:, 0] * 0.3 + X[:, 1] * 0.1 + X[:, 2] + rng.normal(0.0, 1.0, n)
+    X[rng.random(X.shape) < nan_rate] = np.nan
+    params = {"n_estimators": 10, "num_leaves": 15, "max_bin": 15, "learning_rate": 0.1}
+    ours = LightGBMRegressor(n_jobs=1, **params).fit(X, y)
+    theirs = lightgbm.LGBMRegressor(**params, **DETERMINISTIC).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=1e-12, atol=1e-12)
