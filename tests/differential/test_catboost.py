@@ -113,18 +113,25 @@ def _positive_weights(table: Table):
     return table.sample_weight
 
 
+def _catboost_params(params: dict, task: str) -> dict:
+    """The drawn parameters under catboost's names, with the task's loss."""
+    theirs = dict(params)
+    theirs["iterations"] = theirs.pop("n_estimators")
+    loss = {"regression": "RMSE", "binary": "Logloss", "multiclass": "MultiClass"}
+    theirs["loss_function"] = loss[task]
+    return theirs
+
+
 def _fit_both(table: Table, params: dict, task: str):
     X, X_test, categorical = _frames(table)
     weights = _positive_weights(table)
     ours_kind = ObliviousBoostingRegressor if task == "regression" else ObliviousBoostingClassifier
     ours = ours_kind(has_time=True, cat_features=categorical, **params)
-    theirs_params = dict(params)
-    theirs_params["iterations"] = theirs_params.pop("n_estimators")
+    theirs_params = _catboost_params(params, task)
     if task == "regression":
-        theirs = catboost.CatBoostRegressor(loss_function="RMSE", **theirs_params, **FIXED)
+        theirs = catboost.CatBoostRegressor(**theirs_params, **FIXED)
     else:
-        loss = "Logloss" if task == "binary" else "MultiClass"
-        theirs = catboost.CatBoostClassifier(loss_function=loss, **theirs_params, **FIXED)
+        theirs = catboost.CatBoostClassifier(**theirs_params, **FIXED)
     theirs.fit(X, table.y, sample_weight=weights, cat_features=categorical)
     ours.fit(X, table.y, sample_weight=weights)  # after: catboost may refuse the data
     return ours, theirs, X, X_test
@@ -146,6 +153,18 @@ def _relative(a, b) -> float:
 def check_equal(recipe: Recipe, params: dict, tally: Tally | None = None):
     """Fit both and compare raw scores on training and held-out rows."""
     table, task = recipe.build(), recipe.task
+    if task != "regression" and np.unique(table.y).size < 2:
+        # A target of one class: both refuse it.
+        X, _, categorical = _frames(table)
+        ours = ObliviousBoostingClassifier(has_time=True, cat_features=categorical, **params)
+        with pytest.raises(ValueError, match="needs at least 2 classes"):
+            ours.fit(X, table.y, sample_weight=_positive_weights(table))
+        theirs = catboost.CatBoostClassifier(**_catboost_params(params, task), **FIXED)
+        with pytest.raises(catboost.CatBoostError, match="only one unique value"):
+            theirs.fit(X, table.y, sample_weight=_positive_weights(table), cat_features=categorical)
+        if tally is not None:
+            tally.count("both_refuse_one_class_target")
+        return
     try:
         ours, theirs, X, X_test = _fit_both(table, params, task)
     except catboost.CatBoostError as error:

@@ -129,6 +129,12 @@ CASES = {
         Recipe(seed=1703, n_rows=20, kinds=("integer0", "category"), task="binary", weights=True),
         {"depth": 6, "l2_leaf_reg": 3.0, "border_count": 4, "boost_from_average": True},
     ),
+    # The 20 training rows of a binary table all of one class: catboost refuses
+    # the target, and so must mltrees (the test stopped on catboost's error).
+    "one_class_target": (
+        Recipe(seed=4294967295, n_rows=20, kinds=("few", "few", "few", "binary"), task="binary"),
+        {"boost_from_average": False},
+    ),
 }
 
 

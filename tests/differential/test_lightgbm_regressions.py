@@ -128,6 +128,13 @@ CASES = {
         },
         INIT_SCORE,
     ),
+    # The training rows all of one class: lightgbm fits a constant model,
+    # mltrees refuses the target with a message, as scikit-learn does.
+    "one_class_target": (
+        Recipe(seed=4294967295, n_rows=20, kinds=("few", "few", "few", "binary"), task="binary"),
+        {},
+        NO_EXTRAS,
+    ),
 }
 
 
