@@ -213,3 +213,36 @@ def test_two_category_one_hot_asks_about_the_rarer(first, n_a):
     ).fit(X, y)
     probe = pd.DataFrame({"x": ["a", "b", "unseen"], "z": np.zeros(3)})
     np.testing.assert_allclose(ours.predict(probe), theirs.predict(probe), rtol=1e-12)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "open: ordered boosting, Gradient leaves, L2 score, weights (zero weights raised "
+        "to 1e-6 still fail, to 1e-3 pass); the eighth tree's last level picks border 22 "
+        "where catboost picks 19, scores 41.1903379 and 41.1903339 in mltrees' arithmetic "
+        "(1e-7 apart, not an exact tie; float32 ordered steps or body weights change "
+        "nothing); found by the long profile (1 in 2,300 binary examples), cause not found"
+    ),
+)
+def test_ordered_gradient_weighted_near_tie():
+    recipe = Recipe(
+        seed=11,
+        n_rows=768,
+        kinds=("constant", "duplicate", "constant", "integer1"),
+        nan_pattern="train",
+        nan_rate=0.3,
+        task="binary",
+        weights=True,
+    )
+    params = {
+        **BASE,
+        "n_estimators": 8,
+        "depth": 5,
+        "learning_rate": 0.1,
+        "boosting_type": "Ordered",
+        "border_count": 32,
+        "leaf_estimation_method": "Gradient",
+        "boost_from_average": True,
+    }
+    check_equal(recipe, params)
