@@ -218,7 +218,8 @@ class _Objective:
             return g[:, None].astype(np.float64), h[:, None].astype(np.float64)
         if self.name == "binary":
             sign = np.where(y > 0, 1.0, -1.0)
-            response = -sign / (1.0 + np.exp(sign * score[:, 0]))
+            with np.errstate(over="ignore"):  # exp overflows to inf: response 0, as LightGBM's
+                response = -sign / (1.0 + np.exp(sign * score[:, 0]))
             magnitude = np.abs(response)
             g, h = response, magnitude * (1.0 - magnitude)
             if weight is not None:
