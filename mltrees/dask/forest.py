@@ -228,7 +228,7 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
         min_samples_leaf=1,
         max_features="sqrt",
         max_bins=None,
-        missing="error",
+        missing="default_direction",
         random_state=None,
         n_partitions=None,
     ):
@@ -288,7 +288,7 @@ class DaskRandomForestRegressor(RegressorMixin, _DaskForest):
         min_samples_leaf=1,
         max_features=1.0,
         max_bins=None,
-        missing="error",
+        missing="default_direction",
         random_state=None,
         n_partitions=None,
     ):

@@ -87,6 +87,7 @@ def bin_features(
     max_bins: int | None = None,
     allow_nan: bool = False,
     random_state: int | None = 0,
+    missing_advice: str = "",
 ) -> tuple[np.ndarray, list[FeatureSpec]]:
     """Learn one :class:`FeatureSpec` per column and encode the training data.
 
@@ -106,6 +107,9 @@ def bin_features(
         when they have a missing-value method (chapter 6).
     random_state : int or None
         Seed for the subsample that histogram quantiles are computed from.
+    missing_advice : str
+        When NaN is not allowed: what the error message tells the user to do
+        (the estimator's one-argument fix).
 
     Returns
     -------
@@ -150,10 +154,11 @@ def bin_features(
         else:
             code = encode_numeric(_numeric_values(column, spec.name), spec)
         if not allow_nan and (code < 0).any():
-            raise ValueError(
-                f"X has missing values (NaN) in column {spec.name!r}; this estimator has no "
-                "missing-value method: impute them or choose one that supports them"
+            advice = missing_advice or (
+                "this estimator has no missing-value method: impute them or choose one "
+                "that supports them"
             )
+            raise ValueError(f"X has missing values (NaN) in column {spec.name!r}; {advice}")
         codes[:, j] = code
 
     # Columns are independent: large tables are encoded on every core.
