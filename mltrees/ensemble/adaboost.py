@@ -17,7 +17,9 @@ number of training rows (of positive weight): a learner that reads weights
 as case counts -- C4.5's ``min_cases`` and its pessimistic pruning, as in
 J48 -- sees cases of average weight 1, as in its own fit, and the ensemble
 does not depend on the scale of ``sample_weight``. Missing values are
-accepted when the weak learner accepts them (its ``allow_nan`` tag).
+accepted when the weak learner accepts them (its ``allow_nan`` tag), as the
+default stump does (``missing="default_direction"``, chapter 6): here mltrees
+goes beyond scikit-learn, whose AdaBoostClassifier refuses NaN (1.9).
 """
 
 from __future__ import annotations
@@ -85,7 +87,11 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     ----------
     estimator : classifier or None, default None
         The weak learner; None means a stump, ``CARTClassifier(max_depth=1)``.
-        "real" needs ``predict_proba``.
+        "real" needs ``predict_proba``. Missing values (NaN) are accepted when
+        the weak learner accepts them: the default stump routes them with
+        its learned default direction (scikit-learn's tree rule), so NaN is
+        accepted at the defaults -- beyond scikit-learn, whose
+        AdaBoostClassifier refuses it.
     n_estimators : int, default 50
         Largest number of rounds.
     learning_rate : float > 0, default 1.0

@@ -432,8 +432,10 @@ class BaggingClassifier(_BaggingMixin, _ClassifierEnsemble):
     ----------
     estimator : estimator or None, default None
         The member; None means :class:`mltrees.CARTClassifier` (a fully grown
-        tree). Any ``mltrees`` tree is grown on data binned once for the
-        ensemble; any other scikit-learn classifier is fitted on its rows.
+        tree, which routes missing values with its learned default direction).
+        Any ``mltrees`` tree is grown on data binned once for the ensemble;
+        any other scikit-learn classifier is fitted on its rows. NaN is
+        accepted when the member accepts it, as in scikit-learn.
     {bagging_parameters}
     voting : {{"soft", "hard"}}, default "soft"
         Average the members' class probabilities, or count one vote each.
@@ -497,7 +499,8 @@ class BaggingRegressor(_BaggingMixin, _RegressorEnsemble):
     estimator : estimator or None, default None
         The member; None means :class:`mltrees.CARTRegressor`. Any ``mltrees``
         tree is grown on data binned once; any other scikit-learn regressor
-        is fitted on its rows.
+        is fitted on its rows. NaN is accepted when the member accepts it
+        (the default member does), as in scikit-learn.
     {bagging_parameters}
 
     Attributes
