@@ -306,7 +306,9 @@ def _register_gradient_boosting():
                 columns.append(np.array([k]))
 
         def encode(X):
-            values, check = prediction_values(model, X, "_stack")
+            # Every split learned a default direction (chapter 6): NaN is routed,
+            # as in predict.
+            values, check = prediction_values(model, X, "_stack", allow_missing=True)
             check(values)
             return values
 
