@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress
+from mltrees._threads import threads_for_jobs
 from mltrees._validation import real_targets, require_two_classes
 from mltrees.ensemble._common import (
     StackedTrees,
@@ -122,7 +123,8 @@ _LGB_PARAMS = """
         as LightGBM's default seeds, so that two fits on the same data give
         the same model.
     n_jobs : int or None, default None
-        Threads for the histograms (None: all cores).
+        Threads for the histograms (None and -1: all cores; -2: all but one,
+        as in scikit-learn and joblib).
     verbose : int, default 0
         If > 0, report the evaluation metrics every ``verbose`` rounds (a line on
         stdout, or a bar in a notebook). Silent by default.
@@ -303,7 +305,7 @@ class _BaseLightGBM(BaseEstimator):
             self.max_conflict_rate, "max_conflict_rate", low_open=False, high_closed=False
         )
         check_positive_int(self.early_stopping_rounds, "early_stopping_rounds", allow_none=True)
-        check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
+        threads_for_jobs(self.n_jobs, none=1)  # checks it: None or a non-zero int
         check_positive_int(self.verbose, "verbose", low=0)
 
     def _params(self) -> LeafwiseParams:
@@ -332,7 +334,7 @@ class _BaseLightGBM(BaseEstimator):
             ew = None if len(item) == 2 else np.asarray(item[2], dtype=np.float64)
             evals.append((E, ey, ew))
         rng = library_rng(self.random_state)
-        n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
+        n_threads = threads_for_jobs(self.n_jobs, none=available_cores())
         clock = time.perf_counter()
         self._categories = {
             j: category_bins(X[:, j], self.max_bin, self.min_data_in_bin)

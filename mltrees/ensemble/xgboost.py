@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress
+from mltrees._threads import threads_for_jobs
 from mltrees._validation import require_two_classes
 from mltrees.ensemble._common import (
     StackedTrees,
@@ -154,7 +155,8 @@ _XGB_PARAMS = """
         default ``random_state=0``, so that two fits on the same data give
         the same model.
     n_jobs : int or None, default None
-        Cores to use (None: all cores): threads for the histograms. The exact
+        Cores to use (None and -1: all cores; -2: all but one, as in
+        scikit-learn and joblib): threads for the histograms. The exact
         method on data of at least 2**15 cells (rows x features) forks
         ``n_jobs - 1`` worker processes on Linux, each scanning a share of the
         features (its model is the one a single thread grows); without fork,
@@ -209,7 +211,7 @@ class _BaseXGBoost(BaseEstimator):
         check_positive_int(self.max_bin, "max_bin", low=2)
         check_positive_int(self.early_stopping_rounds, "early_stopping_rounds", allow_none=True)
         check_positive_int(self.verbose, "verbose", low=0)
-        check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
+        threads_for_jobs(self.n_jobs, none=1)  # checks it: None or a non-zero int
 
     def _split_params(self, objective: _Objective) -> SplitParams:
         delta = self.max_delta_step
@@ -230,7 +232,7 @@ class _BaseXGBoost(BaseEstimator):
         self._unit_weights = bool(np.all(weight == 1.0))
         rng = library_rng(self.random_state)
         params = self._split_params(objective)
-        n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
+        n_threads = threads_for_jobs(self.n_jobs, none=available_cores())
         clock = time.perf_counter()
         data = None
         if self.tree_method == "hist":
