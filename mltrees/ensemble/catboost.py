@@ -36,6 +36,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._frames import is_categorical, numeric_values
 from mltrees._progress import Progress, check_verbose
 from mltrees._validation import require_two_classes
 from mltrees.ensemble._common import (
@@ -60,6 +61,8 @@ from mltrees.tree._data import as_table, validate_fit_input
 __all__ = ["ObliviousBoostingClassifier", "ObliviousBoostingRegressor"]
 
 PREDICT_CHUNK = 4096  # rows per block of predict: keeps the answers in cache
+# The category a missing value of a categorical feature gets (None, NaN, pd.NA).
+MISSING_CATEGORY = "<missing>"
 
 
 _PARAMS = """
@@ -83,7 +86,12 @@ _PARAMS = """
         ``random_seed=0``, so that two fits on the same data give the same model.
     cat_features : list of int or str, or None, default None
         Categorical features (any values: numbers, strings). ``None``: the
-        pandas ``category`` and ``object`` columns of ``X``.
+        categorical columns of a DataFrame under the package's one rule
+        (``category``, ``str``/``string``, ``bool``, ``object`` of strings;
+        an ``object`` column of numbers is numeric). A missing value of a
+        categorical feature (None, NaN, ``pd.NA``) is a category of its own,
+        ``MISSING_CATEGORY``: CatBoost refuses such values and asks for a
+        placeholder, which is what this does.
     one_hot_max_size : int, default 2
         Categorical features with at most this many categories are one-hot
         encoded; the others get the ordered Borders statistics (priors 0,
@@ -185,12 +193,15 @@ class _BaseObliviousBoosting(BaseEstimator):
             self._cat = self._categorical_indices(table, names)
         numeric = [j for j in range(table.shape[1]) if j not in set(self._cat)]
         if isinstance(table, pd.DataFrame):
-            bad = [names[j] for j in numeric if not pd.api.types.is_numeric_dtype(table.iloc[:, j])]
-            if bad:
-                raise TypeError(
-                    f"X column {bad[0]!r} is not numeric; list it in cat_features or convert it"
-                )
-            numbers = table.iloc[:, numeric].to_numpy(dtype=np.float64)
+            numbers = np.empty((table.shape[0], len(numeric)))
+            for k, j in enumerate(numeric):
+                column = table.iloc[:, j]
+                if column.dtype.kind != "b" and is_categorical(column, names[j]):
+                    raise TypeError(
+                        f"X column {names[j]!r} is categorical ({column.dtype}) but was numeric "
+                        "in fit (or is not listed in cat_features): list it in cat_features"
+                    )
+                numbers[:, k] = numeric_values(column, names[j])
             cat_columns = [table.iloc[:, j].to_numpy() for j in self._cat]
         else:
             try:
@@ -204,18 +215,17 @@ class _BaseObliviousBoosting(BaseEstimator):
         if np.isinf(numbers).any():
             raise ValueError("X contains inf; missing values must be NaN")
         cleaned = []
-        for j, column in zip(self._cat, cat_columns, strict=True):
+        for column in cat_columns:
             column = np.asarray(column, dtype=object)
-            if pd.isna(column).any():
-                raise ValueError(
-                    f"categorical feature {j} contains missing values (NaN/None); CatBoost's "
-                    "statistics need a category: fill them with a value of their own"
-                )
-            if len(column) and isinstance(column[0], (float, np.floating)):
-                as_float = column.astype(np.float64)
+            missing = pd.isna(column)
+            known = column[~missing]
+            if known.size and isinstance(known[0], (float, np.floating)):
+                as_float = known.astype(np.float64)
                 if np.array_equal(as_float, np.round(as_float)):
-                    column = as_float.astype(np.int64).astype(object)
-            cleaned.append(column.astype(str))
+                    column = column.copy()
+                    column[~missing] = as_float.astype(np.int64).astype(object)
+            # A category of its own (CatBoost refuses NaN); np.where widens the strings.
+            cleaned.append(np.where(missing, MISSING_CATEGORY, column.astype(str)))
         return numbers.astype(np.float32), numeric, cleaned
 
     def _categorical_indices(self, X, names) -> list:
@@ -225,13 +235,7 @@ class _BaseObliviousBoosting(BaseEstimator):
         if spec is None:
             if not isinstance(X, pd.DataFrame):
                 return []
-            return [
-                j
-                for j, c in enumerate(X.columns)
-                if isinstance(X[c].dtype, pd.CategoricalDtype)
-                or pd.api.types.is_object_dtype(X[c])
-                or pd.api.types.is_string_dtype(X[c])
-            ]
+            return [j for j, c in enumerate(X.columns) if is_categorical(X[c], str(c))]
         if isinstance(spec, str) or not hasattr(spec, "__iter__"):
             raise ValueError(
                 f"cat_features must be a list of column indices or names, got {spec!r}"

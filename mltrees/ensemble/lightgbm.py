@@ -24,6 +24,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._frames import frame_as_numbers, learn_frame_categories
 from mltrees._progress import Progress
 from mltrees._threads import threads_for_jobs
 from mltrees._validation import real_targets, require_two_classes
@@ -139,30 +140,21 @@ def _lgb_doc(cls):
 def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
     """Validate ``X`` as float64 numbers, NaN allowed (missing), inf rejected.
 
-    pandas ``category`` columns become their codes (NaN when missing), read
-    against the categories seen in ``fit``.
+    The categorical columns of a DataFrame (the package's one rule,
+    :mod:`mltrees._frames`: ``category``, ``str``/``string``, ``bool``,
+    ``object`` of strings) become the codes of their categories, learned in
+    ``fit`` (NaN when missing or unseen).
     """
     if isinstance(X, pd.DataFrame):
-        frame = X.copy()
         if reset:
-            estimator._pandas_categories = {
-                c: frame[c].dtype
-                for c in frame.columns
-                if isinstance(frame[c].dtype, pd.CategoricalDtype)
-            }
-        for c, known in getattr(estimator, "_pandas_categories", {}).items():
-            if c in frame.columns:
-                codes = pd.Categorical(
-                    frame[c], categories=known.categories, ordered=known.ordered
-                ).codes.astype(np.float64)
-                frame[c] = np.where(codes < 0, np.nan, codes)
-        bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
-        if bad:
-            raise TypeError(
-                f"X column {bad[0]!r} has dtype {frame[bad[0]].dtype}; LightGBMClassifier and "
-                "LightGBMRegressor take numbers or pandas categories"
-            )
-        X = frame
+            categories, ordered = learn_frame_categories(X)
+            labels = list(X.columns)
+            estimator._pandas_categories = categories
+            # categorical_feature="auto": the unordered ones, by position.
+            estimator._auto_categorical = [labels.index(c) for c in categories if c not in ordered]
+        X = frame_as_numbers(X, getattr(estimator, "_pandas_categories", {}))
+    elif reset:
+        estimator._pandas_categories, estimator._auto_categorical = {}, []
     return validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
 
 
@@ -454,11 +446,7 @@ class _BaseLightGBM(BaseEstimator):
         names = list(getattr(self, "feature_names_in_", []))
         if isinstance(spec, str) and spec == "auto":
             # Unordered pandas categories; an ordered one is a number (its code), as LightGBM.
-            columns = [
-                names.index(c)
-                for c, categories in getattr(self, "_pandas_categories", {}).items()
-                if not categories.ordered
-            ]
+            columns = list(getattr(self, "_auto_categorical", []))
         else:
             if isinstance(spec, str) or not hasattr(spec, "__iter__"):
                 raise ValueError(

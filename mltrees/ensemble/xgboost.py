@@ -21,6 +21,17 @@ Data are compared in float32, gradients are float32 and the gains follow
 XGBoost's float32 arithmetic, so that trees and margins equal the
 ``xgboost`` package's on data whose features have at most ``max_bin``
 distinct values (checked in the tests).
+
+Categorical columns of a DataFrame (``category``, ``str``/``string``,
+``bool``, ``object`` of strings: the package's one rule, :mod:`mltrees._frames`)
+are accepted and read as the numbers of their categories (ordinal encoding,
+in the categories' pandas order, else sorted; missing or unseen categories are
+missing values and follow the learned default direction). This is what
+XGBoost users did before its native categorical splits (``enable_categorical``):
+every threshold separates the categories below a code from those above, so an
+unordered feature may need several splits where XGBoost's native partition
+would need one; for set splits of categories use LightGBMClassifier or the
+tree estimators. XGBoost itself refuses such columns unless told to encode them.
 """
 
 from __future__ import annotations
@@ -33,6 +44,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._frames import frame_as_numbers, learn_frame_categories
 from mltrees._progress import Progress
 from mltrees._threads import threads_for_jobs
 from mltrees._validation import require_two_classes
@@ -176,14 +188,19 @@ def _xgb_doc(cls):
 
 
 def _as_float32(estimator, X, *, reset: bool):
-    """Validate ``X`` as float32 numbers, NaN allowed (missing), inf rejected."""
+    """Validate ``X`` as float32 numbers, NaN allowed (missing), inf rejected.
+
+    The categorical columns of a DataFrame (the package's one rule,
+    :mod:`mltrees._frames`) are read as the numbers of their categories
+    (ordinal encoding; categories in their pandas order, else sorted), learned
+    in ``fit``; a missing or unseen category is a missing value.
+    """
     if isinstance(X, pd.DataFrame):
-        bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        if bad:
-            raise TypeError(
-                f"X column {bad[0]!r} has dtype {X[bad[0]].dtype}; XGBoostClassifier and "
-                "XGBoostRegressor take numbers only (encode categories first)"
-            )
+        if reset:
+            estimator._frame_categories = learn_frame_categories(X)[0]
+        X = frame_as_numbers(X, getattr(estimator, "_frame_categories", {}))
+    elif reset:
+        estimator._frame_categories = {}
     return validate_data(estimator, X, reset=reset, dtype=np.float32, ensure_all_finite="allow-nan")
 
 

@@ -24,11 +24,11 @@ import math
 import numbers
 
 import numpy as np
-import pandas as pd
 from scipy.special import erf
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._frames import ColumnTypeError, is_categorical, numeric_values
 from mltrees._validation import check_labels, check_sample_weight
 from mltrees.incremental._encoding import (
     as_table,
@@ -197,7 +197,11 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         ):  # a plain numeric array: no table needed (the common case of a stream)
             values = X.astype(np.float64, copy=False)
             if not np.isfinite(values).all():
-                raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
+                bad = int(np.argmax(~np.isfinite(values).all(axis=0)))
+                raise ValueError(
+                    f"X contains NaN or inf in column '{bad}'; the Hoeffding tree needs finite "
+                    "values (impute missing ones, e.g. with sklearn.impute.SimpleImputer)"
+                )
             return values
         table = as_table(X)
         if first:
@@ -207,19 +211,25 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
                 self.feature_names_in_ = names
         else:
             check_columns(self, table)
+        values = np.empty(table.shape)
         for j in range(table.shape[1]):
-            column = table.iloc[:, j]
-            if not (
-                pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
-            ):
-                raise ValueError(
-                    f"column {table.columns[j]!r} of X is not numeric ({column.dtype}); "
+            column, name = table.iloc[:, j], str(table.columns[j])
+            # The package's one rule for columns (mltrees._frames): categories,
+            # strings and bools are categorical; nullable and object numbers are numbers.
+            if is_categorical(column, name):
+                raise ColumnTypeError(
+                    f"column {name!r} of X is not numeric ({column.dtype}); "
                     "HoeffdingTreeClassifier takes numeric features only (one-hot encode "
                     "categories, or use ID5RClassifier for categorical attributes)"
                 )
-        values = table.to_numpy(dtype=np.float64)
-        if not np.isfinite(values).all():
-            raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
+            values[:, j] = numeric_values(column, name)
+        bad = ~np.isfinite(values).all(axis=0)
+        if bad.any():
+            raise ValueError(
+                f"X contains NaN or inf in column {str(table.columns[int(np.argmax(bad))])!r}; "
+                "the Hoeffding tree needs finite values (impute missing ones, e.g. with "
+                "sklearn.impute.SimpleImputer)"
+            )
         return values
 
     # ----------------------------------------------------------------- state

@@ -144,7 +144,9 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
             if pd.isna(values).any() or _holds_inf(values):
                 raise ValueError(
                     f"X has missing values (NaN/None) or inf in column {table.columns[j]!r}; "
-                    "ID5R needs every attribute value"
+                    "ID5R needs every attribute value (impute them, e.g. with "
+                    "sklearn.impute.SimpleImputer(strategy='most_frequent'), or use "
+                    "ID3Classifier or C45Classifier, which route missing values)"
                 )
             known = pd.Index(self.categories_[j], dtype=object)
             code = known.get_indexer(values)

@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._frames import numbers_only
 from mltrees._validation import (
     check_bool,
     check_int,
@@ -438,12 +439,23 @@ class _BaseObliqueTree(BaseEstimator):
         check_bool(self.standardize, "standardize")
 
     def _validate_X_y(self, X, y, sample_weight):
-        X = validate_data(self, X, dtype=np.float64)
+        X = validate_data(self, self._numbers(X), dtype=np.float64)
         y = check_target(self, y, X.shape[0], stacklevel=4)  # the user's fit, through fit
         weights = check_sample_weight(sample_weight, X.shape[0])
         return X, y, weights
 
     _classifier = False
+
+    def _numbers(self, X):
+        """Numbers only, with every value present; the refusals name the column."""
+        return numbers_only(
+            X,
+            type(self).__name__,
+            categories_advice="one-hot encode it (pd.get_dummies or sklearn's OneHotEncoder) "
+            "or drop it; CARTClassifier and C45Classifier split categories",
+            missing_advice="impute them (sklearn.impute.SimpleImputer), or use a tree with a "
+            "missing-value method such as CARTClassifier",
+        )
 
     def _grow(self, X, stats, node_cost, split_node) -> ObliqueTree:
         """Depth-first growth: children get consecutive ids when their parent splits."""
@@ -541,7 +553,7 @@ class _BaseObliqueTree(BaseEstimator):
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row reaches."""
         check_is_fitted(self, "tree_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_data(self, self._numbers(X), reset=False, dtype=np.float64)
         return self.tree_.apply(X)
 
     def get_depth(self) -> int:
