@@ -232,8 +232,8 @@ def test_bad_parameters(params, message):
 
 def test_bad_input():
     X, y = _binary(9)
+    stump = CARTClassifier(max_depth=1, missing="error")
     with pytest.raises(ValueError, match="NaN"):
-        stump = CARTClassifier(max_depth=1, missing="error")
         AdaBoostClassifier(stump).fit(np.where(X > 1, np.nan, X), y)
     with pytest.raises(ValueError, match="samples"):
         AdaBoostClassifier().fit(X, y[:-1])

@@ -99,7 +99,9 @@ def test_id3_takes_every_categorical_dtype():
     columns = ["as_str", "as_string", "as_object", "flag", "maybe"]
     model = mltrees.ID3Classifier().fit(typed[columns], y)
     expected = mltrees.ID3Classifier().fit(reference[columns], y)
-    np.testing.assert_array_equal(model.predict(typed[columns]), expected.predict(reference[columns]))
+    np.testing.assert_array_equal(
+        model.predict(typed[columns]), expected.predict(reference[columns])
+    )
 
 
 @pytest.mark.parametrize(
@@ -135,7 +137,7 @@ def test_numeric_only_estimators_take_nullable_and_object_numbers(make):
     np.testing.assert_array_equal(
         model.predict(typed.loc[keep, columns]), expected.predict(reference.loc[keep, columns])
     )
-    with pytest.raises(ValueError, match="missing values \\(NaN\\) in column 'count'|column 'count'"):
+    with pytest.raises(ValueError, match=r"column 'count'"):
         make().fit(typed[columns], y)
 
 
@@ -143,13 +145,14 @@ def test_object_numbers_after_most_frequent_imputation_stay_numbers():
     """SimpleImputer(strategy="most_frequent") returns object columns (the issue's fnlwgt)."""
     X, y = load_adult(return_X_y=True)
     X, y = X.iloc[:1500], y.iloc[:1500]
-    imputed = SimpleImputer(strategy="most_frequent").set_output(transform="pandas").fit_transform(X)
-    assert (imputed.dtypes == object).any()
+    imputer = SimpleImputer(strategy="most_frequent").set_output(transform="pandas")
+    imputed = imputer.fit_transform(X)
+    assert (imputed.dtypes.map(str) == "object").any()
     model = mltrees.CARTClassifier(max_depth=4).fit(imputed, y)
     numeric = {spec.name for spec in model._specs if spec.kind == 0}
     assert numeric == set(X.select_dtypes("number").columns)
     # The same tree as on the correctly typed, imputed frame.
-    typed = imputed.astype({name: float for name in numeric})
+    typed = imputed.astype(dict.fromkeys(numeric, float))
     reference = mltrees.CARTClassifier(max_depth=4).fit(typed, y)
     np.testing.assert_array_equal(model.predict(imputed), reference.predict(typed))
 
@@ -243,7 +246,8 @@ def test_the_package_data_at_the_defaults(family, data):
     message = str(raised.value)
     assert any(f"'{column}'" in message for column in X.columns), message
     if outcome == "refuses missing values":
-        assert "missing values" in message and "impute" in message
+        assert "missing values" in message
+        assert "impute" in message
     elif outcome == "refuses categories":
         assert "one-hot encode" in message
 

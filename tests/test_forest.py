@@ -305,7 +305,7 @@ def test_bad_prediction_input():
     with pytest.raises(ValueError, match="inf"):
         model.predict(bad)
     bad[1, 4] = np.nan
-    with pytest.raises(ValueError, match="missing values.*pass missing='default_direction'"):
+    with pytest.raises(ValueError, match=r"missing values.*pass missing='default_direction'"):
         model.predict(bad)
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :3])

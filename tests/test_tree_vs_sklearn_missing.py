@@ -94,9 +94,7 @@ def _decided_by_order(fitted, X: np.ndarray, targets: np.ndarray, impurity) -> b
     paths = fitted.decision_path(X).toarray().astype(bool)
     for node in np.flatnonzero(t.feature != SK_LEAF):
         rows = paths[:, node]
-        scored = {
-            j: _candidates(X[rows, j], targets[rows], impurity) for j in range(X.shape[1])
-        }
+        scored = {j: _candidates(X[rows, j], targets[rows], impurity) for j in range(X.shape[1])}
         best = min(children for cands in scored.values() for _, _, children in cands)
         scale = 1e-9 * max(1.0, abs(best))
         near = [

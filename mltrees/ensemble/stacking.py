@@ -43,7 +43,7 @@ from sklearn.base import (
 )
 from sklearn.linear_model import LogisticRegression, RidgeCV
 from sklearn.model_selection import check_cv, train_test_split
-from sklearn.utils import Bunch, _safe_indexing
+from sklearn.utils import Bunch, _safe_indexing, get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -91,6 +91,25 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
     """What stacking and blending share: members, level-1 features, the final fit."""
 
     _required_parameters = ("estimators",)
+
+    def _final_takes_nan(self) -> bool:
+        final = self._default_final() if self.final_estimator is None else self.final_estimator
+        return bool(get_tags(final).input_tags.allow_nan)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # NaN is accepted when every member accepts it (the trees do at their
+        # defaults) and, with passthrough, the final estimator too.
+        members = [
+            item[1]
+            for item in (self.estimators if isinstance(self.estimators, list | tuple) else [])
+            if isinstance(item, tuple) and len(item) == 2 and hasattr(item[1], "fit")
+        ]
+        allow = bool(members) and all(get_tags(m).input_tags.allow_nan for m in members)
+        if allow and self.passthrough:
+            allow = self._final_takes_nan()
+        tags.input_tags.allow_nan = allow
+        return tags
 
     # -- parameters -------------------------------------------------------------
     def _check_estimators(self):
@@ -214,11 +233,19 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
             return np.hstack(blocks)
         Xr = X if rows is None else _safe_indexing(X, rows)
         try:
-            np.asarray(Xr, dtype=np.float64)
+            values = np.asarray(Xr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(
                 f"passthrough=True appends X to the level-1 features, so X must be numeric: {exc}"
             ) from exc
+        if not self._final_takes_nan() and np.isnan(values).any():
+            j = int(np.argmax(np.isnan(values).any(axis=0)))
+            name = str(Xr.columns[j]) if isinstance(Xr, pd.DataFrame) else str(j)
+            raise ValueError(
+                f"X has missing values (NaN) in column {name!r}; passthrough=True hands them "
+                "to the final estimator, which refuses them: impute them, or set "
+                "passthrough=False (the members route missing values themselves)"
+            )
         # One hstack of the blocks and the original object, as scikit-learn does: a
         # DataFrame can make the result Fortran-ordered, and the memory order decides
         # the summation order of the final estimator's dot products (the last bit).

@@ -22,12 +22,11 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from mltrees._validation import check_int
+from mltrees.tree._drawable import drawable
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree
-from mltrees.tree.classes import _BaseTree
-from mltrees.tree.oblique import ObliqueTree, _BaseObliqueTree
+from mltrees.tree.oblique import ObliqueTree
 
 __all__ = ["export_text", "plot_tree", "to_dot"]
 
@@ -45,10 +44,6 @@ _PALETTE = (
     (23, 190, 207),
 )
 _REGRESSION_RGB = (229, 129, 57)
-_ESTIMATORS = (
-    "CARTClassifier, CARTRegressor, ID3Classifier, C45Classifier, ObliqueTreeClassifier "
-    "or ObliqueTreeRegressor from mltrees.tree"
-)
 
 
 @dataclass
@@ -174,50 +169,36 @@ def _names(value, name: str, expected: int, what: str) -> list[str]:
     return names
 
 
-def _view(estimator, function: str, feature_names, class_names, decimals) -> _View:
-    """Validate the common arguments of every renderer."""
-    if not isinstance(estimator, _BaseTree | _BaseObliqueTree):
-        hint = ""
-        if type(estimator).__module__.startswith("sklearn."):
-            sklearn_name = {"to_dot": "export_graphviz"}.get(function, function)
-            hint = f"; for scikit-learn trees use sklearn.tree.{sklearn_name}"
-        raise TypeError(
-            f"{function} expects a fitted mltrees tree estimator ({_ESTIMATORS}), "
-            f"got {type(estimator).__name__}{hint}"
-        )
-    check_is_fitted(estimator, "tree_")
+def _view(estimator, function: str, feature_names, class_names, decimals, tree_index=0) -> _View:
+    """Validate the common arguments of every renderer; pick tree ``tree_index``."""
+    drawn = drawable(estimator, tree_index, function)
     check_int(decimals, "decimals", 0)
-    n_features = int(estimator.n_features_in_)
+    n_features = drawn.n_features
     if feature_names is None:
-        if hasattr(estimator, "feature_names_in_"):
-            names = [str(v) for v in estimator.feature_names_in_]
-        else:
-            names = [f"feature_{j}" for j in range(n_features)]
+        names = drawn.feature_names or [f"feature_{j}" for j in range(n_features)]
     else:
         names = _names(feature_names, "feature_names", n_features, "features")
-    if hasattr(estimator, "classes_"):
-        classes = estimator.classes_
+    if drawn.class_names is not None:
         if class_names is None:
-            labels = [str(c) for c in classes]
+            labels = drawn.class_names
         else:
-            labels = _names(class_names, "class_names", len(classes), "classes")
+            labels = _names(class_names, "class_names", len(drawn.class_names), "classes")
     else:
         if class_names is not None:
             raise ValueError(
-                f"class_names applies to classifiers only; {type(estimator).__name__} "
-                "is a regressor"
+                f"class_names applies to classifiers only (trees that predict class "
+                f"distributions); the trees of {type(estimator).__name__} predict values"
             )
         labels = None
-    criterion = str(getattr(estimator, "criterion", "impurity"))
     view = _View(
-        tree=estimator.tree_,
-        specs=getattr(estimator, "_specs", None),
+        tree=drawn.tree,
+        specs=drawn.specs,
         feature_names=names,
         class_names=labels,
         decimals=int(decimals),
-        criterion="entropy" if criterion == "log_loss" else criterion,
+        criterion=drawn.criterion,
     )
-    if isinstance(estimator.tree_, ObliqueTree):
+    if isinstance(drawn.tree, ObliqueTree):
         return _linear_tests(view, per_line=3 if function == "plot_tree" else None)
     return view
 
@@ -271,6 +252,7 @@ def _subtree_heights(tree: Tree) -> np.ndarray:
 def export_text(
     estimator,
     *,
+    tree_index: int = 0,
     feature_names=None,
     class_names=None,
     decimals: int = 3,
@@ -294,8 +276,17 @@ def export_text(
 
     Parameters
     ----------
-    estimator : CARTClassifier, CARTRegressor, ID3Classifier or C45Classifier
-        A fitted mltrees tree.
+    estimator : fitted mltrees tree or tree ensemble
+        A single tree (CART, C4.5, ID3, oblique, the Hoeffding tree, ID5R) or
+        an ensemble of trees (random forest, bagging, AdaBoost, gradient
+        boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
+    tree_index : int, default 0
+        Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
+        ``tree_idx``): forests, bagging and AdaBoost count members; boosting
+        counts rounds, then outputs within a round (``round * n_outputs +
+        output``). Negative values count from the end. The trees of boosting
+        show at every node what a row ending there adds to the margin (the
+        learning rate included); the others show class counts or values.
     feature_names : list of str, optional
         One name per feature. Default: ``estimator.feature_names_in_`` when the
         tree was fitted on a DataFrame, else ``feature_0``, ``feature_1``, ...
@@ -342,7 +333,7 @@ def export_text(
     |--- feature_2 >  2.45
     |   |--- class: 1
     """
-    view = _view(estimator, "export_text", feature_names, class_names, decimals)
+    view = _view(estimator, "export_text", feature_names, class_names, decimals, tree_index)
     check_int(max_depth, "max_depth", 0, allow_none=True)
     tree = view.tree
     height = _subtree_heights(tree) if max_depth is not None else None
@@ -397,6 +388,7 @@ def _hex(rgb) -> str:
 def to_dot(
     estimator,
     *,
+    tree_index: int = 0,
     feature_names=None,
     class_names=None,
     decimals: int = 3,
@@ -414,8 +406,17 @@ def to_dot(
 
     Parameters
     ----------
-    estimator : CARTClassifier, CARTRegressor, ID3Classifier or C45Classifier
-        A fitted mltrees tree.
+    estimator : fitted mltrees tree or tree ensemble
+        A single tree (CART, C4.5, ID3, oblique, the Hoeffding tree, ID5R) or
+        an ensemble of trees (random forest, bagging, AdaBoost, gradient
+        boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
+    tree_index : int, default 0
+        Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
+        ``tree_idx``): forests, bagging and AdaBoost count members; boosting
+        counts rounds, then outputs within a round (``round * n_outputs +
+        output``). Negative values count from the end. The trees of boosting
+        show at every node what a row ending there adds to the margin (the
+        learning rate included); the others show class counts or values.
     feature_names : list of str, optional
         One name per feature; defaults as in :func:`export_text`.
     class_names : list of str, optional
@@ -453,7 +454,7 @@ def to_dot(
     >>> dot.splitlines()[0], dot.count("->")
     ('digraph Tree {', 2)
     """
-    view = _view(estimator, "to_dot", feature_names, class_names, decimals)
+    view = _view(estimator, "to_dot", feature_names, class_names, decimals, tree_index)
     tree = view.tree
     style = '"filled, rounded"' if filled else '"rounded"'
     lines = [
@@ -505,6 +506,7 @@ EDGE_LABEL_POSITION = 0.6  # where a branch label sits, from parent (0) to child
 def plot_tree(
     estimator,
     *,
+    tree_index: int = 0,
     feature_names=None,
     class_names=None,
     decimals: int = 3,
@@ -524,8 +526,17 @@ def plot_tree(
 
     Parameters
     ----------
-    estimator : CARTClassifier, CARTRegressor, ID3Classifier or C45Classifier
-        A fitted mltrees tree.
+    estimator : fitted mltrees tree or tree ensemble
+        A single tree (CART, C4.5, ID3, oblique, the Hoeffding tree, ID5R) or
+        an ensemble of trees (random forest, bagging, AdaBoost, gradient
+        boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
+    tree_index : int, default 0
+        Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
+        ``tree_idx``): forests, bagging and AdaBoost count members; boosting
+        counts rounds, then outputs within a round (``round * n_outputs +
+        output``). Negative values count from the end. The trees of boosting
+        show at every node what a row ending there adds to the margin (the
+        learning rate included); the others show class counts or values.
     feature_names : list of str, optional
         One name per feature; defaults as in :func:`export_text`.
     class_names : list of str, optional
@@ -570,7 +581,7 @@ def plot_tree(
     >>> sum(text.get_bbox_patch() is not None for text in ax.texts)
     5
     """
-    view = _view(estimator, "plot_tree", feature_names, class_names, decimals)
+    view = _view(estimator, "plot_tree", feature_names, class_names, decimals, tree_index)
     check_int(max_depth, "max_depth", 0, allow_none=True)
     if fontsize is not None and (
         isinstance(fontsize, bool) or not isinstance(fontsize, numbers.Real) or fontsize <= 0
