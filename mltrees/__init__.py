@@ -75,7 +75,7 @@ from mltrees.tree import (
     to_dot,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "AdaBoostClassifier",
