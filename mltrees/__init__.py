@@ -77,6 +77,11 @@ from mltrees.tree import (
 
 __version__ = "0.2.0"
 
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings
+
+plain_docstrings()
+
 __all__ = [
     "AdaBoostClassifier",
     "BaggingClassifier",
