@@ -80,6 +80,8 @@ def plain_docstrings(prefix: str = "mltrees") -> None:
             if inspect.isclass(value):
                 _rewrite(value)
                 for member in vars(value).values():
+                    if isinstance(member, staticmethod | classmethod):
+                        _rewrite(member)  # keeps its own copy of the docstring
                     function = member.fget if isinstance(member, property) else member
                     function = getattr(function, "__func__", function)  # static/class methods
                     if inspect.isfunction(function):

@@ -459,6 +459,13 @@ class TargetStatisticTable:
         The prior ``p``.
     prior_weight : float
         The prior's weight ``a``.
+
+    Examples
+    --------
+    >>> from mltrees import target_statistic_table
+    >>> table = target_statistic_table(["a", "a", "b"], [1.0, 0.0, 1.0], prior=0.5)
+    >>> table.transform(["a", "b", "unseen"]).tolist()  # (sum + prior) / (count + 1)
+    [0.5, 0.75, 0.5]
     """
 
     categories: np.ndarray
@@ -538,6 +545,17 @@ class OrderedBoostingResult:
         on all rows), indexed by leaf id.
     bias : float
         The starting value of every model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import ordered_boosting
+    >>> leaves = [np.array([0, 0, 1, 1])]  # one round: rows 0-1 and rows 2-3 share a leaf
+    >>> result = ordered_boosting(leaves, np.array([1.0, 3.0, 5.0, 7.0]), order=np.arange(4))
+    >>> result.train_prediction.tolist()  # each row sees only the rows before it
+    [0.0, 1.0, 0.0, 5.0]
+    >>> result.leaf_values[0].tolist()
+    [2.0, 6.0]
     """
 
     train_prediction: np.ndarray

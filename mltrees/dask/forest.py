@@ -212,6 +212,19 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
     Parameters
     ----------
     {params}
+
+    Examples
+    --------
+    >>> from distributed import Client
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees.dask import DaskRandomForestClassifier
+    >>> client = Client(processes=False, dashboard_address=":0")  # threads in this process
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> forest = DaskRandomForestClassifier(n_estimators=10, random_state=0, client=client)
+    >>> forest = forest.fit(X, y)
+    >>> len(forest.estimators_), round(forest.score(X, y), 2)
+    (10, 1.0)
+    >>> client.close()
     """
 
     _member_class = RandomForestClassifier
@@ -272,6 +285,19 @@ class DaskRandomForestRegressor(RegressorMixin, _DaskForest):
     Parameters
     ----------
     {params}
+
+    Examples
+    --------
+    >>> from distributed import Client
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees.dask import DaskRandomForestRegressor
+    >>> client = Client(processes=False, dashboard_address=":0")  # threads in this process
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> forest = DaskRandomForestRegressor(n_estimators=10, random_state=0, client=client)
+    >>> forest = forest.fit(X, y)
+    >>> forest.predict(X[:3]).shape
+    (3,)
+    >>> client.close()
     """
 
     _member_class = RandomForestRegressor

@@ -448,6 +448,15 @@ class BaggingClassifier(_BaggingMixin, _ClassifierEnsemble):
     classes_ : ndarray
     oob_score_, oob_decision_function_ : float, ndarray
         With ``oob_score=True``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import BaggingClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> bagging = BaggingClassifier(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
+    >>> round(bagging.oob_score_, 3)
+    0.946
     """
 
     def __init__(
@@ -509,6 +518,15 @@ class BaggingRegressor(_BaggingMixin, _RegressorEnsemble):
     estimators_features_ : list of ndarray
     oob_score_, oob_prediction_ : float, ndarray
         With ``oob_score=True`` (the score is R²).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import BaggingRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> bagging = BaggingRegressor(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
+    >>> round(bagging.oob_score_, 3)
+    0.366
     """
 
     def __init__(

@@ -668,6 +668,15 @@ class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):
     ----------
     init_score_ : ndarray of shape (1,)
     n_estimators_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import ObliviousBoostingRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = ObliviousBoostingRegressor(n_estimators=30, depth=3, random_state=0).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.587
     """
 
     def fit(self, X, y, sample_weight=None):
@@ -701,6 +710,15 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
     classes_ : ndarray
     init_score_ : ndarray of shape (1,) or (K,)
     n_estimators_ : int
+
+    Examples
+    --------
+    >>> from mltrees import ObliviousBoostingClassifier
+    >>> from mltrees.datasets import load_titanic
+    >>> X, y = load_titanic(return_X_y=True)  # class and sex are categories, age has NaN
+    >>> model = ObliviousBoostingClassifier(n_estimators=30, depth=3, random_state=0).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.804
     """
 
     def fit(self, X, y, sample_weight=None):

@@ -156,6 +156,15 @@ class RandomForestClassifier(_ForestMixin, _ClassifierEnsemble):
     oob_score_, oob_decision_function_ : float, ndarray
         With ``oob_score=True``: accuracy and class probabilities from the
         trees that did not see each row.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import RandomForestClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> forest = RandomForestClassifier(n_estimators=50, oob_score=True, random_state=0)
+    >>> round(forest.fit(X, y).oob_score_, 3)
+    0.951
     """
 
     def __init__(
@@ -227,6 +236,16 @@ class RandomForestRegressor(_ForestMixin, _RegressorEnsemble):
     feature_importances_ : ndarray
     oob_score_, oob_prediction_ : float, ndarray
         With ``oob_score=True``: R² and predictions from the trees that did not see each row.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import RandomForestRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> forest = RandomForestRegressor(n_estimators=50, max_features=1 / 3, oob_score=True,
+    ...                                random_state=0)
+    >>> round(forest.fit(X, y).oob_score_, 3)
+    0.412
     """
 
     def __init__(

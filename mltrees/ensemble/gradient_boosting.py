@@ -412,6 +412,15 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         With ``subsample < 1``: decrease of the out-of-bag loss in every round.
     n_estimators_ : int
         Rounds actually fitted (fewer with early stopping).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import GradientBoostingRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = GradientBoostingRegressor(n_estimators=50, max_depth=2).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.632
     """
 
     _losses = ("squared_error", "absolute_error", "huber")
@@ -517,6 +526,15 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         Initial raw score(s): log-odds of the class shares, or centred log shares.
     train_score_, oob_improvement_, n_estimators_
         As for :class:`GradientBoostingRegressor`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import GradientBoostingClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = GradientBoostingClassifier(n_estimators=50, max_depth=2).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.996
     """
 
     _losses = ("log_loss",)

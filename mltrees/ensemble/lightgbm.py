@@ -571,6 +571,15 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
     best_iteration_, best_score_
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import LightGBMRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = LightGBMRegressor(n_estimators=30, num_leaves=7).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.652
     """
 
     def fit(self, X, y, sample_weight=None, eval_set=None):
@@ -611,6 +620,15 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
     init_score_ : ndarray of shape (1,) or (K,)
     n_estimators_, best_iteration_, best_score_, evals_result_
         As for :class:`LightGBMRegressor`.
+
+    Examples
+    --------
+    >>> from mltrees import LightGBMClassifier
+    >>> from mltrees.datasets import load_penguins
+    >>> X, y = load_penguins(return_X_y=True)  # island and sex are categories, some NaN
+    >>> model = LightGBMClassifier(n_estimators=20, num_leaves=7).fit(X, y)
+    >>> model.predict(X.iloc[[0, 200]]).tolist()
+    ['Adelie', 'Gentoo']
     """
 
     def _encode_eval_target(self, y):

@@ -536,6 +536,17 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
         The out-of-fold level-1 features (without the passthrough columns).
     folds_ : list of (train, test) index arrays
     final_estimator_ : fitted final estimator
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import CARTClassifier, RandomForestClassifier, StackingClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> members = [("tree", CARTClassifier(max_depth=3)),
+    ...            ("forest", RandomForestClassifier(n_estimators=20, random_state=0))]
+    >>> stack = StackingClassifier(members)
+    >>> stack.fit(X, y).transform(X).shape  # one probability column per member
+    (569, 2)
     """
 
     def __init__(
@@ -589,6 +600,16 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
     ----------
     estimators_, named_estimators_, oof_predictions_, folds_, final_estimator_
         As in :class:`StackingClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import CARTRegressor, GradientBoostingRegressor, StackingRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> stack = StackingRegressor([("tree", CARTRegressor(max_depth=3)),
+    ...                            ("boosted", GradientBoostingRegressor(n_estimators=30))])
+    >>> stack.fit(X, y).transform(X).shape
+    (442, 2)
     """
 
     def __init__(
@@ -646,6 +667,16 @@ class BlendingClassifier(_ClassifierOutputs, _Blending):
     classes_, estimators_, named_estimators_, stack_method_, final_estimator_
     holdout_index_ : ndarray of the holdout rows
     holdout_predictions_ : ndarray, the level-1 features of the holdout rows
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import BlendingClassifier, C45Classifier, CARTClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> members = [("cart", CARTClassifier(max_depth=3)), ("c45", C45Classifier())]
+    >>> blend = BlendingClassifier(members, holdout=0.3, random_state=0).fit(X, y)
+    >>> blend.transform(X).shape
+    (569, 2)
     """
 
     def __init__(
@@ -690,6 +721,17 @@ class BlendingRegressor(_RegressorOutputs, _Blending):
         estimator (a line on stdout, or a bar in a notebook). Silent by default.
     holdout : float, default 0.2
     random_state : int, RandomState or None, default None
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import BlendingRegressor, CARTRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> blend = BlendingRegressor([("shallow", CARTRegressor(max_depth=2)),
+    ...                            ("deeper", CARTRegressor(max_depth=4))],
+    ...                           holdout=0.3, random_state=0).fit(X, y)
+    >>> blend.transform(X).shape
+    (442, 2)
     """
 
     def __init__(

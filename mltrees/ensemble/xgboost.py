@@ -504,6 +504,15 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
         The metric of every round on every ``eval_set``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import XGBoostRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = XGBoostRegressor(n_estimators=30, max_depth=3, learning_rate=0.1).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.656
     """
 
     _objectives = ("reg:squarederror", "count:poisson")
@@ -613,6 +622,15 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
     base_margin_ : ndarray of shape (1,) or (K,)
     best_iteration, best_score, evals_result_
         As for :class:`XGBoostRegressor`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import XGBoostClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = XGBoostClassifier(n_estimators=30, max_depth=3).fit(X, y)
+    >>> model.predict_proba(X[:2]).round(3).tolist()
+    [[0.977, 0.023], [0.993, 0.007]]
     """
 
     def __init__(

@@ -124,6 +124,20 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     memory_bytes_ : int
         Bytes held by the tree's arrays: it grows with the number of leaves,
         never with the length of the stream.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import HoeffdingTreeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> tree = HoeffdingTreeClassifier(grace_period=100)
+    >>> for _ in range(20):  # a stream, 500 rows at a time
+    ...     X = rng.normal(size=(500, 3))
+    ...     _ = tree.partial_fit(X, (X[:, 0] > 0.5).astype(int), classes=[0, 1])
+    ...
+    >>> feature, threshold = tree.structure()[:2]
+    >>> feature, round(threshold, 1)  # the root tests feature 0 near its true threshold, 0.5
+    (0, 0.6)
     """
 
     def __init__(

@@ -117,6 +117,21 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
     n_test_changes_ : int
         Times a decision node's best attribute changed (where ID4 would have
         discarded the subtree below it).
+
+    Examples
+    --------
+    >>> from mltrees import ID3Classifier, ID5RClassifier
+    >>> from mltrees.datasets import load_weather
+    >>> X, y = load_weather(return_X_y=True)
+    >>> tree = ID5RClassifier()
+    >>> for i in range(len(y)):  # one example at a time
+    ...     tree = tree.partial_fit(X.iloc[[i]], y.iloc[[i]], classes=["no", "yes"])
+    ...
+    >>> tree.n_transpositions_ > 0, tree.score(X, y)
+    (True, 1.0)
+    >>> batch = ID3Classifier().fit(X, y)  # the same tree as ID3 on all the examples
+    >>> tree.predict(X).tolist() == batch.predict(X).tolist()
+    True
     """
 
     def __init__(self):
@@ -441,6 +456,18 @@ class ID4Classifier(ID5RClassifier):
     ----------
     n_discarded_ : int
         Subtrees thrown away because a node's best test changed.
+
+    Examples
+    --------
+    >>> from mltrees.datasets import load_weather
+    >>> from mltrees.incremental import ID4Classifier
+    >>> X, y = load_weather(return_X_y=True)
+    >>> tree = ID4Classifier()
+    >>> for i in range(len(y)):  # one example at a time
+    ...     tree = tree.partial_fit(X.iloc[[i]], y.iloc[[i]], classes=["no", "yes"])
+    ...
+    >>> tree.structure()[0], tree.score(X, y)  # the root tests outlook (feature 0)
+    (0, 0.7857142857142857)
     """
 
     def _add_example(self, i):

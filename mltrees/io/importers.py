@@ -66,6 +66,19 @@ class ImportedTreeModel(BaseEstimator):
         For a categorical feature, the codes its routing tables cover; any
         other value (negative, too large) gets code ``n_codes_`` (routed right).
     feature_names_in_ : ndarray of str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xgboost
+    >>> from mltrees import import_xgboost
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = X[:, 0] + rng.normal(size=200)
+    >>> booster = xgboost.train({"max_depth": 2}, xgboost.DMatrix(X, y), num_boost_round=5)
+    >>> model = import_xgboost(booster.save_raw("json"))  # or the path of a saved .json file
+    >>> bool(np.allclose(model.predict(X), booster.predict(xgboost.DMatrix(X)), atol=1e-5))
+    True
     """
 
     def _check(self):

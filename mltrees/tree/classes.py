@@ -658,6 +658,20 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
         ``N_t / N * gain`` (:eq:`eq-ch11-best-first`) is split next, until the
         tree has ``max_leaf_nodes`` leaves or no leaf can be split. Not with
         ``missing="c45"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from mltrees import CARTClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = CARTClassifier(max_depth=2).fit(X, y)
+    >>> tree.get_n_leaves(), round(tree.score(X, y), 3)
+    (3, 0.96)
+    >>> X_holes = X[:3].copy()
+    >>> X_holes[0, 2] = np.nan  # a setosa without its petal length, the root's feature
+    >>> tree.predict(X_holes).tolist()  # it goes where most training rows went
+    [1, 0, 0]
     """
 
     _criteria = ("gini", "entropy", "log_loss")
@@ -750,6 +764,17 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         ``N_t / N * gain`` (:eq:`eq-ch11-best-first`) is split next, until the
         tree has ``max_leaf_nodes`` leaves or no leaf can be split. Not with
         ``missing="c45"``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import CARTRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> tree = CARTRegressor(max_depth=3, min_samples_leaf=20).fit(X, y)
+    >>> tree.get_depth(), tree.get_n_leaves()
+    (3, 8)
+    >>> round(tree.score(X, y), 3)
+    0.496
     """
 
     _criteria = ("squared_error", "absolute_error")
@@ -815,6 +840,26 @@ class ID3Classifier(_TreeClassifier):
         :eq:`eq-c45-predict`), C4.5's method, which Zhou applies to ID3's
         information gain on watermelon 2.0alpha: on data without missing
         values the tree is ID3's. "error": a ValueError naming the column.
+
+    Examples
+    --------
+    >>> from mltrees import ID3Classifier, export_text
+    >>> from mltrees.datasets import load_weather
+    >>> X, y = load_weather(return_X_y=True)  # Quinlan's 14 days, all categorical
+    >>> id3 = ID3Classifier().fit(X, y)
+    >>> print(export_text(id3), end="")
+    |--- outlook = sunny
+    |   |--- humidity = high
+    |   |   |--- class: no
+    |   |--- humidity = normal
+    |   |   |--- class: yes
+    |--- outlook = overcast
+    |   |--- class: yes
+    |--- outlook = rainy
+    |   |--- windy = TRUE
+    |   |   |--- class: no
+    |   |--- windy = FALSE
+    |   |   |--- class: yes
     """
 
     _criteria = ("entropy",)
@@ -923,6 +968,26 @@ class C45Classifier(ID3Classifier):
         (:eq:`eq-c45-gain`); a row whose tested value is missing goes down
         every branch with a share of its weight (:eq:`eq-c45-r`), at fit and at
         predict (:eq:`eq-c45-predict`). "error": a ValueError naming the column.
+
+    Examples
+    --------
+    >>> from mltrees import C45Classifier, export_text
+    >>> from mltrees.datasets import load_weather
+    >>> X, y = load_weather(numeric=True, return_X_y=True)  # temperature, humidity: numbers
+    >>> c45 = C45Classifier(pruning=None).fit(X, y)
+    >>> print(export_text(c45, decimals=1), end="")
+    |--- outlook = sunny
+    |   |--- humidity <= 75.0
+    |   |   |--- class: yes
+    |   |--- humidity >  75.0
+    |   |   |--- class: no
+    |--- outlook = overcast
+    |   |--- class: yes
+    |--- outlook = rainy
+    |   |--- windy = TRUE
+    |   |   |--- class: no
+    |   |--- windy = FALSE
+    |   |   |--- class: yes
     """
 
     def __init__(

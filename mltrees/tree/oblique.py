@@ -645,6 +645,17 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         The fitted tree; ``tree_.coef`` and ``tree_.threshold`` hold the tests.
     classes_, n_classes_, n_features_in_, feature_names_in_
         As in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import ObliqueTreeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)  # a diagonal boundary
+    >>> tree = ObliqueTreeClassifier(random_state=0).fit(X, y)
+    >>> tree.get_depth(), tree.score(X, y)  # one oblique test is enough
+    (1, 1.0)
     """
 
     _criteria = ("gini", "entropy", "log_loss")
@@ -750,6 +761,17 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         The fitted tree; ``tree_.coef`` and ``tree_.threshold`` hold the tests.
     n_features_in_, feature_names_in_
         As in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import ObliqueTreeRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2))
+    >>> y = np.where(X[:, 0] - X[:, 1] > 0, 1.0, -1.0)
+    >>> tree = ObliqueTreeRegressor(random_state=0).fit(X, y)
+    >>> tree.get_depth(), round(tree.score(X, y), 3)
+    (1, 1.0)
     """
 
     _criteria = ("squared_error",)

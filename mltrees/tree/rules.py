@@ -226,6 +226,23 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
     synthetic data); for the cases such a rule fires on,
     ``argmax(predict_proba)`` differs from ``predict``, which keeps Quinlan's
     first-rule decision.
+
+    Examples
+    --------
+    >>> from mltrees import RuleSetClassifier
+    >>> from mltrees.datasets import load_weather
+    >>> X, y = load_weather(return_X_y=True)
+    >>> rules = RuleSetClassifier().fit(X, y)
+    >>> for rule in rules.rules_:
+    ...     print(rule)
+    ...
+    if outlook = sunny and humidity = high then no
+    if outlook = rainy and windy = TRUE then no
+    if outlook = overcast then yes
+    if humidity = normal then yes
+    if outlook = rainy and windy = FALSE then yes
+    >>> rules.default_class_
+    'yes'
     """
 
     def __init__(self, estimator=None, *, confidence=0.25, drop_redundant=True):
