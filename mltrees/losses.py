@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mltrees._typing import ArrayLike
+
 __all__ = [
     "AbsoluteError",
     "BinomialLogLoss",
@@ -398,7 +400,7 @@ class BinomialLogLoss(Loss):
         p = min(max(p, np.finfo(float).eps), 1.0 - np.finfo(float).eps)
         return float(np.log(p / (1.0 - p)))
 
-    def predict_proba(self, raw):
+    def predict_proba(self, raw: ArrayLike) -> np.ndarray:
         """Probabilities of classes 0 and 1, shape (n, 2)."""
         p = _expit(raw)
         return np.column_stack([1.0 - p, p])
@@ -472,7 +474,7 @@ class MultinomialLogLoss(Loss):
         share = np.clip(share, np.finfo(float).eps, 1.0)
         return np.log(share) - np.log(share).mean()
 
-    def predict_proba(self, raw):
+    def predict_proba(self, raw: ArrayLike) -> np.ndarray:
         """Softmax of the raw scores."""
         return _softmax(raw)
 
@@ -543,7 +545,7 @@ class ExponentialLoss(Loss):
         value = 0.5 * np.log(np.maximum(positive, eps) / np.maximum(negative, eps))
         return np.where(total > 0, value, 0.0)
 
-    def predict_proba(self, raw):
+    def predict_proba(self, raw: ArrayLike) -> np.ndarray:
         """``P(y = 1) = 1 / (1 + e^{-2F})``: the population minimiser is half the log-odds."""
         p = _expit(2.0 * raw)
         return np.column_stack([1.0 - p, p])

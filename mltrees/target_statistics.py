@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mltrees._typing import ArrayLike
+
 __all__ = [
     "OrderedBoostingResult",
     "TargetStatisticTable",
@@ -479,7 +481,7 @@ class TargetStatisticTable:
         """The statistic of each training category, ``(sum + a p) / (count + a)``."""
         return _ratio(self.sums, self.counts, self.prior, self.prior_weight)
 
-    def transform(self, categories) -> np.ndarray:
+    def transform(self, categories: ArrayLike) -> np.ndarray:
         """Statistic of each new row; a category unseen in training gets the prior.
 
         Parameters
@@ -562,7 +564,7 @@ class OrderedBoostingResult:
     leaf_values: list
     bias: float
 
-    def predict(self, leaves) -> np.ndarray:
+    def predict(self, leaves: list[ArrayLike]) -> np.ndarray:
         """Prediction of the final model for rows with the given leaf ids.
 
         Parameters

@@ -158,3 +158,47 @@ def test_the_package_still_documents_its_equations():
     # The rewrite keeps the labels: "Implements eq-entropy" is what help() shows.
     assert "eq-entropy" in inspect.getdoc(mltrees.entropy)
     assert "``" in inspect.getdoc(mltrees.entropy) or "$" in inspect.getdoc(mltrees.entropy)
+
+
+# ---------------------------------------------------------------------------
+# Type hints: a py.typed package whose estimators say what they take and return
+# ---------------------------------------------------------------------------
+
+ESTIMATOR_METHODS = (
+    "fit",
+    "partial_fit",
+    "predict",
+    "predict_proba",
+    "predict_log_proba",
+    "decision_function",
+    "transform",
+    "apply",
+    "staged_predict",
+    "staged_predict_proba",
+    "staged_decision_function",
+)
+
+
+def test_the_package_is_typed():
+    assert (ROOT / "mltrees" / "py.typed").is_file()
+
+
+def test_every_public_estimator_method_is_annotated():
+    import typing
+
+    unannotated = []
+    for cls, name in _public_classes().items():
+        for method_name in ESTIMATOR_METHODS:
+            method = getattr(cls, method_name, None)
+            if method is None or not getattr(method, "__module__", "").startswith("mltrees"):
+                continue
+            hints = typing.get_type_hints(method)
+            parameters = [
+                p
+                for p in inspect.signature(method).parameters.values()
+                if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            ]
+            missing = [p.name for p in parameters if p.name not in hints]
+            if missing or "return" not in hints:
+                unannotated.append(f"{name}.{method_name}: {missing or 'return'}")
+    assert unannotated == []

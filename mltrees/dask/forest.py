@@ -21,11 +21,13 @@ predictions, as one machine's forest averages its trees.
 from __future__ import annotations
 
 import numbers
+from typing import Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees.dask._data import (
     as_dask_arrays,
     dataframe_module,
@@ -124,7 +126,7 @@ class _DaskForest(BaseEstimator):
                 f"max_samples must be None, an int >= 1 or a float in (0, 1], got {m!r}"
             )
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow ``n_estimators`` trees, one per task, from Poisson samples of all partitions."""
         self._check()
         client = get_client(self.client)
@@ -258,7 +260,7 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
         self.random_state = random_state
         self.n_partitions = n_partitions
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Mean class probabilities of the trees; lazy for a dask ``X``."""
         if is_dask_collection(X):
             return self._lazy(X, "predict_proba", len(self.classes_), np.float64)
@@ -269,7 +271,7 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
             total[:, np.searchsorted(self.classes_, member.classes_)] += member.predict_proba(X)
         return total / len(self.estimators_)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The class of largest mean probability; lazy for a dask ``X``."""
         if is_dask_collection(X):
             return self._lazy(X, "predict", None, self.classes_.dtype)
@@ -331,7 +333,7 @@ class DaskRandomForestRegressor(RegressorMixin, _DaskForest):
         self.random_state = random_state
         self.n_partitions = n_partitions
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Mean prediction of the trees; lazy for a dask ``X``."""
         if is_dask_collection(X):
             return self._lazy(X, "predict", None, np.float64)

@@ -31,6 +31,7 @@ concerns live in modules named after them:
 from __future__ import annotations
 
 import numbers
+from typing import Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
@@ -38,6 +39,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import check_verbose
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_bool, check_int
 from mltrees.ensemble._common import select_rows, take_rows
 from mltrees.ensemble._generic_members import _columns, fit_generic, generic_average
@@ -115,7 +117,7 @@ class _BaseBagging(BaseEstimator):
         return None
 
     # ------------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit ``n_estimators`` members, each on its own resampled training set.
 
         Parameters
@@ -327,7 +329,7 @@ class _BaseBagging(BaseEstimator):
 class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
     _is_classifier = True
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities averaged over the members (:eq:`eq-bagging-vote`, chapter 9).
 
         Soft voting averages each member's class distribution; with
@@ -336,19 +338,19 @@ class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
         """
         return self._average(X)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The class with the largest averaged probability; ties go to the first class."""
         probabilities = self.predict_proba(X)  # checks that the model is fitted first
         return self.classes_[np.argmax(probabilities, axis=1)]
 
-    def predict_log_proba(self, X) -> np.ndarray:
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         """Logarithm of :meth:`predict_proba` (``-inf`` for probability 0)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
 
 class _RegressorEnsemble(RegressorMixin, _BaseBagging):
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Mean of the members' predictions (:eq:`eq-bagging-average`, chapter 9)."""
         return self._average(X)[:, 0]
 

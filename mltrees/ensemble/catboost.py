@@ -30,6 +30,7 @@ as CatBoost's default).
 from __future__ import annotations
 
 import time
+from typing import Self
 
 import numpy as np
 import pandas as pd
@@ -38,6 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._frames import is_categorical, numeric_values
 from mltrees._progress import Progress, check_verbose
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
 from mltrees.ensemble._common import (
     check_fraction,
@@ -679,7 +681,7 @@ class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):
     0.587
     """
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Boost ``n_estimators`` oblivious trees on ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
@@ -692,7 +694,7 @@ class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):
             return np.zeros(1)
         return np.array([float(np.float32(np.average(y, weights=w)))])
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Predicted values (the raw score)."""
         return self._raw(X)[:, 0]
 
@@ -721,7 +723,7 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
     0.804
     """
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Boost ``n_estimators`` oblivious trees on ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
@@ -740,12 +742,12 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
         shares = np.bincount(y.astype(np.intp), weights=w, minlength=K) / w.sum()
         return np.log(np.maximum(shares, 1e-15))
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw scores: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
         raw = self._raw(X)
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities, shape (n, K)."""
         raw = self._raw(X)
         if raw.shape[1] == 1:
@@ -753,7 +755,7 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
             return np.column_stack([1.0 - p, p])
         return _softmax(raw)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The most probable class."""
         check_is_fitted(self, "_trees")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -18,6 +18,8 @@ those of LightGBM's scikit-learn API.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from typing import Self
 
 import numpy as np
 import pandas as pd
@@ -27,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from mltrees._frames import frame_as_numbers, learn_frame_categories
 from mltrees._progress import Progress
 from mltrees._threads import threads_for_jobs
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import real_targets, require_two_classes
 from mltrees.ensemble._common import (
     StackedTrees,
@@ -523,7 +526,7 @@ class _BaseLightGBM(BaseEstimator):
         check_is_fitted(self, "_stack")
         return [list(stage) for stage in self._trees]
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf (node id) of every row in every tree, shape (n_samples, n_trees)."""
         check_is_fitted(self, "_stack")
         values = self._values(X)
@@ -582,18 +585,24 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
     0.652
     """
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         y = real_targets(np.asarray(y))
         return self._fit(X, y, sample_weight, eval_set, _Objective("regression"))
 
-    def predict(self, X, num_iteration=None) -> np.ndarray:
+    def predict(self, X: MatrixLike, num_iteration: int | None = None) -> np.ndarray:
         """Predicted values (the raw score, for squared error)."""
         return self._raw(X, num_iteration)[:, 0]
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Predictions after each round."""
         for raw in self._staged_raw(X):
             yield raw[:, 0]
@@ -638,7 +647,13 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
             raise ValueError("eval_set has labels that are not among the training classes")
         return codes.astype(np.float64)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
@@ -648,12 +663,12 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
         objective = _Objective("binary" if K == 2 else "multiclass", K)
         return self._fit(X, codes.astype(np.float64), sample_weight, eval_set, objective)
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw scores: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
         raw = self._raw(X)
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
-    def predict_proba(self, X, num_iteration=None) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike, num_iteration: int | None = None) -> np.ndarray:
         """Class probabilities, shape (n, K)."""
         return self._proba(self._raw(X, num_iteration))
 
@@ -663,19 +678,21 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
             return np.column_stack([1.0 - p, p])
         return _softmax(raw)
 
-    def predict(self, X, raw_score: bool = False, num_iteration=None) -> np.ndarray:
+    def predict(
+        self, X: MatrixLike, raw_score: bool = False, num_iteration: int | None = None
+    ) -> np.ndarray:
         """Classes, or raw scores with ``raw_score=True``."""
         raw = self._raw(X, num_iteration)
         if raw_score:
             return raw[:, 0] if raw.shape[1] == 1 else raw
         return self.classes_[np.argmax(self._proba(raw), axis=1)]
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Class probabilities after each round."""
         for raw in self._staged_raw(X):
             yield self._proba(raw)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Classes after each round."""
         for proba in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(proba, axis=1)]

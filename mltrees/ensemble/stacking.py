@@ -29,6 +29,7 @@ all mean something.
 from __future__ import annotations
 
 import numbers
+from typing import Self
 
 import numpy as np
 import pandas as pd
@@ -48,6 +49,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress, check_verbose
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_bool, check_sample_weight, class_codes, real_targets
 from mltrees.tree._data import check_target
 
@@ -303,7 +305,7 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
         progress.close()
 
     # -- prediction -------------------------------------------------------------------
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> np.ndarray:
         """Level-1 features of ``X``: the fitted members' outputs (and ``X`` with passthrough).
 
         Binary ``predict_proba`` keeps only the column of the second class, as
@@ -340,20 +342,20 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
 class _ClassifierOutputs(ClassifierMixin):
     """Prediction methods of the classifiers: the final estimator on the level-1 features."""
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Class labels of the final estimator, in the original label space."""
         check_is_fitted(self, "final_estimator_")
         codes = np.asarray(self.final_estimator_.predict(self.transform(X)), dtype=np.intp)
         return self.classes_[codes]
 
     @available_if(_final_has("predict_proba"))
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities of the final estimator, columns in ``classes_`` order."""
         check_is_fitted(self, "final_estimator_")
         return self.final_estimator_.predict_proba(self.transform(X))
 
     @available_if(_final_has("decision_function"))
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Decision function of the final estimator."""
         check_is_fitted(self, "final_estimator_")
         return self.final_estimator_.decision_function(self.transform(X))
@@ -364,7 +366,7 @@ class _ClassifierOutputs(ClassifierMixin):
 
 
 class _RegressorOutputs(RegressorMixin):
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Predictions of the final estimator on the level-1 features."""
         check_is_fitted(self, "final_estimator_")
         return self.final_estimator_.predict(self.transform(X))
@@ -375,7 +377,7 @@ class _RegressorOutputs(RegressorMixin):
 
 
 class _Stacking(_BaseStacking):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the members, their out-of-fold predictions, and the final estimator.
 
         Implements :eq:`eq-stacking-level1` (chapter 16): row ``i`` of the
@@ -438,7 +440,7 @@ class _Stacking(_BaseStacking):
 
 
 class _Blending(_BaseStacking):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the members on the training part, the final estimator on the holdout.
 
         Implements :eq:`eq-blending` (chapter 16). The holdout is a random

@@ -37,7 +37,9 @@ tree estimators. XGBoost itself refuses such columns unless told to encode them.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 import pandas as pd
@@ -47,6 +49,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from mltrees._frames import frame_as_numbers, learn_frame_categories
 from mltrees._progress import Progress
 from mltrees._threads import threads_for_jobs
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
 from mltrees.ensemble._common import (
     StackedTrees,
@@ -451,7 +454,7 @@ class _BaseXGBoost(BaseEstimator):
         check_is_fitted(self, "_stack")
         return [list(stage) for stage in self._trees]
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf (node id) of every row in every tree, shape (n_samples, n_trees).
 
         Rows are cast to float32 first, as for prediction, so they take the
@@ -564,7 +567,13 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
         self._validate_params()
         if self.objective not in self._objectives:
@@ -588,7 +597,12 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         base_margin = np.atleast_1d(objective.margin_of(base)).astype(np.float64)
         return self._fit(X, y, sample_weight, eval_set, objective, base_margin)
 
-    def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
+    def predict(
+        self,
+        X: MatrixLike,
+        output_margin: bool = False,
+        iteration_range: tuple[int, int] | None = None,
+    ) -> np.ndarray:
         """Predictions (the mean for Poisson), or raw margins with ``output_margin=True``."""
         check_is_fitted(self, "_stack")
         margin = self._margin(X, iteration_range)[:, 0]
@@ -596,7 +610,7 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
             return margin
         return np.exp(margin)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Predictions after each round."""
         for margin in self._staged_margin(X):
             yield np.exp(margin[:, 0]) if self._objective.name == "count:poisson" else margin[:, 0]
@@ -686,7 +700,13 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
             raise ValueError("eval_set has labels that are not among the training classes")
         return codes
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
@@ -725,17 +745,24 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
             np.asarray(base_margin, dtype=np.float64),
         )
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw margins: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
         margin = self._margin(X)
         return margin[:, 0] if margin.shape[1] == 1 else margin
 
-    def predict_proba(self, X, iteration_range=None) -> np.ndarray:
+    def predict_proba(
+        self, X: MatrixLike, iteration_range: tuple[int, int] | None = None
+    ) -> np.ndarray:
         """Class probabilities, shape (n, K)."""
         check_is_fitted(self, "_stack")
         return self._objective.loss.predict_proba(_squeeze(self._margin(X, iteration_range)))
 
-    def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
+    def predict(
+        self,
+        X: MatrixLike,
+        output_margin: bool = False,
+        iteration_range: tuple[int, int] | None = None,
+    ) -> np.ndarray:
         """Classes, or raw margins with ``output_margin=True``."""
         check_is_fitted(self, "_stack")
         margin = _squeeze(self._margin(X, iteration_range))
@@ -744,12 +771,12 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         proba = self._objective.loss.predict_proba(margin)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Class probabilities after each round."""
         for margin in self._staged_margin(X):
             yield self._objective.loss.predict_proba(_squeeze(margin))
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Classes after each round."""
         for proba in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(proba, axis=1)]

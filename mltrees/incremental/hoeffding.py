@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Self
 
 import numpy as np
 from scipy.special import erf
@@ -29,6 +30,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from mltrees._frames import ColumnTypeError, is_categorical, numeric_values
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_labels, check_sample_weight
 from mltrees.incremental._encoding import (
     as_table,
@@ -320,7 +322,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         return node
 
     # ------------------------------------------------------------ public API
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Learn the stream (X, y) from scratch, in batches of 1,000 rows.
 
         Parameters
@@ -345,7 +347,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """Learn one batch of the stream; the same tree as learning its rows one by one.
 
         Parameters
@@ -583,13 +591,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         uniform = np.full_like(class_w, 1.0 / class_w.shape[1])
         return np.where(total > 0, class_w / np.where(total > 0, total, 1.0), uniform)
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf (node id) each sample reaches."""
         check_is_fitted(self, "classes_")
         values = self._numeric(X, first=False)
         return self._leaf_of(values, np.arange(values.shape[0]))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities of the leaf each sample reaches (``leaf_prediction``)."""
         check_is_fitted(self, "classes_")
         values = self._numeric(X, first=False)
@@ -606,7 +614,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             proba[use_nb] = self._naive_bayes(values[use_nb], slot[use_nb])
         return proba
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The most probable class of each sample (ties: first class)."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]

@@ -12,11 +12,14 @@ tree :class:`mltrees.ID3Classifier` grows on all the examples seen so far
 
 from __future__ import annotations
 
+from typing import Self
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_labels
 from mltrees.incremental._encoding import (
     as_table,
@@ -201,7 +204,7 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
             self._pad_counts(child)
 
     # ------------------------------------------------------------ public API
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Grow the tree example by example on (X, y); the classes are those of y.
 
         Parameters
@@ -216,7 +219,7 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         y = check_target(y)
         return self.partial_fit(X, y, classes=np.unique(check_labels(y, "y")))
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
         """Add examples one at a time, keeping the tree equal to ID3's.
 
         Implements :eq:`eq-id5r-invariant` by the update of
@@ -379,7 +382,7 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
             codes[:, j] = pd.Index(self.categories_[j], dtype=object).get_indexer(values)
         return codes
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """Node reached by each sample; a value unseen at a node stops the sample there."""
         codes = self._codes_for_predict(X)
         test, child, _ = self._flatten()
@@ -395,14 +398,14 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
                 return node
             node = np.where(move, nxt, node)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class fractions of the node each sample reaches."""
         check_is_fitted(self, "classes_")
         _, _, counts = self._flatten()
         reached = counts[self.apply(X)]
         return reached / reached.sum(axis=1, keepdims=True)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The majority class of the node each sample reaches (ties: first class)."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]

@@ -25,6 +25,7 @@ import json
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from mltrees._typing import MatrixLike
 from mltrees.io.format import ModelFormatError, validate_tree
 
 __all__ = ["ImportedTreeModel", "import_lightgbm", "import_xgboost", "xgboost_threshold"]
@@ -171,12 +172,12 @@ class ImportedTreeModel(BaseEstimator):
             member.feature_names_in_ = self.feature_names_in_
         return member
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf of every tree each sample reaches, shape (n_samples, n_trees)."""
         values = self._values(X)
         return np.column_stack([tree.apply(values) for tree in self.trees_])
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw scores (margins): shape (n_samples,) or (n_samples, n_outputs)."""
         values = self._values(X)
         raw = np.tile(self.base_margin_, (values.shape[0], 1))
@@ -187,7 +188,7 @@ class ImportedTreeModel(BaseEstimator):
             raw += self.base_margin_
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """What the library's ``Booster.predict`` returns: the raw score through the link."""
         raw = self.decision_function(X)
         if self.link_ == "logit":

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from typing import Self
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_int, class_codes, real_targets
 from mltrees.tree._data import (
     CATEGORICAL,
@@ -399,7 +401,7 @@ class _BaseTree(BaseEstimator):
             self._check_numeric(values)
             raise
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """Index of the node each sample ends in (a leaf, or see :meth:`Tree.apply`).
 
         With ``missing="c45"`` a sample whose tested value is missing ends
@@ -450,7 +452,7 @@ class _BaseTree(BaseEstimator):
 
 
 class _TreeClassifier(ClassifierMixin, _BaseTree):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on ``(X, y)``, optionally weighting the samples.
 
         Parameters
@@ -504,12 +506,12 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
             f"class_weight must be None, 'balanced' or a dict, got {self.class_weight!r}"
         )
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities: the class fractions of the node each sample reaches."""
         nodes, mixed = self._node_values(X)  # checks that the model is fitted first
         return self.tree_.value[nodes] if mixed is None else mixed
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The most probable class; ties go to the first class in ``classes_``."""
         nodes, mixed = self._node_values(X)
         if mixed is not None:
@@ -519,7 +521,7 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
 
 
 class _TreeRegressor(RegressorMixin, _BaseTree):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on ``(X, y)``, optionally weighting the samples.
 
         Parameters
@@ -548,7 +550,7 @@ class _TreeRegressor(RegressorMixin, _BaseTree):
 
         return weights, {"n_outputs_": 1}, make_statistics
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The mean target of the node each sample reaches."""
         nodes, mixed = self._node_values(X)
         return self.tree_.value[nodes, 0] if mixed is None else mixed[:, 0]

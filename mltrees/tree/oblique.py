@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._frames import numbers_only
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import (
     check_bool,
     check_int,
@@ -550,7 +551,7 @@ class _BaseObliqueTree(BaseEstimator):
         self.tree_ = tree
         return self
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """Index of the leaf each row reaches."""
         check_is_fitted(self, "tree_")
         X = validate_data(self, self._numbers(X), reset=False, dtype=np.float64)
@@ -694,7 +695,7 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
     def _criterion(self) -> str:
         return "gini" if self.criterion == "gini" else "entropy"
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on numeric ``X`` and class labels ``y``; returns self."""
         self._validate_params()
         X, y, weights = self._validate_X_y(X, y, sample_weight)
@@ -734,12 +735,12 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
             else:
                 yield pocket_perceptron(Z, z, weights, self.max_epochs)[:-1]
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class fractions of the leaf each row reaches."""
         leaves = self.apply(X)
         return self.tree_.value[leaves]
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Majority class of the leaf each row reaches."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
@@ -807,7 +808,7 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         self.ccp_alpha = ccp_alpha
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on numeric ``X`` and targets ``y``; returns self."""
         self._validate_params()
         X, y, weights = self._validate_X_y(X, y, sample_weight)
@@ -835,7 +836,7 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         w = stats[:, 0]
         yield least_squares_direction(Z, stats[:, 1] / w, w)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Mean target of the leaf each row reaches."""
         leaves = self.apply(X)
         return self.tree_.value[leaves, 0]

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_bool, check_sample_weight
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF
 from mltrees.tree.pruning import added_errors
@@ -273,7 +275,7 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
 
         return C45Classifier(pruning=None) if self.estimator is None else clone(self.estimator)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on ``(X, y)`` and derive the rule set from it.
 
         Parameters
@@ -395,14 +397,14 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
             first[self.rules_[k].covers(values)] = k
         return first
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The class of the first rule that covers each case, else the default class."""
         first = self._first_rule(X)
         labels = np.array([r.label for r in self.rules_] + [self.default_class_], dtype=object)
         out = labels[np.where(first >= 0, first, len(self.rules_))]
         return out.astype(self.classes_.dtype)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         r"""Class probabilities of the first rule that fires (see the class Notes).
 
         A case gets the weighted class frequencies of all the training cases
@@ -419,7 +421,7 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
         first = self._first_rule(X)
         return self.class_distributions_[np.where(first >= 0, first, len(self.rules_))]
 
-    def predict_log_proba(self, X) -> np.ndarray:
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         """Logarithm of :meth:`predict_proba` (``-inf`` for probability 0)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
