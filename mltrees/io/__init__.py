@@ -1,4 +1,4 @@
-"""Model files without pickle, and models imported from XGBoost and LightGBM (chapter 18).
+"""Model files without pickle, models imported from XGBoost and LightGBM, ONNX export (chapter 18).
 
 * :func:`to_json`, :func:`from_json`, :func:`save_model`, :func:`load_model`:
   every fitted mltrees estimator as a documented JSON file
@@ -6,6 +6,9 @@
   rejects malformed or hostile files with :class:`ModelFormatError`.
 * :func:`import_xgboost`, :func:`import_lightgbm`: another library's trees as
   mltrees :class:`~mltrees.tree._tree.Tree` arrays (:class:`ImportedTreeModel`).
+* :func:`to_onnx`, :func:`onnx_input`: a fitted tree model as an ONNX graph
+  (``TreeEnsemble``, ai.onnx.ml opset 5) for onnxruntime and other runtimes;
+  needs the ``onnx`` extra.
 * :func:`register_estimator`: how a new estimator joins the format.
 """
 
@@ -16,6 +19,7 @@ from mltrees.io.importers import (
     import_xgboost,
     xgboost_threshold,
 )
+from mltrees.io.onnx_export import OnnxExportError, onnx_input, to_onnx
 from mltrees.io.serialize import (
     from_json,
     load_model,
@@ -29,14 +33,17 @@ __all__ = [
     "FORMAT_VERSION",
     "ImportedTreeModel",
     "ModelFormatError",
+    "OnnxExportError",
     "from_json",
     "import_lightgbm",
     "import_xgboost",
     "load_model",
+    "onnx_input",
     "register_estimator",
     "register_object",
     "save_model",
     "to_json",
+    "to_onnx",
     "validate_tree",
     "xgboost_threshold",
 ]
