@@ -6,6 +6,7 @@ package and never keep private copies of an algorithm.
 """
 
 from mltrees import inspection, losses
+from mltrees._frames import ColumnTypeError, MixedColumnWarning
 from mltrees.criteria import gini, misclassification_error
 from mltrees.ensemble import (
     AdaBoostClassifier,
@@ -91,6 +92,7 @@ __all__ = [
     "C45Classifier",
     "CARTClassifier",
     "CARTRegressor",
+    "ColumnTypeError",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "GradientBoostingClassifier",
@@ -101,6 +103,7 @@ __all__ = [
     "ImportedTreeModel",
     "LightGBMClassifier",
     "LightGBMRegressor",
+    "MixedColumnWarning",
     "ModelFormatError",
     "ObliqueTreeClassifier",
     "ObliqueTreeRegressor",

@@ -59,7 +59,23 @@ _REFUSED = {
 
 
 class MixedColumnWarning(UserWarning):
-    """An object column mixes numbers with other values; it is read as categorical."""
+    """An object column mixes numbers with other values; it is read as categorical.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import pandas as pd
+    >>> from mltrees import CARTClassifier, MixedColumnWarning
+    >>> X = pd.DataFrame({"size": pd.Series([1.5, "?", 2.5, 3.0], dtype=object)})
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = CARTClassifier().fit(X, [0, 1, 0, 1])
+    ...
+    >>> caught[0].category is MixedColumnWarning
+    True
+    >>> X["size"] = pd.to_numeric(X["size"], errors="coerce")  # the fix: numbers, "?" missing
+    >>> _ = CARTClassifier().fit(X, [0, 1, 0, 1])
+    """
 
 
 class ColumnTypeError(TypeError, ValueError):
@@ -67,6 +83,18 @@ class ColumnTypeError(TypeError, ValueError):
 
     Both a TypeError and a ValueError, as :class:`mltrees._validation.ParameterError`:
     callers catching either keep working.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mltrees import ColumnTypeError, ObliqueTreeClassifier
+    >>> X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0], "color": ["red", "blue", "red", "blue"]})
+    >>> try:
+    ...     ObliqueTreeClassifier().fit(X, [0, 1, 0, 1])
+    ... except ColumnTypeError as error:  # also a TypeError and a ValueError
+    ...     print(str(error).split(":")[0])
+    ...
+    X column 'color' is categorical (str), and ObliqueTreeClassifier splits numbers only
     """
 
 
