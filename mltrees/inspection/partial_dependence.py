@@ -11,10 +11,13 @@ trees' covers: the path-dependent value of the coalition ``{j}``
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import Bunch
 
+from mltrees._typing import MatrixLike
 from mltrees.inspection._adapters import view_of
 from mltrees.inspection.shapley import path_dependent_value
 
@@ -155,9 +158,9 @@ def _percentile_grid(values, percentiles, grid_resolution):
 
 
 def partial_dependence(
-    estimator,
-    X,
-    features,
+    estimator: object,
+    X: MatrixLike,
+    features: int | str | Sequence[int | str],
     *,
     response_method: str = "auto",
     percentiles: tuple[float, float] = (0.05, 0.95),
@@ -165,7 +168,7 @@ def partial_dependence(
     custom_values: dict | None = None,
     method: str = "auto",
     kind: str = "average",
-):
+) -> Bunch:
     """Partial dependence, :eq:`eq-partial-dependence`, with scikit-learn's signature.
 
     As ``sklearn.inspection.partial_dependence`` (one feature): the model is
@@ -203,8 +206,6 @@ def partial_dependence(
         ``individual`` of shape (n_outputs, n, G). Two classes give one
         output, the positive class, as in scikit-learn.
     """
-    from sklearn.utils import Bunch
-
     if kind not in ("average", "individual", "both"):
         raise ValueError(f"kind must be 'average', 'individual' or 'both', got {kind!r}")
     if method not in ("auto", "brute", "recursion"):

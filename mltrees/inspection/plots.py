@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+from mltrees._typing import MatrixLike
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "dependence_plot",
@@ -111,9 +119,9 @@ def dependence_plot(explanation, feature, *, color_by=None, output=None, ax=None
 
 
 def plot_partial_dependence(
-    estimator,
-    X,
-    features,
+    estimator: object,
+    X: MatrixLike,
+    features: int | str | Sequence[int | str],
     *,
     kind: str = "average",
     response_method: str = "auto",
@@ -121,9 +129,9 @@ def plot_partial_dependence(
     grid_resolution: int = 100,
     custom_values: dict | None = None,
     output: int = 0,
-    ax=None,
+    ax: Axes | None = None,
     n_curves: int = 50,
-):
+) -> Axes:
     """Partial dependence (thick) over ICE curves (thin), as scikit-learn's display draws them.
 
     The arguments are :func:`~mltrees.inspection.partial_dependence`'s (and
@@ -168,8 +176,8 @@ IMPORTANCE_TYPES = {
 
 
 def plot_importance(
-    booster,
-    ax=None,
+    booster: object,
+    ax: Axes | None = None,
     *,
     height: float = 0.2,
     xlim=None,
@@ -180,9 +188,9 @@ def plot_importance(
     importance_type: str = "gain",
     max_num_features: int | None = None,
     grid: bool = True,
-    feature_names=None,
+    feature_names: Sequence[str] | None = None,
     **kwargs,
-):
+) -> Axes:
     """Horizontal bars of a model's feature importances, largest on top (XGBoost's and LightGBM's).
 
     The signature is ``xgboost.plot_importance``'s (and ``lightgbm.plot_importance``'s):

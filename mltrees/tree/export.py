@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +29,9 @@ from mltrees._validation import check_int
 from mltrees.tree._drawable import drawable
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree
 from mltrees.tree.oblique import ObliqueTree
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["export_text", "plot_tree", "to_dot"]
 
@@ -250,11 +255,11 @@ def _subtree_heights(tree: Tree) -> np.ndarray:
 
 
 def export_text(
-    estimator,
+    estimator: object,
     *,
     tree_index: int = 0,
-    feature_names=None,
-    class_names=None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
     decimals: int = 3,
     max_depth: int | None = None,
     show_weights: bool = False,
@@ -386,11 +391,11 @@ def _hex(rgb) -> str:
 
 
 def to_dot(
-    estimator,
+    estimator: object,
     *,
     tree_index: int = 0,
-    feature_names=None,
-    class_names=None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
     decimals: int = 3,
     filled: bool = False,
 ) -> str:
@@ -504,16 +509,16 @@ EDGE_LABEL_POSITION = 0.6  # where a branch label sits, from parent (0) to child
 
 
 def plot_tree(
-    estimator,
+    estimator: object,
     *,
     tree_index: int = 0,
-    feature_names=None,
-    class_names=None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
     decimals: int = 3,
     max_depth: int | None = None,
-    ax=None,
+    ax: Axes | None = None,
     fontsize: float | None = None,
-):
+) -> Axes:
     """Draw a fitted tree with matplotlib: boxes for nodes, labelled lines for branches.
 
     The layout is the simple tidy one: the leaves of the drawing are spaced
