@@ -48,11 +48,30 @@ def _replace(match: re.Match) -> str:
     return target.lstrip("!.")  # func, class, meth, mod, attr, data, obj, exc
 
 
+_TABLE_BORDER = re.compile(r"^\s*=+(\s+=+)+\s*$")
+
+
+def _padded(match: re.Match) -> str:
+    """A role's plain form padded to the role's width: the columns of a table stay put."""
+    return _replace(match).ljust(len(match.group(0)))
+
+
 def plain(text: str | None) -> str | None:
-    """``text`` with every Sphinx role replaced by its plain-text form."""
+    """``text`` with every Sphinx role replaced by its plain-text form.
+
+    Inside a reStructuredText simple table (between ``=====`` borders) the
+    plain form is padded to the role's width, so the columns keep their place.
+    """
     if not text or ":" not in text:
         return text
-    return _ROLE.sub(_replace, text)
+    if "==" not in text:
+        return _ROLE.sub(_replace, text)
+    lines, in_table = text.split("\n"), False
+    for i, line in enumerate(lines):
+        # A simple table is a block of lines that starts at a border and ends at a blank line.
+        in_table = bool(_TABLE_BORDER.match(line)) or (in_table and bool(line.strip()))
+        lines[i] = _ROLE.sub(_padded if in_table else _replace, line)
+    return "\n".join(lines)
 
 
 def _rewrite(obj) -> None:

@@ -202,3 +202,19 @@ def test_every_public_estimator_method_is_annotated():
             if missing or "return" not in hints:
                 unannotated.append(f"{name}.{method_name}: {missing or 'return'}")
     assert unannotated == []
+
+
+def test_tables_keep_their_columns_and_attributes_stay_literal():
+    hook = _hook()
+    border = "=====================  ===="
+    table = f"x\n\n{border}\n:func:`load_weather`   14\n{border}\n"
+    text = plain(table)
+    assert text.splitlines()[3] == "load_weather           14"  # the column still starts at 23
+    lines = text.splitlines()
+    app = type("App", (), {"env": type("Env", (), {"mltrees_bib_keys": set()})})()
+    hook._process(app, "module", "m", None, None, lines)
+    assert lines[3] == "load_weather           14"
+    # feature_importances_ would be a hyperlink reference in reStructuredText.
+    assert hook._link("What feature_importances_ counts", set()) == (
+        "What ``feature_importances_`` counts"
+    )

@@ -22,6 +22,10 @@ _EQUATION = re.compile(r"(?<![\w`:-])(eq-[a-z0-9]+(?:-[a-z0-9]+)*)(?![\w`-])")
 _SECTION = re.compile(r"(?<![\w`:-])((?:sec|ch)-[a-z0-9]+(?:-[a-z0-9]+)*)(?![\w`-])")
 _OBJECT = re.compile(r"(?<![\w.`:~])(mltrees(?:\.[A-Za-z_][A-Za-z0-9_]*)+)(?![\w`])")
 _MATH = re.compile(r"\$([^$\n]+)\$")
+# A name ending in "_" (an attribute such as feature_importances_) would be a
+# hyperlink reference in reStructuredText: it becomes a literal.
+_TRAILING_UNDERSCORE = re.compile(r"(?<![\w`.])([A-Za-z][A-Za-z0-9_]*_)(?![\w`])")
+_TABLE_BORDER = re.compile(r"^\s*=+(\s+=+)+\s*$")
 _CITATION = re.compile(r"\(([a-z][a-z0-9]*\d{4}[a-z]?(?:,\s*[a-z][a-z0-9]*\d{4}[a-z]?)*)\)")
 
 
@@ -41,14 +45,19 @@ def _link(text: str, keys: set[str]) -> str:
     text = _EQUATION.sub(r":eq:`\1`", text)
     text = _SECTION.sub(r":ref:`\1`", text)
     text = _OBJECT.sub(lambda m: f":py:obj:`{m.group(1).rstrip('.')}`", text)
+    text = _TRAILING_UNDERSCORE.sub(r"``\1``", text)
     return _CITATION.sub(citation, text)
 
 
 def _process(app, what, name, obj, options, lines) -> None:
     keys = app.env.mltrees_bib_keys
-    in_example = False
+    in_example = in_table = False
     for i, line in enumerate(lines):
         stripped = line.strip()
+        # A simple table (a block from a border to a blank line) keeps its widths.
+        in_table = bool(_TABLE_BORDER.match(line)) or (in_table and bool(stripped))
+        if in_table:
+            continue
         if stripped.startswith((">>>", "...")):
             in_example = True
             continue
