@@ -43,8 +43,9 @@ def _check_numeric_columns(dtypes, names):
             if pd.api.types.is_bool_dtype(dtype):
                 continue
             raise TypeError(
-                f"X column {name!r} has dtype {dtype}; the XGBoost estimators take numbers "
-                "only (encode categories first)"
+                f"X column {name!r} has dtype {dtype}; the Dask estimators take numbers "
+                "only (encode categories first, e.g. as their codes: what XGBoostClassifier "
+                "does on one machine)"
             )
 
 
