@@ -246,6 +246,9 @@ def numbers_only(X, who: str, *, categories_advice: str, missing_advice: str | N
     value (if ``missing_advice`` is not None) a ValueError, both naming the
     column and saying what to do.
     """
+    from mltrees._input_checks import check_unique_columns
+
+    check_unique_columns(X)  # a repeated name could not tell its columns apart
     if isinstance(X, pd.DataFrame):
         refuse_categories(X, who, categories_advice)
         X = frame_as_numbers(X, {})

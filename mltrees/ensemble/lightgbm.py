@@ -24,13 +24,15 @@ from typing import Self
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from mltrees._frames import frame_as_numbers, learn_frame_categories
+from mltrees._input_checks import check_unique_columns, validate_numbers
 from mltrees._progress import Progress
 from mltrees._threads import threads_for_jobs
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import real_targets, require_two_classes
+from mltrees._value_range import check_neighbour_sums
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -148,6 +150,7 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
     ``object`` of strings) become the codes of their categories, learned in
     ``fit`` (NaN when missing or unseen).
     """
+    check_unique_columns(X)
     if isinstance(X, pd.DataFrame):
         if reset:
             categories, ordered = learn_frame_categories(X)
@@ -158,7 +161,14 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
         X = frame_as_numbers(X, getattr(estimator, "_pandas_categories", {}))
     elif reset:
         estimator._pandas_categories, estimator._auto_categorical = {}, []
-    return validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+    return validate_numbers(
+        estimator,
+        X,
+        what="numbers or categories",
+        reset=reset,
+        dtype=np.float64,
+        ensure_all_finite="allow-nan",
+    )
 
 
 class _Objective:
@@ -315,6 +325,12 @@ class _BaseLightGBM(BaseEstimator):
 
     def _fit(self, X, y, sample_weight, eval_set, objective: _Objective):
         X = _as_float64(self, X, reset=True)
+        check_neighbour_sums(
+            X,
+            getattr(self, "feature_names_in_", None),
+            library="LightGBM's binning",
+            reason="lightgbm then merges them into one bin (a constant model on two values)",
+        )
         weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if weight is not None and (weight == 1.0).all():
             weight = None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mltrees._optional import import_optional
 from mltrees._typing import MatrixLike
 
 if TYPE_CHECKING:
@@ -20,9 +21,8 @@ __all__ = [
 ]
 
 
-def _axes(ax):
-    import matplotlib.pyplot as plt
-
+def _axes(ax, feature: str):
+    plt = import_optional("matplotlib.pyplot", extra="plot", feature=feature)
     return plt.gca() if ax is None else ax
 
 
@@ -69,7 +69,7 @@ def summary_plot(explanation, *, output=None, max_display: int = 12, ax=None, cm
     values = _values_2d(explanation, output)
     data = np.asarray(explanation.data, dtype=np.float64)
     names = list(explanation.feature_names)
-    ax = _axes(ax)
+    ax = _axes(ax, "summary_plot")
     import matplotlib as mpl
 
     order = np.argsort(np.abs(values).mean(axis=0))[::-1][:max_display]
@@ -105,7 +105,7 @@ def dependence_plot(explanation, feature, *, color_by=None, output=None, ax=None
     names = list(explanation.feature_names)
     j = names.index(feature) if isinstance(feature, str) else int(feature)
     data = np.asarray(explanation.data, dtype=np.float64)
-    ax = _axes(ax)
+    ax = _axes(ax, "dependence_plot")
     if color_by is None:
         ax.scatter(data[:, j], values[:, j], s=8, color="tab:blue", linewidths=0)
     else:
@@ -153,7 +153,7 @@ def plot_partial_dependence(
         kind="both" if kind != "average" else "average",
     )
     grid = result["grid_values"][0]
-    ax = _axes(ax)
+    ax = _axes(ax, "plot_partial_dependence")
     if kind != "average":
         curves = np.asarray(result["individual"][output])
         step = max(1, curves.shape[0] // n_curves)
@@ -243,7 +243,7 @@ def plot_importance(
     if max_num_features is not None:
         order = order[: int(max_num_features)]
     order = order[::-1]
-    ax = _axes(ax)
+    ax = _axes(ax, "plot_importance")
     ax.barh(range(order.size), values[order], height=height, align="center", **kwargs)
     ax.set_yticks(range(order.size))
     ax.set_yticklabels([names[j] for j in order])

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mltrees._optional import import_optional
 from mltrees._validation import check_int
 from mltrees.tree._drawable import drawable
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree
@@ -592,7 +593,7 @@ def plot_tree(
         isinstance(fontsize, bool) or not isinstance(fontsize, numbers.Real) or fontsize <= 0
     ):
         raise ValueError(f"fontsize must be a positive number or None, got {fontsize!r}")
-    import matplotlib.pyplot as plt
+    plt = import_optional("matplotlib.pyplot", extra="plot", feature="plot_tree")
     from matplotlib import patheffects
 
     tree = view.tree
