@@ -219,6 +219,9 @@ def learn_frame_categories(frame: pd.DataFrame) -> tuple[dict, list]:
 def frame_as_numbers(frame: pd.DataFrame, categories: dict) -> pd.DataFrame:
     """A DataFrame as float64 columns: categorical ones become their codes under ``categories``.
 
+    ``categories`` maps a column to its categories in code order (an array, or
+    a pandas ``CategoricalDtype``).
+
     Missing and unseen categories become NaN. A column that was numeric in
     training must hold numbers (a TypeError names it otherwise).
     """
@@ -226,7 +229,9 @@ def frame_as_numbers(frame: pd.DataFrame, categories: dict) -> pd.DataFrame:
     for name in frame.columns:
         column = frame[name]
         if name in categories:
-            out[name] = category_codes(column, categories[name])
+            known = categories[name]  # an array of categories, or a pandas CategoricalDtype
+            known = known.categories if isinstance(known, pd.CategoricalDtype) else known
+            out[name] = category_codes(column, known)
         elif column.dtype.kind != "b" and is_categorical(column, str(name)):
             raise TypeError(
                 f"X column {str(name)!r} was numeric when the model was fitted but is "

@@ -155,7 +155,11 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
         if reset:
             categories, ordered = learn_frame_categories(X)
             labels = list(X.columns)
-            estimator._pandas_categories = categories
+            # As pandas dtypes (what model files store for LightGBM).
+            estimator._pandas_categories = {
+                c: pd.CategoricalDtype(values, ordered=c in ordered)
+                for c, values in categories.items()
+            }
             # categorical_feature="auto": the unordered ones, by position.
             estimator._auto_categorical = [labels.index(c) for c in categories if c not in ordered]
         X = frame_as_numbers(X, getattr(estimator, "_pandas_categories", {}))

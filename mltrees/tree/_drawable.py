@@ -20,6 +20,7 @@ import numbers
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 
 from mltrees.tree._data import CATEGORICAL, FeatureSpec
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE, Tree
@@ -143,6 +144,8 @@ def _lightgbm_specs(model) -> list | None:
     for j, codes in bins.items():
         column = names[j] if names is not None else None
         known = categories.get(column) if column is not None else None
+        if isinstance(known, pd.CategoricalDtype):
+            known = np.asarray(known.categories)
         if known is None:  # integer codes given as numbers: the codes name themselves
             labels = [str(int(c)) for c in codes]
         else:
