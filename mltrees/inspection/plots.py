@@ -98,10 +98,24 @@ def summary_plot(explanation, *, output=None, max_display: int = 12, ax=None, cm
 def dependence_plot(explanation, feature, *, color_by=None, output=None, ax=None):
     """SHAP value of one feature against its value; colour by a second feature if given.
 
-    The vertical spread at a given value is what the other features add
-    (interactions): with ``color_by`` it shows which feature does.
+    The vertical spread at a given value comes from the feature's
+    interactions with the others (and, in the path-dependent game, from their
+    dependence on it); ``color_by`` shows whether a given feature is the one.
+    Given an :class:`~mltrees.inspection.InteractionExplanation`, the main
+    effects ``Phi_jj`` are drawn instead, the SHAP value without its
+    interactions (chapter 17).
     """
-    values = _values_2d(explanation, output)
+    main = hasattr(explanation, "main_effects")
+    if main:
+        values = np.asarray(explanation.main_effects)
+        if values.ndim == 3:
+            if output is None:
+                raise ValueError(
+                    "explanation has one column of values per output; choose one with output="
+                )
+            values = values[:, :, output]
+    else:
+        values = _values_2d(explanation, output)
     names = list(explanation.feature_names)
     j = names.index(feature) if isinstance(feature, str) else int(feature)
     data = np.asarray(explanation.data, dtype=np.float64)
@@ -114,7 +128,7 @@ def dependence_plot(explanation, feature, *, color_by=None, output=None, ax=None
         ax.figure.colorbar(points, ax=ax, label=names[k])
     ax.axhline(0.0, color="0.5", lw=0.8)
     ax.set_xlabel(names[j])
-    ax.set_ylabel(f"SHAP value of {names[j]}")
+    ax.set_ylabel(f"SHAP main effect of {names[j]}" if main else f"SHAP value of {names[j]}")
     return ax
 
 

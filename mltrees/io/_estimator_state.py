@@ -639,6 +639,8 @@ def _rebuild_stacking(estimator) -> None:
     from sklearn.utils import Bunch
     from sklearn.utils.validation import check_is_fitted
 
+    from mltrees.ensemble.stacking import FoldAverage
+
     path = type(estimator).__name__
     names, _ = estimator._check_estimators()
     members = estimator.estimators_
@@ -663,19 +665,31 @@ def _rebuild_stacking(estimator) -> None:
     K = _n_classes(estimator, path) if hasattr(estimator, "classes_") else 0
     for k, (member, method, width) in enumerate(zip(members, methods, widths, strict=True)):
         where = f"{path}.estimators_[{k}]"
-        try:
-            check_is_fitted(member)
-        except Exception:
-            raise ModelFormatError(f"{where}: a fitted estimator") from None
         expect(method in ("predict_proba", "decision_function", "predict"), where, "a method")
-        expect(hasattr(member, method), where, f"an estimator with {method}")
-        if K and hasattr(member, "classes_"):
-            codes = np.asarray(member.classes_)
+        if isinstance(member, FoldAverage):  # refit=False: the fold models, averaged
             expect(
-                codes.dtype.kind in "iu" and ((codes >= 0) & (codes < K)).all(),
+                member.n_classes == (K or None) and (K == 0 or method != "predict"),
                 where,
-                "classes coded 0 .. K-1, as stacking fits its members",
+                "the stack's number of classes, and no averaged labels",
             )
+            parts = [
+                (f"{where}.estimators_[{q}]", fold) for q, fold in enumerate(member.estimators_)
+            ]
+        else:
+            parts = [(where, member)]
+        for part_path, part in parts:
+            try:
+                check_is_fitted(part)
+            except Exception:
+                raise ModelFormatError(f"{part_path}: a fitted estimator") from None
+            expect(hasattr(part, method), part_path, f"an estimator with {method}")
+            if K and hasattr(part, "classes_"):
+                codes = np.asarray(part.classes_)
+                expect(
+                    codes.dtype.kind in "iu" and ((codes >= 0) & (codes < K)).all(),
+                    part_path,
+                    "classes coded 0 .. K-1, as stacking fits its members",
+                )
         expect(width == _output_width(member, method, K), where, "its level-1 width")
         n = getattr(member, "n_features_in_", estimator.n_features_in_)
         expect(n == estimator.n_features_in_, where, "the stack's features")

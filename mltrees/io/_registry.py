@@ -174,6 +174,22 @@ def _decode_id5r_node(state: dict, path: str):
     return nodes[0]
 
 
+def _check_fold_average(average, path: str) -> None:
+    """A stack's averaged fold models: a non-empty list, and None or a class count."""
+    members = average.estimators_
+    expect(
+        isinstance(members, list) and 1 <= len(members) <= 1 << 20,
+        f"{path}.estimators_",
+        "a non-empty list of fold models",
+    )
+    n_classes = average.n_classes
+    expect(
+        n_classes is None or (type(n_classes) is int and 2 <= n_classes <= 1 << 20),
+        f"{path}.n_classes",
+        "None (regression) or a number of classes >= 2",
+    )
+
+
 def _check_splitter(splitter, path: str) -> None:
     ok = (
         type(splitter.n_splits) is int
@@ -345,6 +361,7 @@ def register_defaults() -> None:
     from mltrees.ensemble.stacking import (
         BlendingClassifier,
         BlendingRegressor,
+        FoldAverage,
         StackingClassifier,
         StackingRegressor,
     )
@@ -450,6 +467,9 @@ def register_defaults() -> None:
     # default final estimators (and the usual ones) and the usual splitters.
     for cls in (StackingClassifier, StackingRegressor, BlendingClassifier, BlendingRegressor):
         register_estimator(cls, skip=("named_estimators_",), rebuild=_rebuild_stacking)
+    register_object(
+        FoldAverage, attributes=("estimators_", "n_classes"), validate=_check_fold_average
+    )
     for cls in (LogisticRegression, RidgeCV, Ridge, LinearRegression):
         register_estimator(cls, rebuild=_rebuild_linear)
     for cls in (KFold, StratifiedKFold):
