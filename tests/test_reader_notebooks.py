@@ -245,7 +245,8 @@ class _Page(HTMLParser):
             self.code.append(self._pre)
             self._pre = None
         elif tag == "a" and self._cite is not None:
-            self.citations.append(self._cite.strip())
+            # Sphinx joins a name's "von" part with no-break spaces ("van\xa0der Laan")
+            self.citations.append(" ".join(self._cite.split()))
             self._cite = None
 
     def handle_data(self, data):

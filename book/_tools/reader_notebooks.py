@@ -291,7 +291,9 @@ class Bibliography:
     def authors(self, key: str) -> str:
         entry = self._entry(key)
         people = entry.persons.get("author") or entry.persons.get("editor") or []
-        names = [" ".join(person.last_names) for person in people]
+        # The "von" part belongs to the name as the website prints it
+        # ("van der Laan et al."), as sphinxcontrib-bibtex's author-year style does.
+        names = [" ".join(person.prelast_names + person.last_names) for person in people]
         names = [_latex_to_text(name) for name in names]
         if not names:
             return _latex_to_text(entry.fields.get("organization", key))
