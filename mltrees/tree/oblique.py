@@ -454,6 +454,26 @@ def _input_units(a, mean, scale, exponent):
     return coef, t
 
 
+def _clear_of_rows(Z, a, stats, criterion, min_samples_leaf):
+    """``a``, or its direction with the best threshold if the hyperplane runs through a row.
+
+    The local search can stop on a hyperplane that passes through a row
+    (``|a @ z| ~ 1e-16``, within the rounding of the dot product), whose side
+    is then decided by the order of a sum; neither the stored test nor the
+    test in the input's units would keep it. Such a hyperplane keeps its
+    direction and gets the best threshold on it, a midpoint between two
+    distinct projections (:func:`best_threshold`), so every row is clear of it.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        V = Z @ a[:-1] + a[-1]
+        bound = 4 * (Z.shape[1] + 1) * np.finfo(np.float64).eps
+        bound *= np.abs(Z) @ np.abs(a[:-1]) + abs(a[-1])
+    if np.all(np.abs(V) > bound):
+        return a
+    t, _ = best_threshold(Z @ a[:-1], stats, criterion, min_samples_leaf)
+    return np.append(a[:-1], -t)  # t NaN (no valid split): no row goes right, a leaf
+
+
 def _checked_threshold(X, coef, t, right) -> float:
     """``t``, or a threshold that keeps the search's partition of the node's rows in X's units.
 
@@ -600,7 +620,10 @@ class _BaseObliqueTree(BaseEstimator):
                 or decrease / total < self.min_impurity_decrease
             ):
                 continue
+            a = _clear_of_rows(Z[rows], a, stats[rows], self._criterion, self.min_samples_leaf)
             right = Z[rows] @ a[:-1] + a[-1] > 0
+            if min(right.sum(), rows.size - right.sum()) < max(self.min_samples_leaf, 1):
+                continue
             coef, t = _input_units(a, mean, scale, exponent)
             nodes["coef"][node] = coef
             nodes["t"][node] = _checked_threshold(X[rows], coef, t, right)
