@@ -172,6 +172,26 @@ def test_dates_are_refused_by_name():
             make().fit(X, y)
 
 
+NUMBER_ESTIMATORS = [
+    *CATEGORY_ESTIMATORS,
+    lambda: mltrees.ObliqueTreeClassifier(max_depth=2),
+    lambda: mltrees.HoeffdingTreeClassifier(),
+]
+
+
+@pytest.mark.parametrize("make", NUMBER_ESTIMATORS, ids=lambda make: type(make()).__name__)
+def test_infinity_is_refused_by_column_name(make):
+    # scikit-learn's check says "Input X contains infinity" with no column;
+    # every estimator names the column (a DataFrame's label, an array's position).
+    typed, _, y = _table()
+    X = pd.DataFrame({"size": typed["size"], "count": np.arange(len(y), dtype=np.float64)})
+    X.loc[7, "count"] = -np.inf
+    with pytest.raises(ValueError, match=r"inf.* column 'count'"):
+        make().fit(X, y)
+    with pytest.raises(ValueError, match=r"inf.* column '1'"):
+        make().fit(X.to_numpy(), y)
+
+
 def test_a_category_column_numeric_in_fit_is_refused_at_predict_by_name():
     typed, _, y = _table()
     for make in (mltrees.CARTClassifier, mltrees.XGBoostClassifier, mltrees.LightGBMClassifier):

@@ -216,7 +216,9 @@ class _BaseObliviousBoosting(BaseEstimator):
                 ) from error
             cat_columns = [table[:, j] for j in self._cat]
         if np.isinf(numbers).any():
-            raise ValueError("X contains inf; missing values must be NaN")
+            k = int(np.flatnonzero(np.isinf(numbers).any(axis=0))[0])
+            column = str(numeric[k]) if names is None else str(names[numeric[k]])
+            raise ValueError(f"X contains inf in column {column!r}; missing values must be NaN")
         if reset:
             check_float32_range(
                 numbers,
