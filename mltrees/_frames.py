@@ -25,6 +25,7 @@ column, never its position alone.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -180,8 +181,39 @@ def learn_categories(column) -> np.ndarray:
     )
 
 
-def category_codes(column, categories: np.ndarray) -> np.ndarray:
-    """Codes of a column's values among ``categories`` (float): NaN if missing or unseen."""
+def check_category_values(column, categories, name: str) -> None:
+    """Refuse numbers where the model learned a column of text categories.
+
+    A column that was categorical in training may arrive with other dtypes
+    (``str`` for ``category``, ...), but a column of numbers can match none
+    of the categories ``'red'``, ``'green'``: every row would be an unseen
+    category, a silent wrong prediction. Categories that are numbers
+    themselves (``category`` of ints, ``bool``) still match numbers.
+    """
+    dtype = getattr(column, "dtype", np.asarray(column).dtype)
+    if isinstance(dtype, pd.CategoricalDtype) or not pd.api.types.is_numeric_dtype(dtype):
+        return
+    if pd.api.types.is_bool_dtype(dtype) or len(categories) == 0:
+        return
+    if any(isinstance(value, (numbers.Number, np.number)) for value in categories):
+        return
+    if pd.isna(np.asarray(column, dtype=object)).all():
+        return
+    raise TypeError(
+        f"X column {name!r} was categorical when the model was fitted (categories such as "
+        f"{categories[0]!r}) but holds numbers ({dtype}) now, which match none of them: "
+        "pass the column's categories, not their codes"
+    )
+
+
+def category_codes(column, categories: np.ndarray, name: str | None = None) -> np.ndarray:
+    """Codes of a column's values among ``categories`` (float): NaN if missing or unseen.
+
+    With ``name``, numbers where the categories are text are refused
+    (:func:`check_category_values`).
+    """
+    if name is not None:
+        check_category_values(column, categories, name)
     codes = pd.Index(categories).get_indexer(np.asarray(column, dtype=object)).astype(np.float64)
     codes[codes < 0] = np.nan
     return codes
@@ -231,7 +263,7 @@ def frame_as_numbers(frame: pd.DataFrame, categories: dict) -> pd.DataFrame:
         if name in categories:
             known = categories[name]  # an array of categories, or a pandas CategoricalDtype
             known = known.categories if isinstance(known, pd.CategoricalDtype) else known
-            out[name] = category_codes(column, known)
+            out[name] = category_codes(column, known, str(name))
         elif column.dtype.kind != "b" and is_categorical(column, str(name)):
             raise TypeError(
                 f"X column {str(name)!r} was numeric when the model was fitted but is "

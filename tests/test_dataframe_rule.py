@@ -200,6 +200,27 @@ def test_a_category_column_numeric_in_fit_is_refused_at_predict_by_name():
             model.predict(typed[["size", "count"]].assign(size=typed["as_str"]))
 
 
+@pytest.mark.parametrize(
+    "make",
+    [mltrees.CARTClassifier, mltrees.XGBoostClassifier, mltrees.LightGBMClassifier],
+    ids=lambda make: make.__name__,
+)
+def test_numbers_where_the_model_learned_text_categories_are_refused_by_name(make):
+    # Every number would be an unseen category: a silent wrong prediction.
+    typed, _, y = _table()
+    X = typed[["size", "as_str"]].assign(grade=pd.Categorical(np.arange(len(y)) % 3))
+    model = make().fit(X, y)
+    codes = X["as_str"].astype("category").cat.codes.astype(np.float64)
+    with pytest.raises(TypeError, match="'as_str' was categorical"):
+        model.predict(X.assign(as_str=codes))
+    # Categories that are numbers still take numbers, and the text its own dtype.
+    expected = model.predict(X)
+    np.testing.assert_array_equal(model.predict(X.assign(grade=np.arange(len(y)) % 3)), expected)
+    np.testing.assert_array_equal(
+        model.predict(X.assign(as_str=X["as_str"].astype(object))), expected
+    )
+
+
 def test_str_columns_are_categories_at_fit_and_at_predict_in_lightgbm():
     typed, reference, y = _table()
     model = mltrees.LightGBMClassifier(n_estimators=5, min_child_samples=5)

@@ -142,6 +142,16 @@ class FoldAverage:
     Attributes
     ----------
     estimators_ : list of fitted estimators
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import CARTRegressor
+    >>> from mltrees.ensemble import FoldAverage
+    >>> X = np.arange(8.0).reshape(-1, 1)
+    >>> halves = [CARTRegressor().fit(X[:4], X[:4, 0]), CARTRegressor().fit(X[4:], X[4:, 0])]
+    >>> FoldAverage(halves).predict([[0.0], [7.0]]).tolist()  # (0 + 4) / 2, (3 + 7) / 2
+    [2.0, 5.0]
     """
 
     def __init__(self, estimators, n_classes=None):
@@ -160,20 +170,20 @@ class FoldAverage:
         """The number of features the fold models were fitted on."""
         return self.estimators_[0].n_features_in_
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Mean of the fold models' class probabilities, one column per class of the stack."""
         total = np.zeros((_n_rows(X), self.n_classes))
         for est in self.estimators_:
             total[:, np.asarray(est.classes_, dtype=np.intp)] += est.predict_proba(X)
         return total / len(self.estimators_)
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Mean of the fold models' decision values."""
         return np.mean(
             [np.asarray(e.decision_function(X), dtype=float) for e in self.estimators_], 0
         )
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Regression: the mean prediction. Classification: the most probable class on average."""
         if self.n_classes is None:
             return np.mean([np.asarray(e.predict(X), dtype=float) for e in self.estimators_], 0)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from mltrees._frames import is_categorical, numeric_values
+from mltrees._frames import check_category_values, is_categorical, numeric_values
 from mltrees._midpoint import midpoint
 from mltrees._validation import check_sample_weight
 from mltrees.tree._tree import available_cores
@@ -296,6 +296,7 @@ def _reject_inf_categories(column, name: str) -> None:
 def _categorical_codes(column, spec: FeatureSpec) -> np.ndarray:
     """Codes of a categorical column under a spec: -1 for missing or unseen values."""
     _reject_inf_categories(column, spec.name)
+    check_category_values(column, spec.values, spec.name)
     try:
         return pd.Index(spec.values).get_indexer(np.asarray(column)).astype(np.int64)
     except TypeError as exc:
