@@ -169,3 +169,22 @@ def test_tree_index_is_checked():
         plot_tree(tree, tree_index=1)
     with pytest.raises(TypeError, match="tree_index must be an int"):
         export_text(tree, tree_index=0.0)
+
+
+def test_tree_i_of_a_dask_forest_is_the_tree_of_member_i():
+    pytest.importorskip("distributed")
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    from mltrees.dask import DaskRandomForestClassifier
+
+    X, y = _penguins()
+    X = X.select_dtypes("number").to_numpy()
+    with (
+        LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster,
+        Client(cluster) as client,
+    ):
+        model = DaskRandomForestClassifier(n_estimators=3, max_depth=2, client=client)
+        model.fit(da.from_array(X, chunks=120), da.from_array(y, chunks=120))
+    for i, member in enumerate(model.estimators_):  # one-tree forests grown on the workers
+        assert export_text(model, tree_index=i) == export_text(member.estimators_[0])

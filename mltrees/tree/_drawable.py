@@ -17,6 +17,7 @@ a margin (the learning rate included, as XGBoost and LightGBM draw them).
 from __future__ import annotations
 
 import numbers
+import sys
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -98,6 +99,17 @@ def _members(model, tree_index) -> Drawable:
     drawn = _single(member, 0)
     drawn.feature_names = _feature_names(model)
     drawn.n_features = int(model.n_features_in_)
+    return drawn
+
+
+def _dask_forest(model, tree_index) -> Drawable:
+    """The Dask forests: member ``tree_index``, a one-tree forest grown on a worker."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(model, "estimators_")
+    i = _check_index(tree_index, len(model.estimators_), type(model).__name__)
+    drawn = _members(model.estimators_[i], 0)  # its classes: those its sample held
+    drawn.feature_names = _feature_names(model)
     return drawn
 
 
@@ -341,7 +353,12 @@ def _sources():
     from mltrees.tree.classes import _BaseTree
     from mltrees.tree.oblique import _BaseObliqueTree
 
+    # A Dask forest exists only if its module was imported (dask is an extra,
+    # and slow to import): look it up rather than import it.
+    dask = sys.modules.get("mltrees.dask.forest")
+    dask_forests = [] if dask is None else [(dask._DaskForest, _dask_forest)]
     return [
+        *dask_forests,
         (_BaseTree, _single),
         (_BaseObliqueTree, _single),
         (_ClassifierEnsemble, _members),
@@ -360,7 +377,7 @@ def _sources():
 DRAWABLE = (
     "a fitted mltrees tree estimator (CART, C4.5, ID3, oblique, Hoeffding, ID5R) or tree ensemble "
     "(random forest, bagging, AdaBoost, gradient boosting, XGBoost, LightGBM, oblivious "
-    "boosting), or a model imported from XGBoost or LightGBM"
+    "boosting, their Dask versions), or a model imported from XGBoost or LightGBM"
 )
 
 

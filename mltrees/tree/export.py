@@ -288,7 +288,7 @@ def export_text(
         boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
     tree_index : int, default 0
         Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
-        ``tree_idx``): forests, bagging and AdaBoost count members; boosting
+        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count members; boosting
         counts rounds, then outputs within a round (``round * n_outputs +
         output``). Negative values count from the end. The trees of boosting
         show at every node what a row ending there adds to the margin (the
@@ -418,7 +418,7 @@ def to_dot(
         boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
     tree_index : int, default 0
         Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
-        ``tree_idx``): forests, bagging and AdaBoost count members; boosting
+        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count members; boosting
         counts rounds, then outputs within a round (``round * n_outputs +
         output``). Negative values count from the end. The trees of boosting
         show at every node what a row ending there adds to the margin (the
@@ -538,7 +538,7 @@ def plot_tree(
         boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
     tree_index : int, default 0
         Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
-        ``tree_idx``): forests, bagging and AdaBoost count members; boosting
+        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count members; boosting
         counts rounds, then outputs within a round (``round * n_outputs +
         output``). Negative values count from the end. The trees of boosting
         show at every node what a row ending there adds to the margin (the
