@@ -5,7 +5,8 @@
 positive one), checked against scikit-learn itself; ``plot_importance`` is
 XGBoost's and LightGBM's (the model first, ``importance_type``,
 ``max_num_features``); ``plot_tree``, ``export_text`` and ``to_dot`` take
-LightGBM's ``tree_index`` (tests/test_drawing_every_tree.py).
+LightGBM's ``tree_index`` (tests/test_drawing_every_tree.py), and ``plot_tree`` and
+``to_dot`` scikit-learn's ``precision``.
 """
 
 from __future__ import annotations
@@ -73,3 +74,28 @@ def test_plot_importance_draws_the_models_importances():
     assert labels == [f"f{j}" for j in np.argsort(splits, kind="stable")[::-1][:2][::-1]]
     with pytest.raises(ValueError, match="importance_type"):
         plot_importance(model, importance_type="shap")
+
+
+def test_plot_tree_and_to_dot_take_the_namesakes_precision():
+    # scikit-learn's plot_tree and export_graphviz and LightGBM's plot_tree say
+    # precision= for what mltrees calls decimals=.
+    import matplotlib.pyplot as plt
+    from sklearn.tree import export_graphviz, plot_tree
+
+    for theirs, ours in ((plot_tree, mltrees.plot_tree), (export_graphviz, mltrees.to_dot)):
+        assert "precision" in inspect.signature(theirs).parameters
+        assert "precision" in inspect.signature(ours).parameters
+    X, y = load_iris(return_X_y=True)
+    tree = mltrees.CARTClassifier(max_depth=2).fit(X, y)
+    assert mltrees.to_dot(tree, precision=1) == mltrees.to_dot(tree, decimals=1)
+    assert mltrees.to_dot(tree, precision=1) != mltrees.to_dot(tree)
+    texts = [
+        [t.get_text() for t in mltrees.plot_tree(tree, **digits).texts]
+        for digits in ({"precision": 1}, {"decimals": 1})
+    ]
+    plt.close("all")
+    assert texts[0] == texts[1]
+    with pytest.raises(ValueError, match="decimals or precision"):
+        mltrees.to_dot(tree, decimals=2, precision=1)
+    with pytest.raises(ValueError, match="precision"):
+        mltrees.plot_tree(tree, precision=-1)

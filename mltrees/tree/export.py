@@ -175,6 +175,19 @@ def _names(value, name: str, expected: int, what: str) -> list[str]:
     return names
 
 
+def _decimals(decimals, precision):
+    """``decimals``, or ``precision`` (the namesakes' name for it) when that is given."""
+    if precision is None:
+        return decimals
+    if decimals != 3:
+        raise ValueError(
+            f"pass decimals or precision (the same setting), not both: got decimals={decimals!r} "
+            f"and precision={precision!r}"
+        )
+    check_int(precision, "precision", 0)
+    return precision
+
+
 def _view(estimator, function: str, feature_names, class_names, decimals, tree_index=0) -> _View:
     """Validate the common arguments of every renderer; pick tree ``tree_index``."""
     drawn = drawable(estimator, tree_index, function)
@@ -288,9 +301,9 @@ def export_text(
         boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
     tree_index : int, default 0
         Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
-        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count members; boosting
-        counts rounds, then outputs within a round (``round * n_outputs +
-        output``). Negative values count from the end. The trees of boosting
+        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count
+        members; boosting counts rounds, then outputs within a round
+        (``round * n_outputs + output``). Negative values count from the end. The trees of boosting
         show at every node what a row ending there adds to the margin (the
         learning rate included); the others show class counts or values.
     feature_names : list of str, optional
@@ -399,6 +412,7 @@ def to_dot(
     class_names: Sequence[str] | None = None,
     decimals: int = 3,
     filled: bool = False,
+    precision: int | None = None,
 ) -> str:
     """Graphviz DOT text of a fitted tree (render it with ``dot -Tsvg``).
 
@@ -418,9 +432,9 @@ def to_dot(
         boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
     tree_index : int, default 0
         Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
-        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count members; boosting
-        counts rounds, then outputs within a round (``round * n_outputs +
-        output``). Negative values count from the end. The trees of boosting
+        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count
+        members; boosting counts rounds, then outputs within a round
+        (``round * n_outputs + output``). Negative values count from the end. The trees of boosting
         show at every node what a row ending there adds to the margin (the
         learning rate included); the others show class counts or values.
     feature_names : list of str, optional
@@ -433,6 +447,9 @@ def to_dot(
         Fill every node with the colour of its majority class, faded towards
         white as the node gets less pure (regressors: one hue, darker for a
         larger mean), as scikit-learn's ``export_graphviz`` does.
+    precision : int, optional
+        ``decimals`` under the name scikit-learn's ``export_graphviz`` gives
+        it; pass one of the two.
 
     Returns
     -------
@@ -460,6 +477,7 @@ def to_dot(
     >>> dot.splitlines()[0], dot.count("->")
     ('digraph Tree {', 2)
     """
+    decimals = _decimals(decimals, precision)
     view = _view(estimator, "to_dot", feature_names, class_names, decimals, tree_index)
     tree = view.tree
     style = '"filled, rounded"' if filled else '"rounded"'
@@ -519,6 +537,7 @@ def plot_tree(
     max_depth: int | None = None,
     ax: Axes | None = None,
     fontsize: float | None = None,
+    precision: int | None = None,
 ) -> Axes:
     """Draw a fitted tree with matplotlib: boxes for nodes, labelled lines for branches.
 
@@ -538,9 +557,9 @@ def plot_tree(
         boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
     tree_index : int, default 0
         Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
-        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count members; boosting
-        counts rounds, then outputs within a round (``round * n_outputs +
-        output``). Negative values count from the end. The trees of boosting
+        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count
+        members; boosting counts rounds, then outputs within a round
+        (``round * n_outputs + output``). Negative values count from the end. The trees of boosting
         show at every node what a row ending there adds to the margin (the
         learning rate included); the others show class counts or values.
     feature_names : list of str, optional
@@ -557,6 +576,9 @@ def plot_tree(
     fontsize : float, optional
         Font size of the node boxes; by default the largest size (at most 10)
         at which the boxes do not overlap.
+    precision : int, optional
+        ``decimals`` under the name scikit-learn's and LightGBM's
+        ``plot_tree`` give it; pass one of the two.
 
     Returns
     -------
@@ -587,6 +609,7 @@ def plot_tree(
     >>> sum(text.get_bbox_patch() is not None for text in ax.texts)
     5
     """
+    decimals = _decimals(decimals, precision)
     view = _view(estimator, "plot_tree", feature_names, class_names, decimals, tree_index)
     check_int(max_depth, "max_depth", 0, allow_none=True)
     if fontsize is not None and (
