@@ -202,7 +202,12 @@ def test_a_category_column_numeric_in_fit_is_refused_at_predict_by_name():
 
 @pytest.mark.parametrize(
     "make",
-    [mltrees.CARTClassifier, mltrees.XGBoostClassifier, mltrees.LightGBMClassifier],
+    [
+        mltrees.CARTClassifier,
+        mltrees.XGBoostClassifier,
+        mltrees.LightGBMClassifier,
+        mltrees.ObliviousBoostingClassifier,
+    ],
     ids=lambda make: make.__name__,
 )
 def test_numbers_where_the_model_learned_text_categories_are_refused_by_name(make):

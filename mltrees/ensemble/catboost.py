@@ -37,7 +37,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mltrees._frames import is_categorical, numeric_values
+from mltrees._frames import check_category_values, is_categorical, numeric_values
 from mltrees._progress import Progress, check_verbose
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
@@ -128,6 +128,18 @@ def _softmax(score):
     return z / z.sum(axis=1, keepdims=True)
 
 
+def _text_categories(categories) -> list:
+    """The training categories, or none if one of them was a number (kept as its text)."""
+    known = [c for c in np.asarray(categories).tolist() if c != MISSING_CATEGORY]
+    for value in known:
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            continue
+        return []  # numbers were categories: numbers can match them
+    return known
+
+
 class _BaseObliviousBoosting(BaseEstimator):
     """The boosting loop shared by the regressor and the classifier."""
 
@@ -206,6 +218,11 @@ class _BaseObliviousBoosting(BaseEstimator):
                     )
                 numbers[:, k] = numeric_values(column, names[j])
             cat_columns = [table.iloc[:, j].to_numpy() for j in self._cat]
+            if not reset and getattr(self, "_cat_stats", None) is not None:
+                for k, j in enumerate(self._cat):
+                    check_category_values(
+                        table.iloc[:, j], _text_categories(self._cat_stats.categories[k]), names[j]
+                    )
         else:
             try:
                 numbers = table[:, numeric].astype(np.float64)
