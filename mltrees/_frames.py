@@ -42,6 +42,7 @@ __all__ = [
     "numbers_only",
     "numeric_values",
     "refuse_categories",
+    "refuse_dtype",
 ]
 
 # pd.api.types.infer_dtype's names for the values of an object column.
@@ -99,7 +100,8 @@ class ColumnTypeError(TypeError, ValueError):
     """
 
 
-def _refuse(name: str, dtype) -> None:
+def refuse_dtype(name: str, dtype) -> None:
+    """Refuse a column no tree splits (dates, durations, intervals, complex), naming it."""
     raise TypeError(
         f"X column {name!r} has dtype {dtype}, which no tree splits: convert it to numbers "
         "(e.g. a date to days since a reference day) or to categories (.astype('category'))"
@@ -112,7 +114,7 @@ def _object_kind(values, name: str) -> bool:
     if inferred in _NUMBERS:
         return False
     if inferred in _REFUSED:
-        _refuse(name, f"object ({inferred} values)")
+        refuse_dtype(name, f"object ({inferred} values)")
     if inferred in ("mixed", "mixed-integer"):
         warnings.warn(
             f"X column {name!r} mixes numbers with other values; it is read as categorical "
@@ -130,7 +132,7 @@ def is_categorical(column, name: str) -> bool:
     if isinstance(dtype, pd.CategoricalDtype | pd.StringDtype | pd.BooleanDtype):
         return True
     if isinstance(dtype, pd.DatetimeTZDtype | pd.PeriodDtype | pd.IntervalDtype):
-        _refuse(name, dtype)
+        refuse_dtype(name, dtype)
     if isinstance(dtype, pd.SparseDtype):
         raise TypeError(f"X column {name!r} is sparse ({dtype}); pass dense columns")
     kind = dtype.kind
@@ -140,7 +142,7 @@ def is_categorical(column, name: str) -> bool:
         return True
     if kind == "O":
         return _object_kind(column, name)
-    _refuse(name, dtype)  # datetime64, timedelta64, complex, void
+    refuse_dtype(name, dtype)  # datetime64, timedelta64, complex, void
     return False  # not reached
 
 

@@ -167,7 +167,8 @@ def test_a_column_mixing_numbers_and_text_warns_with_its_name():
 def test_dates_are_refused_by_name():
     typed, _, y = _table()
     X = typed[["size"]].assign(when=pd.date_range("2024-01-01", periods=len(typed)))
-    for make in (mltrees.CARTClassifier, mltrees.XGBoostClassifier, mltrees.LightGBMClassifier):
+    makers = (mltrees.CARTClassifier, mltrees.XGBoostClassifier, mltrees.LightGBMClassifier)
+    for make in (*makers, mltrees.ID5RClassifier):
         with pytest.raises(TypeError, match="column 'when'"):
             make().fit(X, y)
 

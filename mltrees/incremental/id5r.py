@@ -19,6 +19,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._frames import refuse_dtype
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_labels
 from mltrees.incremental._encoding import (
@@ -78,6 +79,11 @@ def _holds_inf(values: np.ndarray) -> bool:
     """Whether an object column holds an infinite number (not a category)."""
     numbers_only = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
     return bool(np.isinf(numbers_only).any())
+
+
+# Dtypes that are no attribute values under the package's column rule (with datetime64
+# and timedelta64, kinds M and m).
+_NOT_ATTRIBUTES = (pd.DatetimeTZDtype, pd.PeriodDtype, pd.IntervalDtype)
 
 
 class _Node:
@@ -158,6 +164,8 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         codes = np.empty(table.shape, dtype=np.intp)
         for j in range(table.shape[1]):
             column = table.iloc[:, j]
+            if column.dtype.kind in "mM" or isinstance(column.dtype, _NOT_ATTRIBUTES):
+                refuse_dtype(str(table.columns[j]), column.dtype)  # the package's column rule
             values = np.asarray(column, dtype=object)
             if pd.isna(values).any() or _holds_inf(values):
                 raise ValueError(
