@@ -56,12 +56,35 @@ from mltrees.tree._tree import available_cores
 __all__ = ["XGBoostClassifier", "XGBoostRegressor"]
 
 LOCAL_GRID = 16  # fine bins per proposal of sketch="local"
-_HESSIAN_FLOOR = 1e-16  # XGBoost's kRtEps-like floor on logistic hessians
+_F32 = np.float32
+_ONE = _F32(1.0)
+_RT_EPS = _F32(1e-6)  # XGBoost's kRtEps
+_HESSIAN_FLOOR = _F32(1e-16)  # the floor of XGBoost's logistic and softmax hessians
+
+
+def _expf(x: np.ndarray) -> np.ndarray:
+    """``expf`` of float32 values: exp in float64, rounded once to float32 (correctly rounded)."""
+    with np.errstate(over="ignore"):
+        return np.exp(np.asarray(x, dtype=np.float64)).astype(_F32)
+
+
+def _logf(x) -> np.ndarray:
+    """``logf`` of float32 values, correctly rounded (as :func:`_expf`)."""
+    return np.log(np.asarray(x, dtype=np.float64)).astype(_F32)
 
 
 @dataclass
 class _Objective:
-    """A loss as XGBoost uses it: gradients, hessians, the margin of ``base_score``."""
+    """A loss as XGBoost uses it: gradients, hessians, the margin of ``base_score``.
+
+    Gradients and starting margins follow XGBoost 3.2's float32 arithmetic
+    (``src/objective/regression_loss.h``, ``regression_obj.cu``,
+    ``multiclass_obj.cu``, ``src/common/math.h``): margins, labels and
+    weights are float32 and so is every operation, ``expf``/``logf``
+    correctly rounded. The trees' sums of these values are float64, so equal
+    float32 inputs give XGBoost's sums, and its choices between candidates
+    that tie up to rounding.
+    """
 
     name: str
     loss: object
@@ -69,20 +92,62 @@ class _Objective:
     hessian_factor: float = 1.0  # softmax: XGBoost's 2 p (1 - p)
     metric: str = "rmse"
 
-    def gradients(self, y, margin):
-        g = self.loss.gradient(y, margin)
-        h = self.loss.hessian(y, margin)
-        if self.name in ("binary:logistic", "multi:softprob"):
-            h = np.maximum(self.hessian_factor * h, _HESSIAN_FLOOR)
+    def gradients(self, y, margin, weight=None):
+        """float32 ``g`` and ``h`` of shape ``margin.shape`` (n, K), sample weights included.
+
+        ``margin`` holds float32 margins, ``y`` the labels (class codes for
+        softmax) and ``weight`` the sample weights (None: unit weights).
+        """
+        margin = np.asarray(margin, dtype=_F32)
+        y = np.asarray(y).astype(_F32)
+        w = None if weight is None else np.asarray(weight).astype(_F32)
+        if self.name == "multi:softprob":
+            return self._softmax_gradients(y, margin, w)
+        m = margin[:, 0]
+        if self.name == "binary:logistic":
+            # common::Sigmoid: 1 / (expf(min(-x, 88.7)) + 1 + 1e-16); h = max(p (1 - p), 1e-16).
+            p = _ONE / ((_expf(np.minimum(-m, _F32(88.7))) + _ONE) + _HESSIAN_FLOOR)
+            g, h = p - y, np.maximum(p * (_ONE - p), _HESSIAN_FLOOR)
+        elif self.name == "count:poisson":
+            g = _expf(m) - y
+            h = _expf(m + _F32(self.loss.max_delta_step))
+        else:  # reg:squarederror
+            g, h = m - y, np.ones_like(m)
+        if w is not None:
+            g, h = g * w, h * w
+        return g[:, None], h[:, None]
+
+    @staticmethod
+    def _softmax_gradients(y, margin, w):
+        """XGBoost's softmax: ``p_k = expf(F_k - max) / f32(Σ_k expf(...))`` (the sum in float64).
+
+        ``h = max(2 p (1 - p) w, 1e-16)``: the floor applies after the weight.
+        """
+        n, K = margin.shape
+        top = np.maximum(margin.max(axis=1), np.finfo(_F32).tiny)  # fmaxf from FLT_MIN
+        e = _expf(margin - top[:, None])
+        total = np.zeros(n)
+        for k in range(K):  # in class order, as XGBoost adds them
+            total += e[:, k]
+        p = e / total.astype(_F32)[:, None]
+        wt = _ONE if w is None else w[:, None]
+        h = np.maximum(_F32(2.0) * p * (_ONE - p) * wt, _HESSIAN_FLOOR)
+        g = np.where(y[:, None] == np.arange(K, dtype=_F32), p - _ONE, p) * wt
         return g, h
 
     def margin_of(self, base_score):
-        """The starting margin of a ``base_score`` given on the scale of predictions."""
-        base = np.asarray(base_score, dtype=np.float64)
+        """The float32 starting margin of a ``base_score`` given on the scale of predictions.
+
+        XGBoost's ``ProbToMargin``: the logit ``-logf(1/b - 1)`` of ``b``
+        clipped to ``[1e-6, 1 - 1e-6]`` for the log-loss, ``logf(b)`` for
+        Poisson, ``b`` itself otherwise.
+        """
+        base = np.asarray(base_score, dtype=np.float64).astype(_F32)
         if self.name == "binary:logistic":
-            return np.log(base / (1.0 - base))
+            base = np.minimum(np.maximum(base, _RT_EPS), _ONE - _RT_EPS)
+            return -_logf(_ONE / base - _ONE)
         if self.name == "count:poisson":
-            return np.log(base)
+            return _logf(base)
         return base
 
     def evaluate(self, y, margin, weight) -> float:
@@ -92,22 +157,30 @@ class _Objective:
         return float(np.average(self.loss.value(y, margin), weights=weight))
 
 
+def softmax_base_margin(class_weights) -> np.ndarray:
+    """XGBoost's default starting margins of softmax: ``log(share_k + 1e-6) - mean``, in float32.
+
+    ``class_weights[k]`` is the total sample weight of class ``k``, and
+    ``share_k`` its share (``multiclass_obj.cu``, ``InitEstimation``).
+    """
+    class_weights = np.asarray(class_weights, dtype=np.float64)
+    share = (class_weights / class_weights.sum()).astype(_F32)
+    log_share = _logf(share + _RT_EPS)
+    mean = _F32(0.0)
+    for value in log_share / _F32(share.size):  # a float32 running sum, as XGBoost's Mean
+        mean = _F32(mean + value)
+    return log_share - mean
+
+
 def newton_statistics(objective: _Objective, y, margin, weight=None):
     """Gradients and hessians of every row and output at the margins (:eq:`eq-xgb-taylor`).
 
-    As XGBoost computes them: float32 values, multiplied by the sample
-    weights (None: unit weights), returned as float64 arrays of shape
-    ``margin.shape``. A function of the rows alone, so that each partition
-    of a distributed data set computes its own.
+    As XGBoost computes them: float32 arithmetic from float32 margins,
+    multiplied by the sample weights (None: unit weights), returned as
+    float64 arrays of shape ``margin.shape``. A function of the rows alone,
+    so that each partition of a distributed data set computes its own.
     """
-    n, K = margin.shape
-    g, h = objective.gradients(y, margin[:, 0] if K == 1 else margin)
-    g = np.asarray(g, dtype=np.float32).reshape(n, K)
-    h = np.asarray(h, dtype=np.float32).reshape(n, K)
-    if weight is not None:
-        w = np.asarray(weight).astype(np.float32)[:, None]
-        g *= w
-        h *= w
+    g, h = objective.gradients(y, margin, weight)
     return g.astype(np.float64), h.astype(np.float64)
 
 
@@ -244,13 +317,15 @@ class _BaseXGBoost(BaseEstimator):
         if self.tree_method == "approx" and self.sketch == "global":
             sorted_columns = SortedColumns.fit(X)  # once: every round re-proposes cuts
         timings = {"binning": time.perf_counter() - clock, "gradients": 0.0}
-        margin = np.tile(init_margin, (n, 1))
+        # Margins are float32 and grow by float32 additions, as XGBoost's prediction cache.
+        start_margin = np.asarray(init_margin, dtype=np.float32)
+        margin = np.tile(start_margin, (n, 1))
         evals = [
             (
                 E,
                 np.asarray(ey),
                 np.ones(len(ey)) if ew is None else ew,
-                np.tile(init_margin, (len(ey), 1)),
+                np.tile(init_margin, (len(ey), 1)).astype(np.float64),
             )
             for E, ey, ew in eval_set
         ]
@@ -305,12 +380,13 @@ class _BaseXGBoost(BaseEstimator):
                 stage = [grower.grow(g[:, k], h[:, k], features) for k in range(K)]
                 clock = time.perf_counter()
                 for k, grown in enumerate(stage):
-                    margin[:, k] += grown.tree.value[grown.leaf_of_row, 0]
+                    margin[:, k] += grown.tree.value[grown.leaf_of_row, 0].astype(np.float32)
                 timings["gradients"] += time.perf_counter() - clock
                 trees.append([grown.tree for grown in stage])
                 for i, (E, ey, ew, em) in enumerate(evals):
                     for k, grown in enumerate(stage):
                         em[:, k] += grown.tree.value[grown.tree.apply(E), 0]
+                    # (in float64, as predict: the metric is that of the predictions)
                     history[i].append(objective.evaluate(ey, em[:, 0] if K == 1 else em, ew))
                 if watch_round(
                     m,
@@ -676,9 +752,9 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
                 metric="mlogloss",
             )
             if self.base_score is None:
-                base_margin = objective.loss.init(codes, weight)
+                base_margin = softmax_base_margin(np.bincount(codes, weights=weight, minlength=K))
             else:
-                base_margin = np.full(K, float(self.base_score))
+                base_margin = np.full(K, np.float32(self.base_score))
         return self._fit(
             X,
             codes.astype(np.float64),
