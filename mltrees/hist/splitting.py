@@ -138,7 +138,7 @@ def leaf_weight(G, H, params: SplitParams):
         w = -threshold_l1(G, params.alpha) / (H + params.lam)
     if params.max_delta_step > 0:
         w = np.clip(w, -params.delta, params.delta)
-    has_weight = (H > 0) & (H >= params.mcw) if params.float32 else H > 0
+    has_weight = (H > 0) & (params.mcw <= H) if params.float32 else H > 0
     return params.round(np.where(has_weight, w, 0.0))
 
 
