@@ -9,23 +9,31 @@ grower's row -> leaf assignment rather than by walking the tree.
 
 ``tree_method``:
 
-* ``"hist"``: features are binned once (one bin per distinct value up to
-  ``max_bin``, else quantiles weighted by ``sample_weight``);
-* ``"approx"``: the bins are proposed anew for every tree, from quantiles
-  weighted by the hessians (:eq:`eq-xgb-sketch-weight`), XGBoost 3's ``approx``;
-  ``sketch="local"`` proposes them anew at every node instead (Algorithm 2's
-  local variant, which XGBoost does not offer).
+* ``"hist"``: features are binned once by XGBoost's quantile sketch
+  (:mod:`mltrees.hist.xgboost_sketch`, weighted by ``sample_weight``): one
+  bin per distinct value up to ``max_bin`` + 1 of them, XGBoost 3.2's cut
+  points bit for bit beyond;
+* ``"approx"``: the bins are proposed anew for every tree by the same sketch
+  weighted by the round's hessians (:eq:`eq-xgb-sketch-weight`), the paper's
+  global proposal; XGBoost's own ``approx`` sketches sorted columns with
+  another summary, so its cuts differ. ``sketch="local"`` proposes them anew at
+  every node instead (Algorithm 2's local variant, which XGBoost does not offer);
+* ``"exact"``: every distinct value is a candidate (Algorithm 1).
 
 Parameter names and defaults are XGBoost's where the meaning is the same.
-Data are compared in float32, gradients are float32 and the gains follow
-XGBoost's float32 arithmetic, so that trees and margins equal the
-``xgboost`` package's on data whose features have at most ``max_bin``
-distinct values (checked in the tests).
+Data are compared in float32, and gradients, hessians, margins, weights,
+scores and gains follow XGBoost 3.2's float32 arithmetic, so that trees and
+margins equal the ``xgboost`` package's (3.2) with ``hist`` and ``exact``;
+the scope (parameters, data, exceptions) is in the README and checked by
+``tests/differential/test_xgboost.py``. A row of weight 0 is left out of
+the fit, as scikit-learn's estimators do (XGBoost keeps it in the data, where
+it can move an ``exact`` threshold or a sketch's size).
 """
 
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +57,7 @@ from mltrees.hist.binning import BinnedData
 from mltrees.hist.exact import ExactGrower, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower
 from mltrees.hist.splitting import SplitParams
+from mltrees.hist.xgboost_sketch import xgboost_cuts
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
 from mltrees.tree._data import validate_fit_input
 from mltrees.tree._tree import available_cores
@@ -184,6 +193,24 @@ def newton_statistics(objective: _Objective, y, margin, weight=None):
     return g.astype(np.float64), h.astype(np.float64)
 
 
+def xgboost_binned(X, max_bin: int, weight=None, n_threads: int = 1) -> BinnedData:
+    """The bins of ``hist``: every feature cut by XGBoost's quantile sketch.
+
+    :func:`~mltrees.hist.xgboost_sketch.xgboost_cuts` gives XGBoost 3.2's cut
+    points bit for bit (one batch of rows, on one machine), weighted by the
+    sample weights; a split that sends only missing values left gets
+    XGBoost's lower bound as its threshold. ``weight`` None or all equal to 1:
+    unit weights.
+    """
+    w = None if weight is None or np.all(weight == 1.0) else np.asarray(weight)
+    columns = np.ascontiguousarray(np.asarray(X, dtype=np.float32).T)
+    with ThreadPoolExecutor(max(1, n_threads)) as pool:
+        found = list(pool.map(lambda column: xgboost_cuts(column, max_bin, w), columns))
+    cuts = [cut for cut, _ in found]
+    minimum = [low for _, low in found]
+    return BinnedData.fit(X, max_bin, cuts=cuts, n_threads=n_threads, minimum=minimum)
+
+
 _XGB_PARAMS = """
     n_estimators : int, default 100
         Boosting rounds.
@@ -307,15 +334,12 @@ class _BaseXGBoost(BaseEstimator):
         clock = time.perf_counter()
         data = None
         if self.tree_method == "hist":
-            data = BinnedData.fit(X, self.max_bin, weights=weight, n_threads=n_threads)
+            data = xgboost_binned(X, self.max_bin, weight, n_threads)
         elif self.sketch == "local":
             # Local proposals choose among a fine grid of LOCAL_GRID times more bins.
             data = BinnedData.fit(
                 X, min(LOCAL_GRID * self.max_bin, 65535), weights=weight, n_threads=n_threads
             )
-        sorted_columns = None
-        if self.tree_method == "approx" and self.sketch == "global":
-            sorted_columns = SortedColumns.fit(X)  # once: every round re-proposes cuts
         timings = {"binning": time.perf_counter() - clock, "gradients": 0.0}
         # Margins are float32 and grow by float32 additions, as XGBoost's prediction cache.
         start_margin = np.asarray(init_margin, dtype=np.float32)
@@ -367,11 +391,13 @@ class _BaseXGBoost(BaseEstimator):
                 g, h = self._gradients(objective, y, margin, weight, rng)
                 timings["gradients"] += time.perf_counter() - clock
                 if self.tree_method == "approx" and self.sketch == "global":
-                    # Proposals weighted by the hessians of this round (all classes).
+                    # hist's sketch, weighted by the hessians of this round (all classes),
+                    # scaled to mean 1: quantiles depend only on relative weights, and equal
+                    # hessians then give exactly hist's unweighted proposals.
                     clock = time.perf_counter()
-                    grower.data = BinnedData.from_sorted(
-                        sorted_columns, self.max_bin, h.sum(axis=1)
-                    )
+                    hessians = h.sum(axis=1)
+                    relative = hessians / max(float(hessians.mean()), np.finfo(float).tiny)
+                    grower.data = xgboost_binned(X, self.max_bin, relative, n_threads)
                     timings["binning"] += time.perf_counter() - clock
                 features = None
                 if self.colsample_bytree < 1.0:

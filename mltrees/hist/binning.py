@@ -188,9 +188,19 @@ class BinnedData:
 
     @classmethod
     def fit(
-        cls, X: np.ndarray, max_bin: int, weights=None, cuts=None, n_threads: int = 1
+        cls,
+        X: np.ndarray,
+        max_bin: int,
+        weights=None,
+        cuts=None,
+        n_threads: int = 1,
+        minimum=None,
     ) -> BinnedData:
-        """Cut every column of float32 ``X`` (or reuse ``cuts``) and encode it."""
+        """Cut every column of float32 ``X`` (or reuse ``cuts``) and encode it.
+
+        ``minimum`` (one float32 per feature) is the threshold of a split that
+        sends only missing values left; None: each feature's smallest value.
+        """
         columns = np.ascontiguousarray(X.T, dtype=np.float32)
         with ThreadPoolExecutor(max(1, n_threads)) as pool:
             if cuts is None:
@@ -203,39 +213,10 @@ class BinnedData:
                 codes[j] = encode(columns[j], cuts[j], missing_code)
 
             list(pool.map(encode_column, range(len(cuts))))
-        minimum = np.array(
-            [np.nanmin(c) if not np.isnan(c).all() else 0.0 for c in columns], dtype=np.float32
-        )
+        if minimum is None:
+            minimum = [np.nanmin(c) if not np.isnan(c).all() else 0.0 for c in columns]
+        minimum = np.asarray(minimum, dtype=np.float32)
         return cls(codes=codes, cuts=list(cuts), minimum=minimum, missing_code=missing_code)
-
-    @classmethod
-    def from_sorted(cls, columns, max_bin: int, weights: np.ndarray) -> BinnedData:
-        """Bins at the ``weights``-weighted quantiles, from features sorted once.
-
-        ``columns`` is a :class:`~mltrees.hist.exact.SortedColumns`. The codes
-        of a sorted feature are a search of sorted values (no branch
-        mispredictions), scattered back to the rows.
-        """
-        cuts, minimum = [], []
-        for rows, values in zip(columns.rows, columns.values, strict=True):
-            if values.size == 0:
-                cuts.append(np.array([np.float32(1.0)], dtype=np.float32))
-                minimum.append(0.0)
-                continue
-            distinct = np.count_nonzero(values[1:] != values[:-1]) + 1
-            if distinct <= max_bin:
-                inner = values[np.flatnonzero(values[1:] != values[:-1]) + 1]
-            else:
-                inner = sorted_weighted_quantile_cuts(values, weights[rows], max_bin)
-            cuts.append(np.concatenate([inner, [_upper_sentinel(values[-1])]]).astype(np.float32))
-            minimum.append(values[0])
-        missing_code = max((c.size for c in cuts), default=1)
-        dtype = np.uint8 if missing_code < 256 else np.uint16
-        codes = np.full((len(cuts), columns.n_rows), missing_code, dtype=dtype)
-        for j, (rows, values) in enumerate(zip(columns.rows, columns.values, strict=True)):
-            sorted_codes = np.searchsorted(cuts[j], values, side="right")
-            codes[j, rows] = np.minimum(sorted_codes, cuts[j].size - 1)
-        return cls(codes, cuts, np.array(minimum, dtype=np.float32), missing_code)
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, edges: list) -> BinnedData:

@@ -1,0 +1,361 @@
+r"""XGBoost's CPU quantile sketch, rule for rule: the cut points of ``hist`` (chapter 13).
+
+:mod:`mltrees.hist.sketch` builds the weighted quantile summaries of the
+paper's appendix; this module follows, operation by operation and in
+float32, the summary XGBoost 3.2 builds on the CPU for ``tree_method="hist"``
+(``src/common/quantile.h``: ``WQSummary``, ``QuantileSketchTemplate``;
+``src/common/quantile.cc``: ``HostSketchContainer``, ``AllReduce``,
+``MakeCuts``, ``AddCutPoint``), so that the cuts of a feature are XGBoost's
+bit for bit. The rules, for a column of ``m`` non-missing values and
+``max_bin`` bins:
+
+* ``n_bins = min(max_bin, m)``, ``eps = 1 / (8 n_bins)``, and the summary
+  size ``limit = min(m, ceil(L / eps) + 1)`` with the smallest ``L`` such that
+  ``2^L limit >= m`` (``LimitSizeLevel``): 2049 at 256 bins.
+* Rows are read in order; a run of equal consecutive values is one entry,
+  rows of weight 0 are skipped. Every ``2 limit`` entries are sorted into an
+  exact summary (``MakeSummary``: ranks ``r^-``, ``r^+`` and weights ``ω``
+  summed in float32), which climbs levels like a binary counter: it is
+  pruned to ``limit`` values (``SetPrune``) and merged (``SetCombine``) with
+  the summary waiting at the level, until a merge fits in ``limit``
+  (``PushTemp``). The last entries and the levels are then merged and pruned
+  into one summary (``GetSummary``).
+* That summary is pruned to ``min(m, 8 max_bin)`` values, then to
+  ``min(m, 8 max_bin, max_bin) + 1`` (``AllReduce``, ``MakeCuts``); its values
+  after the first, at most ``n_bins - 1`` of them, increasing, are the cuts
+  (``AddCutPoint``), followed by the upper sentinel ``v + (|v| + 1e-5)`` of
+  the largest value ``v``. The lower bound is ``v₀ - |v₀| - 1e-5`` of the
+  smallest.
+
+Up to ``2 limit`` (4098 at 256 bins) non-missing values nothing is pruned
+before the last two steps, which keep every value when there are at most
+``max_bin + 1`` distinct ones; beyond, the float32 prunes depend on the row
+order (no randomness). Prune keeps, for ``k = 1 .. s - 2``, the entry whose
+rank interval is nearest ``r_k = k (r^-_{last} - r^+_{first}) / (s - 1) +
+r^+_{first}`` (the query function of Definition A.5 on the summary's ranks),
+with the first and last entries.
+
+Scope: one batch of rows on one machine, as ``xgboost.DMatrix`` and
+``QuantileDMatrix`` build it on the CPU. Several batches (iterators,
+external memory), distributed training (summaries merged across workers),
+GPU sketching and the hessian-weighted sorted sketch of ``approx``
+(``SortedSketchContainer``, a different summary) are other rules. The one
+approximation: where several equal values of one block carry weights other
+than 1, their float32 weight sum is rounded once here, while XGBoost adds
+them in the order its ``std::sort`` leaves them (an unspecified order), which
+can move a rank by one unit in the last place.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["XGBoostSummary", "xgboost_cuts"]
+
+F32 = np.float32
+SKETCH_FACTOR = 8  # WQSketch::kFactor: the sketch keeps 8 entries per bin
+_CUT_GAP = F32(1e-5)  # the 1e-5f of the sentinels
+
+
+@dataclass(frozen=True)
+class XGBoostSummary:
+    r"""A ``WQSummary<float, float>``: values and float32 rank bounds.
+
+    ``rmin``, ``rmax`` and ``wmin`` are :math:`\tilde r^-`, :math:`\tilde r^+`
+    and :math:`\tilde\omega` of :class:`~mltrees.hist.sketch.WeightedQuantileSummary`,
+    in float32 as XGBoost keeps them.
+    """
+
+    value: np.ndarray
+    rmin: np.ndarray
+    rmax: np.ndarray
+    wmin: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """Number of entries."""
+        return int(self.value.size)
+
+    @classmethod
+    def empty(cls) -> XGBoostSummary:
+        """No entry."""
+        return cls(*(np.empty(0, dtype=F32) for _ in range(4)))
+
+    @classmethod
+    def exact(cls, values: np.ndarray, weights: np.ndarray) -> XGBoostSummary:
+        """``Queue::MakeSummary`` of one block: see :func:`_block_summaries`."""
+        return _block_summaries(values, weights, max(values.size, 1))[0]
+
+    def take(self, index: np.ndarray) -> XGBoostSummary:
+        """The entries at ``index``."""
+        return XGBoostSummary(
+            self.value[index], self.rmin[index], self.rmax[index], self.wmin[index]
+        )
+
+    def prune(self, maxsize: int) -> XGBoostSummary:
+        """``WQSummary::SetPrune``: at most ``maxsize`` entries, the first and the last kept.
+
+        For ``k = 1 .. maxsize - 2`` the target ``d = k range / n + begin``
+        (``begin = r^+`` of the first entry, ``range = r^-`` of the last minus
+        it, ``n = maxsize - 1``; float32) picks entry ``i`` with
+        ``r^-_i + r^+_i <= 2d < r^-_{i+1} + r^+_{i+1}``, or ``i + 1`` when
+        ``2d >= r^-_i + ω_i + r^+_{i+1} - ω_{i+1}``; the scan stops when ``i``
+        reaches the last entry.
+        """
+        size = self.size
+        if size <= maxsize:
+            return self
+        begin = self.rmax[0]
+        span = F32(self.rmin[-1] - begin)
+        n = maxsize - 1
+        k = np.arange(1, n, dtype=F32)
+        dx2 = F32(2.0) * ((k * span) / F32(n) + begin)
+        mid2 = self.rmax + self.rmin  # 2 x the middle of each rank interval
+        # The scan's i only moves forward: past every entry j >= 2 with mid2[j] <= 2d.
+        i = 1 + _count_at_most(mid2[2:], dx2)
+        stop = np.searchsorted(i, size - 1, side="left")  # i reaching the last entry ends it
+        i, dx2 = i[:stop], dx2[:stop]
+        rmin_next = self.rmin + self.wmin
+        rmax_prev = self.rmax - self.wmin
+        chosen = np.where(dx2 < rmin_next[i] + rmax_prev[i + 1], i, i + 1)
+        if chosen.size:
+            chosen = chosen[np.concatenate(([True], chosen[1:] != chosen[:-1]))]
+        keep = np.concatenate(([0], chosen))
+        if keep[-1] != size - 1:
+            keep = np.append(keep, size - 1)
+        return self.take(keep)
+
+    def combine(self, other: XGBoostSummary) -> XGBoostSummary:
+        """``WQSummary::SetCombine``: the summary of both data sets, then ``FixError``.
+
+        An entry of one summary whose value the other lacks adds the other's
+        ``r^- + ω`` of its last smaller entry (0 if none) to its ``r^-`` and the
+        other's ``r^+ - ω`` of its first larger entry (its last ``r^+`` if
+        none) to its ``r^+``; equal values add their bounds. ``FixError``
+        then makes ``r^-`` and ``r^+`` non-decreasing and ``r^+ >= r^- + ω``.
+        """
+        if self.size == 0:
+            return other
+        if other.size == 0:
+            return self
+        a, b = self, other
+        # Two sorted runs of distinct values: a stable sort merges them, a's copy of a
+        # value shared with b first.
+        order = np.argsort(np.concatenate((a.value, b.value)), kind="stable")
+        from_a = order < a.size
+        index = np.where(from_a, order, order - a.size)
+        value = np.concatenate((a.value, b.value))[order]
+        # How many entries of the other summary come before each merged position.
+        a_before = np.cumsum(from_a) - from_a
+        b_before = np.cumsum(~from_a) - ~from_a
+        paired = np.zeros(order.size, dtype=bool)
+        paired[:-1] = value[1:] == value[:-1]  # an a entry followed by b's equal value
+        partner = np.flatnonzero(paired)
+
+        def bounds(s, t, mine, others_before):
+            # Entries of s merged with t, at positions `mine`: t's neighbours extend them.
+            j, before = index[mine], others_before[mine]
+            t_next = t.rmin + t.wmin
+            t_prev = t.rmax - t.wmin
+            low = np.where(before > 0, t_next[np.maximum(before - 1, 0)], F32(0.0))
+            high = np.where(before < t.size, t_prev[np.minimum(before, t.size - 1)], t.rmax[-1])
+            return s.rmin[j] + low, s.rmax[j] + high, s.wmin[j]
+
+        rmin = np.empty(order.size, dtype=F32)
+        rmax = np.empty(order.size, dtype=F32)
+        wmin = np.empty(order.size, dtype=F32)
+        for s, t, mine, others_before in (
+            (a, b, from_a, b_before),
+            (b, a, ~from_a, a_before),
+        ):
+            rmin[mine], rmax[mine], wmin[mine] = bounds(s, t, mine, others_before)
+        if partner.size:  # equal values: their bounds add up
+            ia, ib = index[partner], index[partner + 1]
+            rmin[partner] = a.rmin[ia] + b.rmin[ib]
+            rmax[partner] = a.rmax[ia] + b.rmax[ib]
+            wmin[partner] = a.wmin[ia] + b.wmin[ib]
+            keep = np.ones(order.size, dtype=bool)
+            keep[partner + 1] = False
+            value, rmin, rmax, wmin = value[keep], rmin[keep], rmax[keep], wmin[keep]
+        rmin = np.maximum.accumulate(rmin)
+        rmax = np.maximum.accumulate(np.maximum(rmax, rmin + wmin))
+        return XGBoostSummary(value, rmin, rmax, wmin)
+
+
+def _count_at_most(sorted_values: np.ndarray, needles: np.ndarray) -> np.ndarray:
+    """For increasing ``needles``: how many of ``sorted_values`` are <= each (a merge)."""
+    merged = np.argsort(np.concatenate((sorted_values, needles)), kind="stable")
+    is_value = merged < sorted_values.size
+    return np.cumsum(is_value)[~is_value]
+
+
+def _ordered_bits(values: np.ndarray) -> np.ndarray:
+    """Unsigned integers that order as the float32 ``values`` (-0.0 as 0.0)."""
+    bits = (values + F32(0.0)).view(np.uint32)
+    return np.where(bits >> 31 == 1, ~bits, bits | np.uint32(1 << 31))
+
+
+def _from_ordered_bits(keys: np.ndarray) -> np.ndarray:
+    """The float32 values of :func:`_ordered_bits`."""
+    bits = np.where(keys >> 31 == 1, keys ^ np.uint32(1 << 31), ~keys).astype(np.uint32)
+    return bits.view(F32)
+
+
+def _block_summaries(values: np.ndarray, weights: np.ndarray, capacity: int) -> list:
+    """``Queue::MakeSummary`` of every block of ``capacity`` entries, all at once.
+
+    A block is sorted; equal values become one entry whose weight ``ω`` is
+    their sum (rounded once to float32), ``r^+`` is the float32 running sum of
+    the ``ω`` and ``r^-`` the previous one. The blocks are sorted together as
+    rows of one array of 64-bit keys (the value's ordered bits, then the
+    weight's bits).
+    """
+    n_blocks = -(-values.size // capacity)
+    padding = n_blocks * capacity - values.size
+    key = _ordered_bits(values).astype(np.uint64) << np.uint64(32)
+    key |= weights.astype(F32).view(np.uint32).astype(np.uint64)
+    if padding:
+        key = np.concatenate((key, np.full(padding, np.iinfo(np.uint64).max, np.uint64)))
+    key = key.reshape(n_blocks, capacity)
+    key.sort(axis=1)
+    sizes = np.full(n_blocks, capacity)
+    sizes[-1] -= padding
+    high = (key >> np.uint64(32)).astype(np.uint32)
+    w = (key & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(F32)
+    inside = np.arange(capacity)[None, :] < sizes[:, None]
+    new = np.ones(key.shape, dtype=bool)
+    new[:, 1:] = high[:, 1:] != high[:, :-1]
+    new &= inside
+    starts = np.flatnonzero(new.ravel())
+    flat_w = np.where(inside, w, F32(0.0)).ravel()
+    if starts.size == inside.sum():
+        omega = flat_w[starts]
+    else:
+        omega = np.add.reduceat(flat_w.astype(np.float64), starts).astype(F32)
+    # The entries of each block side by side, padded with zeros: running sums by row.
+    counts = new.sum(axis=1)
+    rank = np.arange(starts.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    row = np.repeat(np.arange(n_blocks), counts)
+    omega2d = np.zeros((n_blocks, int(counts.max())), dtype=F32)
+    omega2d[row, rank] = omega
+    rmax2d = np.cumsum(omega2d, axis=1, dtype=F32)
+    rmax = rmax2d[row, rank]
+    rmin = np.where(rank > 0, rmax2d[row, np.maximum(rank - 1, 0)], F32(0.0))
+    value = _from_ordered_bits(high.ravel()[starts])
+    bounds = np.cumsum(counts)
+    return [
+        XGBoostSummary(value[a:b], rmin[a:b], rmax[a:b], omega[a:b])
+        for a, b in zip(bounds - counts, bounds, strict=True)
+    ]
+
+
+def xgboost_limit_size(n_values: int, max_bin: int) -> int:
+    """The size ``limit`` of the sketch's summaries (``LimitSizeLevel``), in float64 as XGBoost."""
+    n_bins = max(min(max_bin, n_values), 1)
+    eps = 1.0 / float(F32(n_bins) * F32(SKETCH_FACTOR))
+    level = 1
+    while True:
+        limit = min(n_values, math.ceil(level / eps) + 1)
+        if (1 << level) * limit >= n_values:
+            return limit
+        level += 1
+
+
+def _push_temp(levels: list, temp: XGBoostSummary, limit: int) -> None:
+    """``PushTemp``: carry a block's summary up the levels, as a binary counter."""
+    level = 1
+    while True:
+        while len(levels) <= level:
+            levels.append(None)
+        if levels[level] is None:
+            levels[level] = temp.prune(limit)
+            return
+        temp = temp.prune(limit).combine(levels[level])
+        if temp.size > limit:
+            levels[level] = None
+            level += 1
+        else:
+            levels[level] = temp
+            return
+
+
+def _final_summary(values: np.ndarray, weights: np.ndarray, limit: int) -> XGBoostSummary:
+    """``Push`` of every row, then ``GetSummary``."""
+    if values.size == 0:
+        return XGBoostSummary.empty()
+    # Runs of equal consecutive values are one queue entry each.
+    run_starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    run_values = values[run_starts]
+    if run_starts.size == values.size:
+        run_weights = weights
+    else:
+        run_weights = np.add.reduceat(weights.astype(np.float64), run_starts).astype(F32)
+    capacity = 2 * limit
+    # The queue is summarised when full and a new value arrives: the last block stays.
+    blocks = _block_summaries(run_values, run_weights, capacity)
+    levels: list = []
+    for block in blocks[:-1]:
+        _push_temp(levels, block, limit)
+    out = blocks[-1]
+    if not levels:
+        return out.prune(limit)
+    merged = out.prune(limit)
+    for summary in levels[1:]:
+        if summary is None:
+            continue
+        merged = summary if merged.size == 0 else merged.combine(summary).prune(limit)
+    return merged
+
+
+def xgboost_cuts(values, max_bin: int, weights=None) -> tuple[np.ndarray, np.float32]:
+    """XGBoost 3.2's ``hist`` cuts of one feature, and its lower bound.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n,)
+        The feature's training values in row order (cast to float32); NaN
+        is missing.
+    max_bin : int
+        XGBoost's ``max_bin`` (at least 2).
+    weights : ndarray, shape (n,), optional
+        Sample weights (cast to float32); rows of weight 0 count in the
+        column's size but not in the summary. None: unit weights.
+
+    Returns
+    -------
+    cuts : ndarray of float32
+        The bins' exclusive upper bounds, the upper sentinel last (at least
+        one entry): ``HistogramCuts::Values()`` of the feature.
+    minimum : float32
+        ``HistogramCuts::MinValues()``: ``v₀ - |v₀| - 1e-5`` of the smallest
+        summarised value ``v₀`` (``1e-5`` for a feature without values).
+    """
+    values = np.asarray(values, dtype=F32)
+    known = ~np.isnan(values)
+    n_values = int(np.count_nonzero(known))
+    if n_values == 0:
+        minimum = _CUT_GAP
+        return np.array([F32(minimum + (abs(minimum) + _CUT_GAP))], dtype=F32), minimum
+    w = np.ones(values.size, dtype=F32) if weights is None else np.asarray(weights).astype(F32)
+    pushed = known & (w != 0)
+    limit = xgboost_limit_size(n_values, max_bin)
+    summary = _final_summary(values[pushed], w[pushed], limit)
+    n_cuts = min(n_values, max_bin * SKETCH_FACTOR)  # AllReduce's intermediate size
+    summary = summary.prune(n_cuts)
+    n_bins = min(n_cuts, max_bin)
+    summary = summary.prune(n_bins + 1)
+    if summary.size:
+        smallest = summary.value[0]
+        minimum = F32(float(smallest) - abs(float(smallest)) - float(_CUT_GAP))
+        inner = summary.value[1 : min(summary.size, n_bins)]
+        # AddCutPoint keeps a value only above the previous one (they are increasing).
+        largest = summary.value[-1]
+    else:  # every value has weight 0: XGBoost reads an empty summary as 0
+        minimum = F32(-_CUT_GAP)
+        inner = np.empty(0, dtype=F32)
+        largest = minimum
+    sentinel = F32(float(largest) + (abs(float(largest)) + float(_CUT_GAP)))
+    return np.concatenate([inner, [sentinel]]).astype(F32), minimum
