@@ -499,7 +499,7 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
             )
             if self.base_score is None:
                 # From the summed class weights, as on one machine.
-                base_margin = softmax_base_margin(weights)
+                base_margin = softmax_base_margin(weights, float(np.sum(weights)))
             else:
                 base_margin = np.full(K, float(self.base_score))
         return objective, np.asarray(base_margin, dtype=np.float64), encode_target, unit

@@ -65,6 +65,7 @@ from mltrees.tree._tree import available_cores
 __all__ = ["XGBoostClassifier", "XGBoostRegressor"]
 
 LOCAL_GRID = 16  # fine bins per proposal of sketch="local"
+UNLIMITED_DEPTH = 1 << 30  # max_depth=0: levels are grown until no node splits
 _F32 = np.float32
 _ONE = _F32(1.0)
 _RT_EPS = _F32(1e-6)  # XGBoost's kRtEps
@@ -166,19 +167,45 @@ class _Objective:
         return float(np.average(self.loss.value(y, margin), weights=weight))
 
 
-def softmax_base_margin(class_weights) -> np.ndarray:
+def xgboost_mean(y, weight=None) -> float:
+    """XGBoost's default ``base_score`` of squared error, log-loss and Poisson: the mean label.
+
+    As ``SampleMean`` and ``WeightedSampleMean`` (``src/common/stats.cc``) add
+    it on one thread: ``Σ y_i / n``, or ``Σ y_i / Σw * w_i``, in float64 and in
+    row order, from float32 labels and weights.
+    """
+    y = np.asarray(y).astype(_F32).astype(np.float64)
+    if weight is None:
+        return float(np.cumsum(y / float(y.size))[-1])
+    w = np.asarray(weight).astype(_F32).astype(np.float64)
+    total = float(np.cumsum(w)[-1])
+    return float(np.cumsum(y / total * w)[-1])
+
+
+def softmax_base_margin(class_weights, total_weight: float) -> np.ndarray:
     """XGBoost's default starting margins of softmax: ``log(share_k + 1e-6) - mean``, in float32.
 
-    ``class_weights[k]`` is the total sample weight of class ``k``, and
-    ``share_k`` its share (``multiclass_obj.cu``, ``InitEstimation``).
+    ``class_weights[k]`` is the float32 total weight of class ``k`` and
+    ``total_weight`` the float64 total of all weights; ``share_k`` is their
+    ratio rounded to float32 (``multiclass_obj.cu``, ``InitEstimation``).
     """
-    class_weights = np.asarray(class_weights, dtype=np.float64)
-    share = (class_weights / class_weights.sum()).astype(_F32)
+    class_weights = np.asarray(class_weights, dtype=_F32).astype(np.float64)
+    share = (class_weights * (1.0 / float(total_weight))).astype(_F32)
     log_share = _logf(share + _RT_EPS)
     mean = _F32(0.0)
     for value in log_share / _F32(share.size):  # a float32 running sum, as XGBoost's Mean
         mean = _F32(mean + value)
     return log_share - mean
+
+
+def class_weight_sums(codes, weight, n_classes: int) -> tuple[np.ndarray, float]:
+    """Each class's float32 sum of weights in row order, and the float64 total (XGBoost's)."""
+    w = np.asarray(weight).astype(_F32)
+    sums = np.zeros(n_classes, dtype=_F32)
+    for k in range(n_classes):  # a float32 running sum per class, as SmallHistogram
+        members = w[np.asarray(codes) == k]
+        sums[k] = np.cumsum(members, dtype=_F32)[-1] if members.size else _F32(0.0)
+    return sums, float(np.cumsum(w.astype(np.float64))[-1])
 
 
 def newton_statistics(objective: _Objective, y, margin, weight=None):
@@ -217,7 +244,8 @@ _XGB_PARAMS = """
     learning_rate : float, default 0.3
         η: each tree's leaf weights are multiplied by it (shrinkage).
     max_depth : int, default 6
-        Depth of every tree (depth-wise growth).
+        Depth of every tree (depth-wise growth); 0: no limit, as XGBoost
+        (``hist`` and ``approx`` only: ``exact`` needs a depth, as in XGBoost).
     reg_lambda : float, default 1.0
         λ, the L2 penalty on leaf weights (:eq:`eq-xgb-objective`).
     reg_alpha : float, default 0.0
@@ -292,6 +320,11 @@ class _BaseXGBoost(BaseEstimator):
         check_positive_int(self.n_estimators, "n_estimators")
         check_fraction(self.learning_rate, "learning_rate", high=np.inf)
         check_positive_int(self.max_depth, "max_depth", low=0)
+        if self.max_depth == 0 and self.tree_method == "exact":
+            raise ValueError(
+                "max_depth=0 (no limit) needs tree_method='hist' or 'approx'; "
+                "tree_method='exact' needs max_depth >= 1, as in XGBoost"
+            )
         for name in ("reg_lambda", "reg_alpha", "gamma", "min_child_weight"):
             check_fraction(getattr(self, name), name, low_open=False, high=np.inf)
         if self.max_delta_step is not None:
@@ -374,7 +407,7 @@ class _BaseXGBoost(BaseEstimator):
             grower = DepthwiseGrower(
                 data,
                 params,
-                max_depth=self.max_depth,
+                max_depth=self.max_depth if self.max_depth > 0 else UNLIMITED_DEPTH,
                 learning_rate=float(self.learning_rate),
                 colsample_bylevel=float(self.colsample_bylevel),
                 colsample_bynode=float(self.colsample_bynode),
@@ -656,7 +689,7 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
             )
         else:
             objective = _Objective("reg:squarederror", SquaredError(), metric="rmse")
-        base = float(np.average(y, weights=weight)) if self.base_score is None else self.base_score
+        base = xgboost_mean(y, weight) if self.base_score is None else self.base_score
         if objective.name == "count:poisson" and base <= 0:
             raise ValueError(f"base_score must be > 0 for Poisson regression, got {base!r}")
         base_margin = np.atleast_1d(objective.margin_of(base)).astype(np.float64)
@@ -761,11 +794,7 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         require_two_classes(K, type(self).__name__, np.unique(codes[weight > 0]).size)
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
-            p = (
-                float(np.average(codes, weights=weight))
-                if self.base_score is None
-                else self.base_score
-            )
+            p = xgboost_mean(codes, weight) if self.base_score is None else self.base_score
             if not 0.0 < p < 1.0:
                 raise ValueError(f"base_score must lie in (0, 1) for classification, got {p!r}")
             base_margin = np.atleast_1d(objective.margin_of(p))
@@ -778,7 +807,7 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
                 metric="mlogloss",
             )
             if self.base_score is None:
-                base_margin = softmax_base_margin(np.bincount(codes, weights=weight, minlength=K))
+                base_margin = softmax_base_margin(*class_weight_sums(codes, weight, K))
             else:
                 base_margin = np.full(K, np.float32(self.base_score))
         return self._fit(
