@@ -405,16 +405,6 @@ def compare(fitted: Fitted) -> str:
     theirs = their_trees(booster)
     K = model._objective.n_outputs
     rounds = Rounds(fitted)
-    if fitted.case.early_stopping_rounds:
-        best_ours, best_theirs = model.best_iteration, booster.best_iteration
-        if best_ours != best_theirs or len(ours) != len(theirs):
-            h_ours, h_theirs = fitted.our_history, fitted.their_history
-            n = min(len(h_ours), len(h_theirs))
-            close = np.allclose(h_ours[:n], h_theirs[:n], rtol=1e-5, atol=1e-7)
-            pair = [h_theirs[r] for r in {best_ours, best_theirs} if r < len(h_theirs)]
-            if close and len(pair) == 2 and abs(pair[0] - pair[1]) <= 1e-6 * abs(pair[0]):
-                return "metric-tie"
-            # Different trees make different metrics: look for the first different tree.
     leaf_gap = []  # per tree, per node: |our leaf - theirs|
     for t, (tree, nodes) in enumerate(zip(ours, theirs, strict=False)):
         gap = np.zeros(tree.node_count)
@@ -436,7 +426,23 @@ def compare(fitted: Fitted) -> str:
             left, right = tree.first_child[i], tree.first_child[i] + 1
             queue += [(left, node["yes"]), (right, node["no"])]
         leaf_gap.append(gap)
-    if len(ours) != len(theirs):
+    if fitted.case.early_stopping_rounds:
+        best_ours, best_theirs = model.best_iteration, booster.best_iteration
+        if best_ours != best_theirs or len(ours) != len(theirs):
+            # The same trees; only the rounds chosen differ. XGBoost evaluates float32
+            # predictions: rounds whose metrics differ by less than that rounding tie.
+            h_ours, h_theirs = fitted.our_history, fitted.their_history
+            n = min(len(h_ours), len(h_theirs))
+            close = np.allclose(h_ours[:n], h_theirs[:n], rtol=1e-5, atol=1e-7)
+            history = h_ours if max(best_ours, best_theirs) < len(h_ours) else h_theirs
+            a, b = (history[min(r, len(history) - 1)] for r in (best_ours, best_theirs))
+            if close and abs(a - b) <= 1e-6 * abs(a) + 1e-9:
+                return "metric-tie"
+            raise Different(
+                f"best rounds {best_ours} and {best_theirs} ({len(ours)} and {len(theirs)} "
+                f"trees), metrics {h_ours} and {h_theirs}"
+            )
+    elif len(ours) != len(theirs):
         raise Different(f"{len(ours)} trees against {len(theirs)}")
     best = getattr(model, "best_iteration", None) if fitted.case.early_stopping_rounds else None
     used = len(ours) if best is None else (best + 1) * K
