@@ -13,17 +13,18 @@ grower's row -> leaf assignment rather than by walking the tree.
   (:mod:`mltrees.hist.xgboost_sketch`, weighted by ``sample_weight``): one
   bin per distinct value up to ``max_bin`` + 1 of them, XGBoost 3.2's cut
   points bit for bit beyond;
-* ``"approx"``: the bins are proposed anew for every tree by the same sketch
-  weighted by the round's hessians (:eq:`eq-xgb-sketch-weight`), the paper's
-  global proposal; XGBoost's own ``approx`` sketches sorted columns with
-  another summary, so its cuts differ. ``sketch="local"`` proposes them anew at
-  every node instead (Algorithm 2's local variant, which XGBoost does not offer);
+* ``"approx"``: the bins are proposed anew for every tree from quantiles
+  weighted by the tree's hessians (:eq:`eq-xgb-sketch-weight`), the paper's
+  global proposal, by XGBoost's sketch of sorted columns
+  (:func:`~mltrees.hist.xgboost_sketch.xgboost_approx_cuts`); ``sketch="local"``
+  proposes them anew at every node instead (Algorithm 2's local variant, which
+  XGBoost does not offer);
 * ``"exact"``: every distinct value is a candidate (Algorithm 1).
 
 Parameter names and defaults are XGBoost's where the meaning is the same.
 Data are compared in float32, and gradients, hessians, margins, weights,
 scores and gains follow XGBoost 3.2's float32 arithmetic, so that trees and
-margins equal the ``xgboost`` package's (3.2) with ``hist`` and ``exact``;
+margins equal the ``xgboost`` package's (3.2) with ``hist``, ``approx`` and ``exact``;
 the scope (parameters, data, exceptions) is in the README and checked by
 ``tests/differential/test_xgboost.py``. A row of weight 0 is left out of
 the fit, as scikit-learn's estimators do (XGBoost keeps it in the data, where
@@ -57,7 +58,7 @@ from mltrees.hist.binning import BinnedData
 from mltrees.hist.exact import ExactGrower, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower
 from mltrees.hist.splitting import SplitParams
-from mltrees.hist.xgboost_sketch import xgboost_cuts
+from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
 from mltrees.tree._data import validate_fit_input
 from mltrees.tree._tree import available_cores
@@ -220,19 +221,24 @@ def newton_statistics(objective: _Objective, y, margin, weight=None):
     return g.astype(np.float64), h.astype(np.float64)
 
 
-def xgboost_binned(X, max_bin: int, weight=None, n_threads: int = 1) -> BinnedData:
-    """The bins of ``hist``: every feature cut by XGBoost's quantile sketch.
+def xgboost_binned(
+    X, max_bin: int, weight=None, n_threads: int = 1, sketch=xgboost_cuts
+) -> BinnedData:
+    """The bins of ``hist`` (or ``approx``): every feature cut by XGBoost's quantile sketch.
 
-    :func:`~mltrees.hist.xgboost_sketch.xgboost_cuts` gives XGBoost 3.2's cut
-    points bit for bit (one batch of rows, on one machine), weighted by the
-    sample weights; a split that sends only missing values left gets
-    XGBoost's lower bound as its threshold. ``weight`` None or all equal to 1:
-    unit weights.
+    ``sketch`` is :func:`~mltrees.hist.xgboost_sketch.xgboost_cuts` (``hist``,
+    weighted by the sample weights; None or all equal to 1: unit weights) or
+    :func:`~mltrees.hist.xgboost_sketch.xgboost_approx_cuts` (``approx``,
+    weighted by hessians times sample weights): XGBoost 3.2's cut points bit
+    for bit, one batch of rows on one machine. A split that sends only
+    missing values left gets XGBoost's lower bound as its threshold.
     """
-    w = None if weight is None or np.all(weight == 1.0) else np.asarray(weight)
+    w = weight
+    if sketch is xgboost_cuts and (weight is None or np.all(weight == 1.0)):
+        w = None
     columns = np.ascontiguousarray(np.asarray(X, dtype=np.float32).T)
     with ThreadPoolExecutor(max(1, n_threads)) as pool:
-        found = list(pool.map(lambda column: xgboost_cuts(column, max_bin, w), columns))
+        found = list(pool.map(lambda column: sketch(column, max_bin, w), columns))
     cuts = [cut for cut, _ in found]
     minimum = [low for _, low in found]
     return BinnedData.fit(X, max_bin, cuts=cuts, n_threads=n_threads, minimum=minimum)
@@ -416,6 +422,9 @@ class _BaseXGBoost(BaseEstimator):
                 local_proposals=self.max_bin if self.sketch == "local" else None,
                 timings=timings,
             )
+        proposals = None
+        if self.tree_method == "approx" and self.sketch == "global":
+            proposals = self._approx_proposals(X, weight, objective, n_threads)
         start = time.perf_counter()
         progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
         try:
@@ -423,20 +432,17 @@ class _BaseXGBoost(BaseEstimator):
                 clock = time.perf_counter()
                 g, h = self._gradients(objective, y, margin, weight, rng)
                 timings["gradients"] += time.perf_counter() - clock
-                if self.tree_method == "approx" and self.sketch == "global":
-                    # hist's sketch, weighted by the hessians of this round (all classes),
-                    # scaled to mean 1: quantiles depend only on relative weights, and equal
-                    # hessians then give exactly hist's unweighted proposals.
-                    clock = time.perf_counter()
-                    hessians = h.sum(axis=1)
-                    relative = hessians / max(float(hessians.mean()), np.finfo(float).tiny)
-                    grower.data = xgboost_binned(X, self.max_bin, relative, n_threads)
-                    timings["binning"] += time.perf_counter() - clock
                 features = None
                 if self.colsample_bytree < 1.0:
                     k = max(1, round(self.colsample_bytree * n_features))
                     features = np.sort(rng.choice(n_features, size=k, replace=False))
-                stage = [grower.grow(g[:, k], h[:, k], features) for k in range(K)]
+                stage = []
+                for k in range(K):
+                    if proposals is not None:
+                        clock = time.perf_counter()
+                        grower.data = proposals(h[:, k], m)
+                        timings["binning"] += time.perf_counter() - clock
+                    stage.append(grower.grow(g[:, k], h[:, k], features))
                 clock = time.perf_counter()
                 for k, grown in enumerate(stage):
                     margin[:, k] += grown.tree.value[grown.leaf_of_row, 0].astype(np.float32)
@@ -462,6 +468,30 @@ class _BaseXGBoost(BaseEstimator):
             grower.close()
         self._timings = timings
         return trees, history, watched[1]
+
+    def _approx_proposals(self, X, weight, objective: _Objective, n_threads: int):
+        """``approx``'s bins of a tree from its hessians, as XGBoost proposes them.
+
+        XGBoost re-sketches before every tree with weights ``h_i w_i`` (the
+        hessian already carries the sample weight ``w_i``; ``MergeWeights``
+        multiplies it in again) by its sketch of sorted columns, except for
+        objectives of constant hessian (squared error): those are sketched
+        once, in the first round, by ``hist``'s sketch with those weights
+        (``BatchParam.regen`` is false for them).
+        """
+        w = None if self._unit_weights else np.asarray(weight).astype(np.float32)
+        once = objective.name == "reg:squarederror"
+        sketch = xgboost_cuts if once else xgboost_approx_cuts
+        cache = {}
+
+        def proposals(h, round_):
+            if once and "bins" in cache:
+                return cache["bins"]
+            sketch_weight = h.astype(np.float32) if w is None else h.astype(np.float32) * w
+            cache["bins"] = xgboost_binned(X, self.max_bin, sketch_weight, n_threads, sketch)
+            return cache["bins"]
+
+        return proposals
 
     def _gradients(self, objective: _Objective, y, margin, weight, rng):
         """Gradients and hessians of every row and output at the margins (:eq:`eq-xgb-taylor`).

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["XGBoostSummary", "xgboost_cuts"]
+__all__ = ["XGBoostSummary", "xgboost_approx_cuts", "xgboost_cuts"]
 
 F32 = np.float32
 SKETCH_FACTOR = 8  # WQSketch::kFactor: the sketch keeps 8 entries per bin
@@ -253,15 +253,83 @@ def _block_summaries(values: np.ndarray, weights: np.ndarray, capacity: int) -> 
 
 
 def xgboost_limit_size(n_values: int, max_bin: int) -> int:
-    """The size ``limit`` of the sketch's summaries (``LimitSizeLevel``), in float64 as XGBoost."""
+    """The size ``limit`` of ``hist``'s summaries (``LimitSizeLevel``), in float64 as XGBoost."""
     n_bins = max(min(max_bin, n_values), 1)
-    eps = 1.0 / float(F32(n_bins) * F32(SKETCH_FACTOR))
+    return _limit_size(n_values, 1.0 / float(F32(n_bins) * F32(SKETCH_FACTOR)))
+
+
+def _limit_size(n_values: int, eps: float) -> int:
+    """``LimitSizeLevel``: the smallest level L with 2^L min(n, ceil(L / eps) + 1) >= n."""
     level = 1
     while True:
         limit = min(n_values, math.ceil(level / eps) + 1)
         if (1 << level) * limit >= n_values:
             return limit
         level += 1
+
+
+def _wxq_prune(src: XGBoostSummary, maxsize: int) -> XGBoostSummary:
+    """``WXQSummary::SetPrune``: keep every heavy entry, then space the rest evenly.
+
+    An entry is heavy when its weight exceeds ``chunk = 2 range / (maxsize - 2)``
+    (``r^- + ω > r^+ - ω + chunk``); the others are chosen between the heavy
+    ones as :meth:`XGBoostSummary.prune` chooses, over the range left once the
+    heavy entries' weights are taken out. float32 throughout; a loop over the
+    summary's entries (a few hundred at most).
+    """
+    size = src.size
+    if size <= maxsize:
+        return src
+    rmin, rmax, wmin = (a.tolist() for a in (src.rmin, src.rmax, src.wmin))
+    f = F32
+    begin = f(rmax[0])
+    n = maxsize - 2
+    span = f(f(rmin[-1]) - begin)
+    if span == 0 or maxsize <= 2:
+        return src.take(np.array([0, size - 1]))
+    span = max(span, f(1e-3))
+    chunk = f(f(2) * span / f(n))
+    next_low = [f(f(a) + f(b)) for a, b in zip(rmin, wmin, strict=True)]  # RMinNext
+    prev_high = [f(f(a) - f(b)) for a, b in zip(rmax, wmin, strict=True)]  # RMaxPrev
+    mids = [f(f(a) + f(b)) for a, b in zip(rmax, rmin, strict=True)]
+
+    def heavy(i):
+        return next_low[i] > f(prev_high[i] + chunk)
+
+    rest, n_heavy, block = f(0), 0, 0
+    for i in range(1, size - 1):
+        if heavy(i):
+            if block != i - 1:
+                rest = f(rest + f(prev_high[i] - next_low[block]))
+            block, n_heavy = i, n_heavy + 1
+    if block != size - 2:
+        rest = f(rest + f(prev_high[size - 1] - next_low[block]))
+    keep, n = [0], n - n_heavy
+    block, k, last = 0, 1, 0
+    for end in range(1, size):
+        if end == size - 1 or heavy(end):
+            if block != end - 1:
+                i = block
+                top = f(prev_high[end] * f(2))
+                while k < n:
+                    dx2 = f(f(2) * f(f(f(k) * rest) / f(n) + begin))
+                    if dx2 >= top:
+                        break
+                    while i < end and dx2 >= mids[i + 1]:
+                        i += 1
+                    if i == end:
+                        break
+                    pick = i if dx2 < f(next_low[i] + prev_high[i + 1]) else i + 1
+                    if pick != last:
+                        keep.append(pick)
+                        last = pick
+                    k += 1
+            if last != end:
+                keep.append(end)
+                last = end
+            block = end
+            begin = f(begin + f(next_low[block] - prev_high[block]))
+    return src.take(np.array(keep))
 
 
 def _push_temp(levels: list, temp: XGBoostSummary, limit: int) -> None:
@@ -357,5 +425,70 @@ def xgboost_cuts(values, max_bin: int, weights=None) -> tuple[np.ndarray, np.flo
         minimum = F32(-_CUT_GAP)
         inner = np.empty(0, dtype=F32)
         largest = minimum
+    sentinel = F32(float(largest) + (abs(float(largest)) + float(_CUT_GAP)))
+    return np.concatenate([inner, [sentinel]]).astype(F32), minimum
+
+
+def xgboost_approx_cuts(values, max_bin: int, weights) -> tuple[np.ndarray, np.float32]:
+    """XGBoost 3.2's ``approx`` cuts of one feature, and its lower bound.
+
+    ``approx`` sketches each sorted column (``SortedSketchContainer``,
+    ``SortedQuantile`` in ``src/common/quantile.h``): with ``S`` the column's
+    total weight and ``R_j`` the running weight through its ``j``-th distinct
+    value (float64 sums in value order), the smallest value is kept, then
+    greedily, for ``k = 1, 2, ...``, the first later value whose ``R_j``
+    reaches the float32 goal ``k S / max_bin``, at most ``max_bin`` of them,
+    and the largest value last. On one batch no prune follows, and the cuts
+    are that summary's values after the first (at most ``min(n, max_bin) - 1``),
+    with the sentinels of :func:`xgboost_cuts`. Values of weight 0 count as values.
+
+    Parameters
+    ----------
+    values : ndarray, shape (n,)
+        The feature's training values (cast to float32); NaN is missing.
+    max_bin : int
+        XGBoost's ``max_bin``.
+    weights : ndarray, shape (n,)
+        The sketch's weights: XGBoost passes each row's hessian (which
+        already carries the sample weight) times the sample weight.
+    """
+    values = np.asarray(values, dtype=F32)
+    known = ~np.isnan(values)
+    n_values = int(np.count_nonzero(known))
+    if n_values == 0:
+        minimum = _CUT_GAP
+        return np.array([F32(minimum + (abs(minimum) + _CUT_GAP))], dtype=F32), minimum
+    order = np.argsort(values[known], kind="stable")
+    v = values[known][order]
+    w = np.asarray(weights)[known][order].astype(F32).astype(np.float64)
+    running = np.cumsum(w)  # float64, in value order, as SortedQuantile adds them
+    total = float(running[-1])
+    ends = np.flatnonzero(np.concatenate((v[1:] != v[:-1], [True])))
+    distinct, through = v[ends], running[ends]
+    m = distinct.size
+    k = np.arange(1, max_bin)
+    goal = (k * total / max_bin).astype(F32).astype(np.float64)
+    first_reaching = np.searchsorted(through[: m - 1], goal, side="left")
+    # The k-th kept value is the first after the previous one that reaches goal k.
+    kept = np.concatenate(([0], k + np.maximum.accumulate(np.maximum(first_reaching - k, 0))))
+    kept = kept[kept <= m - 2]
+    kept = np.append(kept, m - 1)
+    before = np.concatenate(([0.0], through[:-1]))
+    omega = np.diff(np.concatenate(([0.0], through)))
+    summary = XGBoostSummary(
+        distinct[kept],
+        before[kept].astype(F32),
+        through[kept].astype(F32),
+        omega[kept].astype(F32),
+    )
+    # PushTemp puts the summary at level 1, pruned (WXQSummary) to the sketch's size for
+    # eps = 2 / max_bin; the later prunes keep it whole.
+    limit = _limit_size(n_values, 2.0 / max_bin)
+    summary = _wxq_prune(summary, limit).value
+    n_bins = min(n_values, max_bin * SKETCH_FACTOR, max_bin)
+    smallest = summary[0]
+    minimum = F32(float(smallest) - abs(float(smallest)) - float(_CUT_GAP))
+    inner = summary[1 : min(summary.size, n_bins)]
+    largest = summary[-1]
     sentinel = F32(float(largest) + (abs(float(largest)) + float(_CUT_GAP)))
     return np.concatenate([inner, [sentinel]]).astype(F32), minimum

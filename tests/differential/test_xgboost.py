@@ -3,8 +3,8 @@
 Every parameter the estimators document as matching XGBoost is drawn
 together (depth, learning rate, λ, α, γ, ``min_child_weight``,
 ``max_delta_step``, objective, ``base_score``, ``max_bin``, early stopping,
-``n_jobs``, sample weights with zeros) with ``tree_method`` ``hist`` or
-``exact``, on tables from the shared generator (ties, constant and
+``n_jobs``, sample weights with zeros) with ``tree_method`` ``hist``,
+``approx`` or ``exact``, on tables from the shared generator (ties, constant and
 single-valued columns, few-valued and duplicated columns, NaN in training, in
 prediction, in both, whole-NaN columns). Both libraries fit the same table
 and the oracle compares:
@@ -30,10 +30,9 @@ from the rows' float32 gradients (XGBoost 3.2's formula, in float64):
 * ``metric-tie``: early stopping picked rounds whose evaluation metrics
   agree to 1e-6 (XGBoost evaluates float32 predictions).
 
-Scope (README): ``hist`` and ``exact``; ``subsample`` and ``colsample_*``
-are off (mltrees draws rows and features with NumPy's generator, XGBoost
-with its own); ``approx`` is not compared (XGBoost's ``approx`` sketches
-sorted columns with another summary). A row of weight 0 is left out of the
+Scope (README): ``hist``, ``approx`` and ``exact``; ``subsample`` and
+``colsample_*`` are off (mltrees draws rows and features with NumPy's
+generator, XGBoost with its own). A row of weight 0 is left out of the
 fit, as scikit-learn's estimators do, so XGBoost is fitted without those rows
 (they are still compared as held-out rows); XGBoost itself keeps them, which
 can move an ``exact`` threshold or, beyond 4098 rows, a sketch's size.
@@ -52,7 +51,7 @@ from hypothesis import strategies as st
 
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.splitting import MIN_LOSS_CHANGE, threshold_l1
-from mltrees.hist.xgboost_sketch import xgboost_cuts
+from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
 
 from .conftest import PROFILE
 from .report import LATEST, record
@@ -97,7 +96,7 @@ class Case:
 @st.composite
 def cases(draw, objectives):
     objective = draw(st.sampled_from(objectives))
-    tree_method = draw(st.sampled_from(["hist", "exact"]))
+    tree_method = draw(st.sampled_from(["hist", "exact", "approx"]))
     params = {
         "n_estimators": draw(st.integers(1, MAX_ROUNDS)),
         "learning_rate": draw(st.sampled_from([0.3, 1.0, 0.05]) | st.floats(0.01, 1.0)),
@@ -108,9 +107,9 @@ def cases(draw, objectives):
         "min_child_weight": draw(st.sampled_from([1.0, 0.0, 0.5, 5.0])),
         "max_delta_step": draw(st.sampled_from([None, 0.0, 0.7, 0.1, 2.0])),
     }
-    if tree_method == "hist":
+    if tree_method in ("hist", "approx"):
         params["max_bin"] = draw(st.sampled_from([256, 2, 3, 16, 63]))
-        if draw(st.integers(0, 7)) == 0:  # no depth limit (hist only, as XGBoost)
+        if draw(st.integers(0, 7)) == 0:  # no depth limit (not with exact, as XGBoost)
             params["max_depth"] = 0
     if draw(st.booleans()):
         if objective == "reg:squarederror":
@@ -559,6 +558,36 @@ def test_hist_cuts_equal_xgboost_sketch(table, max_bin):
                 return
             raise AssertionError(message)
     record("xgboost sketch", "equal")
+
+
+@SETTINGS
+@given(
+    table=tables(task="binary", min_rows=20, max_rows=40_000 if LONG else 6_000),
+    max_bin=st.sampled_from([256, 2, 3, 16, 64, 1000]),
+)
+def test_approx_cuts_equal_xgboost_sorted_sketch(table, max_bin):
+    """approx's first proposals (hessians 1/4 times the weights, times the weights), bit for bit."""
+    w = table.sample_weight
+    train = xgb.DMatrix(table.X, label=table.y, weight=w)
+    params = {"tree_method": "approx", "max_bin": max_bin, "nthread": 1, "max_depth": 1}
+    params |= {"objective": "binary:logistic", "base_score": 0.5}
+    xgb.train(params, train, 1)
+    pointers, values = train.get_quantile_cut()
+    unit = np.ones(len(table.y), dtype=F32) if w is None else w.astype(F32)
+    sketch_weight = (F32(0.25) * unit) * unit
+    for j in range(table.X.shape[1]):
+        cuts, minimum = xgboost_approx_cuts(table.X[:, j], max_bin, sketch_weight)
+        theirs = values[pointers[j] : pointers[j + 1]].astype(F32)
+        ours = np.concatenate([[minimum], cuts]).astype(F32)
+        if not np.array_equal(ours, theirs):
+            message = f"feature {j}: {ours.size} against {theirs.size} values"
+            if LATEST:
+                record(
+                    "xgboost approx sketch", "changed", f"{table!r} max_bin={max_bin}: {message}"
+                )
+                return
+            raise AssertionError(message)
+    record("xgboost approx sketch", "equal")
 
 
 # ---------------------------------------------------------------------------- regression tests
