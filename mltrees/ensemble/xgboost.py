@@ -34,7 +34,6 @@ it can move an ``exact`` threshold or a sketch's size).
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -236,12 +235,7 @@ def xgboost_binned(
     w = weight
     if sketch is xgboost_cuts and (weight is None or np.all(weight == 1.0)):
         w = None
-    columns = np.ascontiguousarray(np.asarray(X, dtype=np.float32).T)
-    with ThreadPoolExecutor(max(1, n_threads)) as pool:
-        found = list(pool.map(lambda column: sketch(column, max_bin, w), columns))
-    cuts = [cut for cut, _ in found]
-    minimum = [low for _, low in found]
-    return BinnedData.fit(X, max_bin, cuts=cuts, n_threads=n_threads, minimum=minimum)
+    return BinnedData.fit(X, max_bin, weights=w, n_threads=n_threads, sketch=sketch)
 
 
 _XGB_PARAMS = """
