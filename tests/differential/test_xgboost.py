@@ -867,3 +867,80 @@ def test_early_stopping_between_rounds_whose_metrics_tie():
     fitted = fit_both(Case("multi:softprob", "exact", params, 1, 1), table)
     assert fitted.model.best_iteration != fitted.booster.best_iteration
     assert compare(fitted) == "metric-tie"
+
+
+def _largest_leaf_gap(fitted) -> float:
+    """The largest |our leaf - theirs| / |theirs| over trees of equal structure."""
+    worst = 0.0
+    ours = [tree for stage in fitted.model._trees for tree in stage]
+    for tree, nodes in zip(ours, their_trees(fitted.booster), strict=True):
+        queue = [(0, 0)]
+        while queue:
+            i, j = queue.pop(0)
+            if "leaf" in nodes[j]:
+                theirs = float(nodes[j]["leaf"])
+                worst = max(worst, abs(tree.value[i, 0] - theirs) / max(abs(theirs), 1e-30))
+                continue
+            queue += [
+                (tree.first_child[i], nodes[j]["yes"]),
+                (tree.first_child[i] + 1, nodes[j]["no"]),
+            ]
+    return worst
+
+
+def test_l1_threshold_magnifies_gradient_roundings_within_their_bound():
+    """The long profile: Poisson leaves far apart in the last places (alpha = 0.1, lambda = 1).
+
+    The L1 threshold T(G) = G - alpha nearly cancels G, so the last-place
+    differences of XGBoost's C-library ``expf`` in a few gradients, and the
+    margins they move, show in the leaf far above float32 rounding; the
+    oracle bounds them by the gradients' roundings and accepts the trees.
+    """
+    table = make_table(
+        541015586,
+        152,
+        ("constant", "continuous", "binary", "constant"),
+        "none",
+        0.0,
+        "regression",
+        True,
+    )
+    params = {
+        "n_estimators": 13,
+        "learning_rate": 0.7778498208090873,
+        "max_depth": 0,
+        "reg_lambda": 1.0,
+        "reg_alpha": 0.1,
+        "gamma": 0.0,
+        "min_child_weight": 1.0,
+        "max_delta_step": None,
+        "max_bin": 256,
+    }
+    fitted = fit_both(Case("count:poisson", "hist", params, None, 1), table)
+    assert _largest_leaf_gap(fitted) > 8 * EPS32  # 21 units in the last place
+    assert compare(fitted) == "equal"
+
+
+def test_leaves_of_floored_hessians_are_a_documented_exception():
+    """The long profile: lambda = 0, min_child_weight = 0 and saturated probabilities.
+
+    Rows whose probabilities round to 0 or 1 have XGBoost's hessian floor
+    1e-16; a child of only such rows has a hessian sum below the rounding
+    error of the sums it is a difference of, and a weight of about
+    ``G / 1e-14``, different in each library: the oracle names it.
+    """
+    table = make_table(211, 1440, ("continuous",), "none", 0.0, "binary", False)
+    params = {
+        "n_estimators": 7,
+        "learning_rate": 0.8207126750987743,
+        "max_depth": 0,
+        "reg_lambda": 0.0,
+        "reg_alpha": 0.0,
+        "gamma": 0.0,
+        "min_child_weight": 0.0,
+        "max_delta_step": None,
+        "max_bin": 2,
+        "base_score": 0.05,
+    }
+    fitted = fit_both(Case("binary:logistic", "hist", params, None, 1), table)
+    assert compare(fitted) == "hessian-residue"
