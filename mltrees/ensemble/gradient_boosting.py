@@ -137,7 +137,9 @@ class _BaseGradientBoosting(BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         keep = np.flatnonzero(weights > 0)
         if keep.size == 0:
-            raise ValueError("every sample has weight 0; at least one positive weight is needed")
+            raise ValueError(
+                "sample_weight is 0 for every row; at least one positive weight is needed"
+            )
         validation = None
         if self.n_iter_no_change is not None:
             seed = int(rng.integers(2**31 - 1))
@@ -338,7 +340,7 @@ def _col(raw: np.ndarray, squeeze: bool) -> np.ndarray:
 
 _GB_PARAMS = """
     learning_rate : float > 0, default 0.1
-        Shrinkage nu of :eq:`eq-ch12-shrinkage`: each tree's values are multiplied by it.
+        Shrinkage eta of :eq:`eq-ch12-shrinkage`: each tree's values are multiplied by it.
     n_estimators : int, default 100
         Number of boosting rounds.
     subsample : float in (0, 1], default 1.0

@@ -306,7 +306,7 @@ def _register_gradient_boosting():
                 columns.append(np.array([k]))
 
         def encode(X):
-            values, check = prediction_values(model, X, "_stack")
+            values, check = prediction_values(model, X, "_stack", allow_missing=True)
             check(values)
             return values
 
