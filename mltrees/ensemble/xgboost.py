@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -163,10 +164,18 @@ class _Objective:
         return base
 
     def evaluate(self, y, margin, weight) -> float:
-        """The default evaluation metric of the objective (lower is better)."""
+        """The default evaluation metric of the objective (lower is better).
+
+        ``poisson-nloglik`` is the whole negative log-likelihood, with the
+        ``log(y!)`` that the loss leaves out, as XGBoost reports it
+        (``EvalPoissonNegLogLik``): the numbers of ``evals_result_`` are XGBoost's.
+        """
         if self.metric == "rmse":
             return float(np.sqrt(np.average((y - margin) ** 2, weights=weight)))
-        return float(np.average(self.loss.value(y, margin), weights=weight))
+        value = self.loss.value(y, margin)
+        if self.metric == "poisson-nloglik":
+            value = value + gammaln(np.asarray(y, dtype=np.float64) + 1.0)
+        return float(np.average(value, weights=weight))
 
 
 def xgboost_mean(y, weight=None) -> float:

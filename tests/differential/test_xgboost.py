@@ -869,6 +869,32 @@ def test_early_stopping_between_rounds_whose_metrics_tie():
     assert compare(fitted) == "metric-tie"
 
 
+def test_poisson_metric_is_xgboosts_and_its_ties_are_recognised():
+    """The long profile: Poisson with early stopping on a constant column (shrunk example).
+
+    mltrees' ``poisson-nloglik`` left out ``log(y!)``, so its history was
+    2.19 below XGBoost's and a tie between rounds could not be recognised as
+    one. The metric is now XGBoost's (to its float32 evaluation); the two
+    rounds' metrics agree to 4e-10, XGBoost keeps the first and mltrees the
+    second: a metric-tie.
+    """
+    table = make_table(0, 41, ("constant",), "none", 0.0, "regression", True)
+    params = {
+        "n_estimators": 2,
+        "learning_rate": 0.3,
+        "max_depth": 0,
+        "reg_lambda": 1.0,
+        "reg_alpha": 0.0,
+        "gamma": 0.0,
+        "min_child_weight": 1.0,
+        "max_delta_step": None,
+        "max_bin": 256,
+    }
+    fitted = fit_both(Case("count:poisson", "hist", params, 1, 1), table)
+    np.testing.assert_allclose(fitted.our_history, fitted.their_history, rtol=1e-6)
+    assert compare(fitted) == "metric-tie"
+
+
 def _largest_leaf_gap(fitted) -> float:
     """The largest |our leaf - theirs| / |theirs| over trees of equal structure."""
     worst = 0.0
