@@ -41,9 +41,10 @@ external memory), distributed training (summaries merged across workers),
 GPU sketching and the hessian-weighted sorted sketch of ``approx``
 (``SortedSketchContainer``, a different summary) are other rules. The one
 approximation: where several equal values of one block carry weights other
-than 1, their float32 weight sum is rounded once here, while XGBoost adds
-them in the order its ``std::sort`` leaves them (an unspecified order), which
-can move a rank by one unit in the last place.
+than 1, their float32 weight sum is added here by increasing weight, while
+XGBoost adds them in the order its ``std::sort`` leaves them (unspecified),
+which can move a rank by a few units in the last place and, rarely, a cut
+to a neighbouring value.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ __all__ = ["XGBoostSummary", "xgboost_approx_cuts", "xgboost_cuts"]
 F32 = np.float32
 SKETCH_FACTOR = 8  # WQSketch::kFactor: the sketch keeps 8 entries per bin
 _CUT_GAP = F32(1e-5)  # the 1e-5f of the sentinels
+_SHORT_SEGMENT = 32  # segments up to this length are summed position by position
 
 
 @dataclass(frozen=True)
@@ -208,7 +210,9 @@ def _block_summaries(values: np.ndarray, weights: np.ndarray, capacity: int) -> 
     """``Queue::MakeSummary`` of every block of ``capacity`` entries, all at once.
 
     A block is sorted; equal values become one entry whose weight ``ω`` is
-    their sum (rounded once to float32), ``r^+`` is the float32 running sum of
+    their float32 sum, added one by one (by increasing weight here: XGBoost's
+    ``std::sort`` leaves equal values in an unspecified order, the one
+    approximation of this module), ``r^+`` is the float32 running sum of
     the ``ω`` and ``r^-`` the previous one. The blocks are sorted together as
     rows of one array of 64-bit keys (the value's ordered bits, then the
     weight's bits).
@@ -231,10 +235,7 @@ def _block_summaries(values: np.ndarray, weights: np.ndarray, capacity: int) -> 
     new &= inside
     starts = np.flatnonzero(new.ravel())
     flat_w = np.where(inside, w, F32(0.0)).ravel()
-    if starts.size == inside.sum():
-        omega = flat_w[starts]
-    else:
-        omega = np.add.reduceat(flat_w.astype(np.float64), starts).astype(F32)
+    omega = _sequential_sums(flat_w, starts)  # MakeSummary's float32 w += ..., in sort order
     # The entries of each block side by side, padded with zeros: running sums by row.
     counts = new.sum(axis=1)
     rank = np.arange(starts.size) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -350,6 +351,27 @@ def _push_temp(levels: list, temp: XGBoostSummary, limit: int) -> None:
             return
 
 
+def _sequential_sums(weights: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """float32 sums of the segments beginning at ``starts``, each added left to right.
+
+    ``Queue::Push`` and ``MakeSummary`` add weights one by one in float32
+    (``w += ...``). Short segments are added position by position, vectorised
+    over the segments; each long one by a float32 ``cumsum`` (sequential).
+    """
+    weights = np.asarray(weights, dtype=F32)
+    if starts.size == weights.size:
+        return weights
+    lengths = np.diff(np.append(starts, weights.size))
+    sums = weights[starts].copy()
+    short = lengths <= _SHORT_SEGMENT
+    for k in range(1, int(lengths[short].max(initial=1))):
+        longer = short & (lengths > k)
+        sums[longer] += weights[starts[longer] + k]
+    for i in np.flatnonzero(~short):
+        sums[i] = np.cumsum(weights[starts[i] : starts[i] + lengths[i]], dtype=F32)[-1]
+    return sums
+
+
 def _final_summary(values: np.ndarray, weights: np.ndarray, limit: int) -> XGBoostSummary:
     """``Push`` of every row, then ``GetSummary``."""
     if values.size == 0:
@@ -357,10 +379,7 @@ def _final_summary(values: np.ndarray, weights: np.ndarray, limit: int) -> XGBoo
     # Runs of equal consecutive values are one queue entry each.
     run_starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
     run_values = values[run_starts]
-    if run_starts.size == values.size:
-        run_weights = weights
-    else:
-        run_weights = np.add.reduceat(weights.astype(np.float64), run_starts).astype(F32)
+    run_weights = _sequential_sums(weights, run_starts)
     capacity = 2 * limit
     # The queue is summarised when full and a new value arrives: the last block stays.
     blocks = _block_summaries(run_values, run_weights, capacity)

@@ -796,6 +796,24 @@ def test_sketch_cuts_equal_xgboost_from_small_to_100k_rows(n):
                 np.testing.assert_array_equal(np.concatenate([[minimum], cuts]), theirs)
 
 
+def test_sketch_adds_equal_values_weights_one_by_one_in_float32():
+    """The long profile's shrunk example: 50,000 rows, a mostly-zero column with weights.
+
+    XGBoost adds the weights of a run of equal consecutive values, and of
+    equal values within a block, one by one in float32; summed in float64 and
+    rounded once, two of the 55 cuts of the column moved to a neighbouring value.
+    """
+    kinds = ("continuous", "integer0", "mostly_zero", "integer0", "few")
+    table = make_table(0, 50_000, kinds, "train", 0.05, "regression", True)
+    train = xgb.DMatrix(table.X, label=table.y, weight=table.sample_weight)
+    xgb.train({"tree_method": "hist", "max_bin": 64, "nthread": 1, "max_depth": 1}, train, 1)
+    pointers, values = train.get_quantile_cut()
+    for j in range(table.X.shape[1]):
+        cuts, minimum = xgboost_cuts(table.X[:, j], 64, table.sample_weight)
+        ours = np.concatenate([[minimum], cuts]).astype(F32)
+        np.testing.assert_array_equal(ours, values[pointers[j] : pointers[j + 1]].astype(F32))
+
+
 def test_max_depth_zero_means_no_limit_in_hist_and_is_refused_by_exact():
     """max_depth=0 grew a single leaf; XGBoost grows without a depth limit (hist only)."""
     rng = np.random.default_rng(0)
