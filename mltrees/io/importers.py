@@ -77,7 +77,7 @@ class ImportedTreeModel(BaseEstimator):
     categorical_ : ndarray of bool, shape ``(n_features_in_,)``
         Features tested by category membership (LightGBM).
     zero_as_missing_ : ndarray of bool, shape ``(n_features_in_,)``
-        Features whose nodes treat 0 (``|x| <= 1e-35``) as missing (LightGBM's
+        Features whose nodes treat 0 (``|x| <= float32(1e-35)``) as missing (LightGBM's
         ``zero_as_missing``): such values are mapped to NaN before the walk.
     n_codes_ : ndarray of int, shape ``(n_features_in_,)``
         For a categorical feature, the codes its routing tables cover; any
@@ -169,9 +169,11 @@ class ImportedTreeModel(BaseEstimator):
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have shape (n_samples, {self.n_features_in_}), got {X.shape}")
         zero = np.flatnonzero(self.zero_as_missing_)
-        if zero.size:  # LightGBM's missing type Zero: the band (-1e-35, 1e-35] is missing
+        if zero.size:  # LightGBM's missing type Zero: IsZero's closed band [-z, z] is missing
             X = X.copy()
-            band = (X[:, zero] > -_ZERO) & (X[:, zero] <= _ZERO)
+            # Prediction's IsZero (tree.h) is closed, -z <= x <= z; only the
+            # training-time binning uses the half-open (-z, z].
+            band = (X[:, zero] >= -_ZERO) & (X[:, zero] <= _ZERO)
             X[:, zero] = np.where(band, np.nan, X[:, zero])
         columns = np.flatnonzero(self.categorical_)
         if columns.size:
@@ -801,7 +803,7 @@ def import_lightgbm(
     threshold (``x <= t`` in double). Its
     ``decision_type`` decides where a missing value goes: missing type NaN
     sends NaN to the default child; missing type None treats NaN as 0; missing
-    type Zero sends NaN and every ``x`` in ``(-1e-35, 1e-35]`` to the default
+    type Zero sends NaN and every ``x`` with ``|x| <= float32(1e-35)`` to the default
     child, so the model maps that band to NaN for such features (a feature
     that is zero-as-missing at one node and NaN-aware at another is refused).
     Categorical nodes route the codes of their bitset left and everything
