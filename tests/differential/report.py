@@ -1,12 +1,20 @@
-"""The outcome of every differential example, printed at the end of the session.
+"""What the differential tests saw, for the report printed after the run.
 
-A differential test calls :func:`record` once per example with what the
-comparison found: ``"equal"``, the name of a documented exception it detected
-by itself (for example an exact tie between two candidate splits), or, under
-``make difftest-latest``, ``"changed: ..."`` for a difference it reports
-instead of failing. ``conftest.py`` prints :func:`summary` at the end of the
-session, so that the long profile's size and exception counts can be quoted.
-Each process (pytest-xdist worker) appends to its own file.
+Two ways of counting, one per style of test:
+
+* :class:`Tally` (LightGBM, CatBoost, scikit-learn modules): a hypothesis
+  test calls :meth:`Tally.count` once per example with the outcome
+  (``"equal"``, or the name of a documented exception the test detected by
+  itself). The counts are kept on the pytest item (``user_properties``), so
+  they reach the report also from ``pytest-xdist`` workers.
+* :func:`record` (XGBoost module): one line per example appended to a file
+  of the process (``REPORT_DIR``), with ``"equal"``, an exception's name or,
+  under ``make difftest-latest``, ``"changed: ..."`` for a difference it
+  reports instead of failing; the counts survive an interrupted run.
+
+``conftest.pytest_terminal_summary`` prints both, so that the long profile's
+size and exception counts can be quoted, and an exception that becomes
+common is seen.
 """
 
 from __future__ import annotations
@@ -58,3 +66,20 @@ def summary() -> list[str]:
         parts = ", ".join(f"{name} {n}" for name, n in counts[test].most_common())
         lines.append(f"{test}: {total} examples ({parts})")
     return lines + changed
+
+
+PROPERTY = "difftest"
+
+
+class Tally:
+    """Outcome counts of one test, mirrored into the pytest item's properties."""
+
+    def __init__(self, request):
+        self.counts = Counter()
+        self._properties = request.node.user_properties
+
+    def count(self, outcome: str) -> None:
+        self.counts[outcome] += 1
+        self._properties[:] = [
+            (name, value) for name, value in self._properties if name != PROPERTY
+        ] + [(PROPERTY, dict(self.counts))]
