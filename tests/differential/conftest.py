@@ -43,3 +43,26 @@ settings.register_profile(
 PROFILE = (
     "difftest-long" if os.environ.get("MLTREES_DIFFTEST", "quick") == "long" else "difftest-quick"
 )
+
+
+def pytest_configure(config):
+    """A new session starts a new report (the controller only, under pytest-xdist).
+
+    ``pytest_configure`` is a historic hook: it also runs for this conftest
+    when it is loaded late, as in ``pytest tests``.
+    """
+    if not hasattr(config, "workerinput"):
+        from .report import clear
+
+        clear()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print every differential test's examples and the exceptions they hit."""
+    from .report import summary
+
+    lines = summary()
+    if lines:
+        terminalreporter.section("differential tests: examples and documented exceptions")
+        for line in lines:
+            terminalreporter.write_line(line)
