@@ -704,6 +704,283 @@ def test_gradient_boosting_equals_sklearn(task, data):
 
 
 # ---------------------------------------------------------------------------
+# HistGradientBoostingRegressor: the same least-squares trees on the training rows
+# ---------------------------------------------------------------------------
+
+
+def _hgb_leaves(nodes, X) -> np.ndarray:
+    """The leaf each row of X reaches in one of HistGradientBoosting's trees (its node array)."""
+    node = np.zeros(X.shape[0], dtype=np.intp)
+    while True:
+        inner = ~nodes["is_leaf"][node].astype(bool)
+        if not inner.any():
+            return node
+        at = node[inner]
+        values = X[np.flatnonzero(inner), nodes["feature_idx"][at]]
+        left = np.where(
+            np.isnan(values),
+            nodes["missing_go_to_left"][at] == 1,
+            values <= nodes["num_threshold"][at],
+        )
+        node[inner] = np.where(left, nodes["left"][at], nodes["right"][at]).astype(np.intp)
+
+
+def _hgb_parting(ours_model, nodes, X, targets: Targets, best_first: bool):
+    """Walk our tree and HistGradientBoosting's by the rows they send left; name where they part.
+
+    The thresholds differ (scikit-learn's are the midpoints of the bins of
+    all rows, ours of the node's rows), so nodes are compared by the rows
+    they part. Returns the named exceptions and the unexplained differences.
+    """
+    a = ours_model.tree_
+    named, unexplained, budget = [], [], []
+    tol = 1e-6 * targets.scale  # scikit-learn's gradients are float32
+    stack = [(0, 0, targets.w > 0)]
+    while stack:
+        i, k, rows = stack.pop()
+        ours_leaf, their_leaf = a.feature[i] < 0, bool(nodes["is_leaf"][k])
+        if ours_leaf and their_leaf:
+            continue
+        ours_left = their_left = None
+        if not ours_leaf:
+            ours_left = rows & _left_rows(
+                X, int(a.feature[i]), a.threshold[i], _ours_missing_left(a, i)
+            )
+        if not their_leaf:
+            f, t = int(nodes["feature_idx"][k]), float(nodes["num_threshold"][k])
+            their_left = rows & _left_rows(X, f, t, bool(nodes["missing_go_to_left"][k]))
+        if not (ours_leaf or their_leaf) and (
+            np.array_equal(ours_left, their_left) or np.array_equal(ours_left, rows & ~their_left)
+        ):
+            same_side = np.array_equal(ours_left, their_left)
+            right_k = nodes["right"][k] if same_side else nodes["left"][k]
+            left_k = nodes["left"][k] if same_side else nodes["right"][k]
+            first = int(a.first_child[i])
+            stack += [(first, int(left_k), ours_left), (first + 1, int(right_k), rows & ~ours_left)]
+            continue
+
+        parent = targets.impurity(rows)
+        gain_ours = gain_theirs = None
+        if not ours_leaf:
+            gain_ours = parent - targets.impurity(ours_left) - targets.impurity(rows & ~ours_left)
+        if not their_leaf:
+            gain_theirs = (
+                parent - targets.impurity(their_left) - targets.impurity(rows & ~their_left)
+            )
+        if not (ours_leaf or their_leaf) and abs(gain_ours - gain_theirs) <= tol:
+            named.append("float32 tie")
+        elif their_leaf and gain_ours <= tol:
+            named.append("zero-gain split")  # scikit-learn needs a positive gain
+        elif (
+            their_leaf
+            and min(targets.w[ours_left].sum(), targets.w[rows & ~ours_left].sum()) < 1e-3
+        ):
+            named.append("min_hessian_to_split")
+        elif best_first and (ours_leaf or their_leaf):
+            budget.append((ours_leaf, gain_theirs if ours_leaf else gain_ours))
+        else:
+            unexplained.append(
+                f"node {i}: decrease {gain_ours} (mltrees) against {gain_theirs}, "
+                f"{int(rows.sum())} rows"
+            )
+    for ours_leaf, g in budget:
+        if any(abs(g - other) <= tol for leaf, other in budget if leaf != ours_leaf):
+            named.append("best-first tie")
+        else:
+            unexplained.append(f"a node split by one library only (decrease {g})")
+    return named, unexplained
+
+
+def check_hist_gradient_boosting(table, data, test_name="hist gradient boosting"):
+    X, y, weights = _float32(table.X), table.y, table.sample_weight
+    if weights is not None:  # scikit-learn counts zero-weight rows in min_samples_leaf
+        keep = weights > 0
+        X, y, weights = X[keep], y[keep], weights[keep]
+    depth = data.draw(st.one_of(st.none(), st.integers(1, 6)), label="max_depth")
+    leaves = data.draw(
+        st.one_of(st.none(), st.integers(2, 31)) if depth else st.integers(2, 31), label="leaves"
+    )
+    rounds = data.draw(st.integers(1, 15), label="rounds")
+    rate = data.draw(st.sampled_from([0.1, 0.3, 1.0]), label="learning_rate")
+    min_leaf = data.draw(st.sampled_from([1, 1, 2, 5, 20]), label="min_samples_leaf")
+    max_bins = data.draw(st.sampled_from([None, 255]), label="max_bins")
+    params = {"max_depth": depth, "leaves": leaves, "rounds": rounds, "rate": rate}
+    params["min_samples_leaf"] = min_leaf
+    note(f"params={params}, max_bins={max_bins}")
+    try:
+        ours = mltrees.GradientBoostingRegressor(
+            n_estimators=rounds,
+            learning_rate=rate,
+            max_depth=depth,
+            max_leaf_nodes=leaves,
+            min_samples_leaf=min_leaf,
+            max_bins=max_bins,
+        ).fit(X, y, sample_weight=weights)
+    except ValueError as error:
+        if np.isnan(X).any() and _refuses_nan(error):
+            record(test_name, "NaN refused at the defaults")
+            return
+        raise
+    theirs = sk_ensemble.HistGradientBoostingRegressor(
+        max_iter=rounds,
+        learning_rate=rate,
+        max_depth=depth,
+        max_leaf_nodes=leaves,
+        min_samples_leaf=min_leaf,
+        l2_regularization=0.0,
+        early_stopping=False,
+    ).fit(X, y, sample_weight=weights)
+    w = np.ones(len(y)) if weights is None else weights
+    staged = [np.full(len(y), ours.init_), *ours.staged_predict(X)]
+    try:
+        outcome = "equal"
+        for m in range(rounds):
+            targets = Targets(y - staged[m], w, "squared_error")
+            named, unexplained = _hgb_parting(
+                ours.estimators_[m, 0],
+                theirs._predictors[m][0].nodes,
+                X,
+                targets,
+                leaves is not None,
+            )
+            assert not unexplained, f"round {m + 1}: trees differ:\n" + "\n".join(unexplained)
+            if named:
+                outcome = "+".join(sorted(set(named)))
+                break
+        if outcome == "equal":
+            scale = 1e-6 * (np.abs(y).max() + 1)
+            np.testing.assert_allclose(ours.predict(X), theirs.predict(X), rtol=0, atol=scale)
+    except AssertionError:
+        record(test_name, "failed", f"{table!r} {params} max_bins={max_bins}")
+        raise
+    record(test_name, outcome)
+
+
+@settings(parent=settings.get_profile(PROFILE))
+@given(
+    # At most 250 rows: every feature has fewer distinct values than 255 bins,
+    # where scikit-learn's bins are the midpoints of the distinct values.
+    table=tables(task="regression", min_rows=20, max_rows=250, nan_patterns=("none", "train")),
+    data=st.data(),
+)
+def test_hist_gradient_boosting_training_rows_equal_sklearn(table, data):
+    check_hist_gradient_boosting(table, data)
+
+
+# ---------------------------------------------------------------------------
+# Stacking: the same members, folds and final estimator
+# ---------------------------------------------------------------------------
+
+
+def _stacking_members(classification: bool):
+    """Deterministic members of both kinds: mltrees' trees and ensembles, scikit-learn's models."""
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+
+    if classification:
+        return {
+            "cart": mltrees.CARTClassifier(max_depth=3),
+            "gb": mltrees.GradientBoostingClassifier(n_estimators=4, max_depth=2),
+            "forest": mltrees.RandomForestClassifier(n_estimators=4, random_state=0),
+            "xgb": mltrees.XGBoostClassifier(n_estimators=3, max_depth=2),
+            "logistic": LogisticRegression(max_iter=300),
+            "knn": KNeighborsClassifier(3),
+        }
+    return {
+        "cart": mltrees.CARTRegressor(max_depth=3),
+        "gb": mltrees.GradientBoostingRegressor(n_estimators=4, max_depth=2),
+        "forest": mltrees.RandomForestRegressor(n_estimators=4, random_state=0),
+        "xgb": mltrees.XGBoostRegressor(n_estimators=3, max_depth=2),
+        "linear": LinearRegression(),
+        "knn": KNeighborsRegressor(3),
+    }
+
+
+def _final_estimators(classification: bool):
+    from sklearn.linear_model import LogisticRegression, Ridge
+
+    if classification:
+        return [None, LogisticRegression(C=0.5), mltrees.CARTClassifier(max_depth=2)]
+    return [None, Ridge(1.0), mltrees.CARTRegressor(max_depth=2)]
+
+
+def _outcome_of(call):
+    """``("value", result)`` or ``("error", exception type)``."""
+    try:
+        return "value", call()
+    except (ValueError, TypeError, AttributeError) as error:
+        return "error", type(error)
+
+
+def check_stacking(table, task, data, test_name="stacking"):
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    classification = task != "regression"
+    X, X_test = table.X, table.X_test
+    y = table.y.astype(int) if classification else table.y
+    pool = _stacking_members(classification)
+    names = data.draw(
+        st.lists(st.sampled_from(sorted(pool)), min_size=1, max_size=3, unique=True),
+        label="members",
+    )
+    members = [(name, pool[name]) for name in names]
+    final = data.draw(st.sampled_from(_final_estimators(classification)), label="final")
+    folds = data.draw(st.sampled_from(["int", "kfold", "stratified"]), label="cv")
+    k = data.draw(st.integers(2, 5), label="folds")
+    cv = {
+        "int": k,
+        "kfold": KFold(k, shuffle=True, random_state=k),
+        "stratified": StratifiedKFold(k, shuffle=True, random_state=k),
+    }[folds if classification or folds != "stratified" else "kfold"]
+    params = {"cv": cv, "passthrough": data.draw(st.booleans(), label="passthrough")}
+    if classification:
+        params["stack_method"] = data.draw(
+            st.sampled_from(["auto", "predict_proba", "predict", "decision_function"]),
+            label="method",
+        )
+    weights = table.sample_weight if data.draw(st.booleans(), label="weights") else None
+    ours_class = mltrees.StackingClassifier if classification else mltrees.StackingRegressor
+    their_class = (
+        sk_ensemble.StackingClassifier if classification else sk_ensemble.StackingRegressor
+    )
+    note(f"members={names}, final={final}, params={params}, weights={weights is not None}")
+    ours = ours_class(members, final, **params)
+    theirs = their_class(members, final, **params)
+    # scikit-learn passes sample_weight=None on to members that may not take it.
+    fit_params = {} if weights is None else {"sample_weight": weights}
+    fitted_ours = _outcome_of(lambda: ours.fit(X, y, **fit_params))
+    fitted_theirs = _outcome_of(lambda: theirs.fit(X, y, **fit_params))
+    try:
+        if fitted_theirs[0] == "error" or fitted_ours[0] == "error":
+            # Both refuse (a member without the stack method, NaN for a member that
+            # refuses it, a fold without a class...), each with its own message.
+            assert fitted_ours[0] == fitted_theirs[0] == "error", (fitted_ours, fitted_theirs)
+            record(test_name, "both refuse")
+            return
+        methods = ["transform", "predict"] + (["predict_proba"] if classification else [])
+        for rows in (X, X_test):
+            for method in methods:
+                got = _outcome_of(lambda m=method, r=rows: getattr(ours, m)(r))
+                expected = _outcome_of(lambda m=method, r=rows: getattr(theirs, m)(r))
+                assert got[0] == expected[0], (method, got, expected)
+                if got[0] == "value":
+                    np.testing.assert_array_equal(got[1], expected[1], err_msg=method)
+    except AssertionError:
+        record(test_name, "failed", f"{table!r} {names} {params}")
+        raise
+    record(test_name, "equal")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
+@settings(parent=settings.get_profile(PROFILE))
+@given(task=TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, 200))), data=st.data())
+def test_stacking_equals_sklearn(task, data):
+    task, table = task
+    check_stacking(table, task, data)
+
+
+# ---------------------------------------------------------------------------
 # Regression tests: the examples hypothesis shrank
 # ---------------------------------------------------------------------------
 
