@@ -48,11 +48,11 @@ def histogram_bytes(n_nodes, n_features, n_bins, n_statistics: int = 3, itemsize
 def tree_reduce_bytes(n_workers, message_bytes) -> dict:
     """Traffic of summing one message per worker by a binary tree reduction.
 
-    ``W - 1`` additions, each receiving one message: ``(W - 1) × message``
-    bytes cross the network in ``ceil(log2 W)`` sequential steps, and no
-    worker receives more than ``ceil(log2 W)`` messages. Gathering all
-    messages on the driver instead sends the same total in one step, all
-    of it into one machine (``W × message``).
+    ``P - 1`` additions for ``P = n_workers``, each receiving one message:
+    ``(P - 1) × message`` bytes cross the network in ``ceil(log2 P)``
+    sequential steps, and no worker receives more than ``ceil(log2 P)``
+    messages. Gathering all messages on the driver instead sends the same
+    total in one step, all of it into one machine (``P × message``).
 
     Returns
     -------

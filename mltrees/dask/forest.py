@@ -4,11 +4,11 @@ The trees of a forest do not talk to each other while they grow, so a
 forest parallelises by trees, not by levels: each tree is grown on one
 worker, from its own sample, with no communication until it is done.
 The sample is a Poisson bootstrap drawn partition by partition
-(:eq:`eq-scale-poisson`): row ``i`` enters tree ``t`` ``c_{ti} ~
-Poisson(λ)`` times, drawn where the row lives from a seed of ``(t,
-partition)``, and only the drawn rows travel, with ``c_{ti}`` as their
-weight. With ``λ = 1`` (``max_samples=None``) that is Breiman's bootstrap
-in the limit of many rows; a smaller ``λ = max_samples / n`` keeps each
+(:eq:`eq-scale-poisson`): row ``i`` enters tree ``t`` ``z_{ti} ~
+Poisson(μ)`` times, drawn where the row lives from a seed of ``(t,
+partition)``, and only the drawn rows travel, with ``z_{ti}`` as their
+weight. With ``μ = 1`` (``max_samples=None``) that is Breiman's bootstrap
+in the limit of many rows; a smaller ``μ = max_samples / n`` keeps each
 tree's sample within one worker's memory when the data are not.
 
 Each member is an ordinary one-tree

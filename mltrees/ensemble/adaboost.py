@@ -51,7 +51,7 @@ def samme_alpha(error, n_classes: int = 2, learning_rate: float = 1.0):
     r"""The vote of a weak classifier with weighted error ``error``.
 
     Implements :eq:`eq-ch11-samme-alpha` (chapter 11),
-    :math:`\alpha = \nu\,[\ln((1-\epsilon)/\epsilon) + \ln(K-1)]`. For K = 2
+    :math:`\alpha = \eta\,[\ln((1-\epsilon)/\epsilon) + \ln(K-1)]`. For K = 2
     this is twice the :math:`\alpha = \tfrac12\ln((1-\epsilon)/\epsilon)` of
     :eq:`eq-ch11-alpha`; the factor 2 scales every vote alike, so the
     classifier and the normalised weights are unchanged.

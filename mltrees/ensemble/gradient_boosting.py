@@ -338,7 +338,7 @@ def _col(raw: np.ndarray, squeeze: bool) -> np.ndarray:
 
 _GB_PARAMS = """
     learning_rate : float > 0, default 0.1
-        Shrinkage nu of :eq:`eq-ch12-shrinkage`: each tree's values are multiplied by it.
+        Shrinkage eta of :eq:`eq-ch12-shrinkage`: each tree's values are multiplied by it.
     n_estimators : int, default 100
         Number of boosting rounds.
     subsample : float in (0, 1], default 1.0

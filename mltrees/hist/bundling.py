@@ -271,8 +271,8 @@ def bundle_codes(codes, bundles, default_bins, n_bins, stride: int | None = None
     """Merge the features of every bundle into one column of codes.
 
     Implements :eq:`eq-efb-offset`: in a bundle of two or more features, a
-    row's code is ``offset_f + s_f(b)``, where ``f`` is the feature whose
-    bin ``b`` is not the default and ``s_f`` numbers the feature's
+    row's code is ``offset_j + u_j(b)``, where ``j`` is the feature whose
+    bin ``b`` is not the default and ``u_j`` numbers the feature's
     non-default values from 0; a row at the default of every feature gets 0.
     If several features of the bundle are non-default in the row (a
     conflict), the feature listed last wins, as in LightGBM, which writes
@@ -345,10 +345,10 @@ def bundled_stride(offsets) -> int:
 def unbundle_histogram(bundle_hist, bundles, offsets, default_bins, n_bins, stride, totals):
     """Every feature's histogram from the histograms of its bundle.
 
-    Bin ``b`` of feature ``f`` other than its default is the bundle's bin
-    ``offset_f + s_f(b)``; the default bin is the node's total minus the
+    Bin ``b`` of feature ``j`` other than its default is the bundle's bin
+    ``offset_j + u_j(b)``; the default bin is the node's total minus the
     feature's other bins (:eq:`eq-efb-default-bin`), since every row of the
-    node falls in exactly one bin of ``f``. At ``max_conflict_rate=0`` the
+    node falls in exactly one bin of ``j``. At ``max_conflict_rate=0`` the
     result equals the histograms built on the original codes (up to the
     rounding of that subtraction); with conflicts, a row lost by a feature
     is counted in its default bin. One-feature bundles are copied.

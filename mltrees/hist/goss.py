@@ -8,7 +8,7 @@ unbiased (:eq:`eq-goss-unbiased`). This module holds
 * LightGBM's sampling rule, :func:`goss_sample` (and the index-level
   :func:`goss_select`), and the rounds in which it applies, :func:`goss_active`;
 * the quantities of the paper's analysis, vectorised over candidate
-  thresholds ``d``: the variance gain :func:`variance_gain`
+  thresholds ``θ``: the variance gain :func:`variance_gain`
   (:eq:`eq-goss-variance-gain`), its estimate from a weighted sample
   :func:`estimated_variance_gain` (:eq:`eq-goss-estimate`), the exact
   variance of a reweighted sum :func:`sampled_sum_variance`, the exact bias
@@ -236,10 +236,10 @@ def _side_terms(G_left, G_right, n_left, n_right, n):
 
 
 def variance_gain(g, x, thresholds) -> np.ndarray:
-    """The variance gain ``V_j(d)`` of Ke et al. (Definition 3.1) at every threshold.
+    """The variance gain ``V_j(θ)`` of Ke et al. (Definition 3.1) at every threshold.
 
-    Implements :eq:`eq-goss-variance-gain`: with rows ``x <= d`` to the
-    left, ``V(d) = (G_l(d)^2 / n_l(d) + G_r(d)^2 / n_r(d)) / n``. An empty
+    Implements :eq:`eq-goss-variance-gain`: with rows ``x <= θ`` to the
+    left, ``V(θ) = (G_l(θ)^2 / n_l(θ) + G_r(θ)^2 / n_r(θ)) / n``. An empty
     side contributes 0.
 
     Parameters
@@ -262,11 +262,11 @@ def variance_gain(g, x, thresholds) -> np.ndarray:
 
 
 def estimated_variance_gain(g, x, thresholds, rows, weights) -> np.ndarray:
-    """The estimate ``Ṽ_j(d)`` of the variance gain from a weighted row sample.
+    """The estimate ``Ṽ_j(θ)`` of the variance gain from a weighted row sample.
 
     Implements :eq:`eq-goss-estimate`: the gradient sums of each side are
     taken over the sampled ``rows`` only, each row's ``g`` multiplied by its
-    weight, while the counts ``n_l(d)``, ``n_r(d)`` and ``n`` stay those of
+    weight, while the counts ``n_l(θ)``, ``n_r(θ)`` and ``n`` stay those of
     all rows, as in the paper. GOSS weights are 1 on the top rows and
     ``(1 - a) / b`` on the drawn ones; uniform subsampling of ``m`` rows
     weights every row by ``n / m``.
@@ -306,7 +306,7 @@ def sampled_sum_variance(y, kept, n_drawn: int) -> np.ndarray:
     is ``m = n_drawn`` rows drawn uniformly without replacement from the
     ``N'`` other rows. The variance of a sample total under simple random
     sampling (Cochran 1977, Theorem 2.2) gives
-    ``Var = N' (N' - m) / m · s²``, with ``s²`` the variance (divisor
+    ``Var = N' (N' - m) / m · σ̂²``, with ``σ̂²`` the variance (divisor
     ``N' - 1``) of ``y`` over the ``N'`` rows: the term of
     :eq:`eq-goss-sum-variance`. The rows of ``A`` add nothing.
 
@@ -339,11 +339,11 @@ def sampled_sum_variance(y, kept, n_drawn: int) -> np.ndarray:
 
 
 def gain_bias(g, x, thresholds, kept, n_drawn: int) -> np.ndarray:
-    """Exact bias ``E[Ṽ(d)] - V(d)`` of the estimated variance gain, every threshold.
+    """Exact bias ``E[Ṽ(θ)] - V(θ)`` of the estimated variance gain, every threshold.
 
-    Implements :eq:`eq-goss-bias`. The reweighted side sums ``S_l`` and
-    ``S_r`` are unbiased, so ``E[S²] = G² + Var(S)``, and
-    ``E[Ṽ] - V = (Var(S_l) / n_l + Var(S_r) / n_r) / n`` with the variances
+    Implements :eq:`eq-goss-bias`. The reweighted side sums ``G~_l`` and
+    ``G~_r`` are unbiased, so ``E[G~²] = G² + Var(G~)``, and
+    ``E[Ṽ] - V = (Var(G~_l) / n_l + Var(G~_r) / n_r) / n`` with the variances
     of :func:`sampled_sum_variance`. Uniform subsampling is ``kept`` all
     false.
 
@@ -389,8 +389,8 @@ def goss_error_bound(g, x, thresholds, top_rate: float, other_rate: float, delta
     """The right-hand side of Theorem 3.2 of Ke et al. (2017), every threshold.
 
     Implements :eq:`eq-goss-bound`: with probability at least ``1 - delta``,
-    ``|Ṽ(d) - V(d)| <= C² ln(1/δ) max(1/n_l, 1/n_r) + 2 D C sqrt(ln(1/δ) / n)``,
-    where ``C = (1 - a) / sqrt(b) · max_{A^c} |g_i|`` and ``D`` is the larger
+    ``|Ṽ(θ) - V(θ)| <= C² ln(1/δ) max(1/n_l, 1/n_r) + 2 ḡ_max C sqrt(ln(1/δ) / n)``,
+    where ``C = (1 - a) / sqrt(b) · max_{A^c} |g_i|`` and ``ḡ_max`` is the larger
     of the mean ``|g|`` of the two sides. ``A`` is the top
     ``max(1, int(a n))`` rows by ``|g|``, the paper's ranking.
 

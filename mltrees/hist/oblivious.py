@@ -89,7 +89,7 @@ class ObliviousTree:
 
 
 def leaf_index(codes: np.ndarray, feature, border_index, columns=None) -> np.ndarray:
-    """The leaf of every row, ``Σ_i [code_{f_i} > b_i] 2^i`` (:eq:`eq-oblivious-leaf`).
+    """The leaf of every row, ``Σ_r 𝕀(code_{j_r} > b_r) 2^r`` (:eq:`eq-oblivious-leaf`).
 
     Parameters
     ----------

@@ -10,7 +10,9 @@ that keeps a few values of the weighted multiset
 
 * :math:`r^-_D(y) = \sum_{x_i < y} w_i`, :math:`r^+_D(y) = \sum_{x_i \le y} w_i`,
   :math:`\omega_D(y) = \sum_{x_i = y} w_i` and :math:`\omega(D) = \sum_i w_i`
-  (the appendix's rank functions);
+  (the appendix's rank functions; the chapter writes the summary
+  :math:`\mathcal{S}(D)` and the weights :math:`W_D(y)`, :math:`W(D)`, since
+  :math:`Q` is an impurity and :math:`W` a total weight in the book);
 * Definition A.1: :math:`\tilde r^- \le r^-`, :math:`\tilde r^+ \ge r^+`,
   :math:`\tilde\omega \le \omega` at every kept value, with equality at the
   smallest and largest value of :math:`D`, and

@@ -1,6 +1,6 @@
 """Shapley values by their definition: enumerate every coalition (chapter 17).
 
-The cost is ``2^p`` evaluations of the value function, each vectorised over
+The cost is ``2^d`` evaluations of the value function, each vectorised over
 rows, so this is for a handful of features: it is the reference that
 TreeSHAP (:mod:`mltrees.inspection.treeshap`) must reproduce.
 """
@@ -145,7 +145,7 @@ def interventional_value(model, X, background, coalition) -> np.ndarray:
 
 
 def brute_force_shap(model, X, *, background=None) -> np.ndarray:
-    """SHAP values by enumeration of the ``2^p`` coalitions, :eq:`eq-shapley` (chapter 17).
+    """SHAP values by enumeration of the ``2^d`` coalitions, :eq:`eq-shapley` (chapter 17).
 
     Path-dependent (:func:`path_dependent_value`) or, given ``background``,
     interventional (:func:`interventional_value`). Same shapes as

@@ -334,9 +334,10 @@ def _tree_from_links(
 def xgboost_threshold(t) -> np.ndarray:
     """The float64 ``s`` with ``x <= s  <=>  float32(x) < t`` for every float64 ``x``.
 
-    Implements :eq:`eq-xgb-threshold` (chapter 18): ``s`` is the midpoint ``m`` of ``t``
-    and the float32 ``p`` just below it when the tie ``x = m`` rounds to
-    ``p`` (``p`` has an even significand), else the float64 just below ``m``.
+    Implements :eq:`eq-xgb-threshold` (chapter 18, where ``t``, ``s``, ``m`` and
+    ``p`` are θ, θ', θ̄ and θ⁻): ``s`` is the midpoint ``m`` of ``t`` and the
+    float32 ``p`` just below it when the tie ``x = m`` rounds to ``p`` (``p``
+    has an even significand), else the float64 just below ``m``.
     """
     t = np.asarray(t, dtype=np.float32)
     p = np.nextafter(t, np.float32(-np.inf))

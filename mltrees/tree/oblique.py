@@ -121,7 +121,7 @@ def _cost(stats: np.ndarray, criterion: str) -> np.ndarray:
 
 
 def _partition_cost(stats, right, criterion: str, min_samples_leaf: int, total=None) -> float:
-    """Cost W_L I(L) + W_R I(R) of one partition; inf if a side is too small."""
+    """Cost W_L Q(D_L) + W_R Q(D_R) of one partition; inf if a side is too small."""
     total = stats.sum(axis=0) if total is None else total
     r = right.astype(np.float64) @ stats
     pair = np.stack([total - r, r])
@@ -133,23 +133,23 @@ def _partition_cost(stats, right, criterion: str, min_samples_leaf: int, total=N
 def best_coefficient_step(
     V, D, stats, criterion: str = "gini", min_samples_leaf: int = 1, *, current=None, total=None
 ):
-    """The best change delta of one coefficient of a hyperplane, in closed form.
+    """The best change beta of one coefficient of a hyperplane, in closed form.
 
-    Implements :eq:`eq-oc1-u` and :eq:`eq-oc1-cost`. Row ``j`` lies on the
-    positive side of the hyperplane when ``V_j > 0``; changing one
-    coefficient (or moving along a direction) by ``delta`` turns ``V_j``
-    into ``V_j + delta * D_j``. For ``D_j != 0`` the row changes side exactly
-    at ``U_j = -V_j / D_j``, so the cost is constant between consecutive
-    sorted ``U_j``: one sort and a cumulative sum of the statistics give the
+    Implements :eq:`eq-oc1-u` and :eq:`eq-oc1-cost`. Row ``i`` lies on the
+    positive side of the hyperplane when ``V_i > 0``; changing one
+    coefficient (or moving along a direction) by ``beta`` turns ``V_i``
+    into ``V_i + beta * D_i``. For ``D_i != 0`` the row changes side exactly
+    at ``U_i = -V_i / D_i``, so the cost is constant between consecutive
+    sorted ``U_i``: one sort and a cumulative sum of the statistics give the
     cost of every interval, and the midpoint of the best one is returned.
 
     Parameters
     ----------
     V : ndarray (n,)
-        Current signed values ``a^T x~_j`` of the rows (``x~ = (x, 1)``).
+        Current signed values ``a^T x~_i`` of the rows (``x~ = (x, 1)``).
     D : ndarray (n,)
-        Derivative of ``V_j`` with respect to the change: ``x_jm`` for
-        coefficient ``m``, 1 for the constant, ``r^T x~_j`` for a direction ``r``.
+        Derivative of ``V_i`` with respect to the change: ``x_ij`` for
+        coefficient ``j``, 1 for the constant, ``b_i = u^T x~_i`` for a direction ``u``.
     stats : ndarray (n, k + 1)
         Per-row statistics of the criterion and, last, a column of ones.
     criterion : {"gini", "entropy", "squared_error"}
@@ -161,10 +161,10 @@ def best_coefficient_step(
 
     Returns
     -------
-    delta : float
+    beta : float
         The change (0 if no interval beats the current position).
     cost : float
-        ``W_L I(L) + W_R I(R)`` after the change (inf if no valid split).
+        ``W_L Q(D_L) + W_R Q(D_R)`` after the change (inf if no valid split).
     """
     total = stats.sum(axis=0) if total is None else total
     if current is None:
@@ -175,18 +175,18 @@ def best_coefficient_step(
     else:
         if not moves.any():
             return 0.0, current
-        # Rows with D_j = 0 keep their side whatever delta is.
+        # Rows with D_i = 0 keep their side whatever beta is.
         still = ~moves
         fixed = (still & (V > 0)).astype(np.float64) @ stats
         moving = total - still.astype(np.float64) @ stats
         U, s, d = -V[moves] / D[moves], stats[moves], D[moves]
-    # Any sort will do: rows with equal U_j change side together, and cuts
+    # Any sort will do: rows with equal U_i change side together, and cuts
     # are only scored between distinct values.
     order = np.argsort(U)
     U = U[order]
-    # Candidate c puts delta between U[c-1] and U[c]: rows with D > 0 and
-    # U < delta are on the positive side, and so are rows with D < 0 and
-    # U > delta. With sign_j = ±1 both are one cumulative sum:
+    # Candidate c puts beta between U[c-1] and U[c]: rows with D > 0 and
+    # U < beta are on the positive side, and so are rows with D < 0 and
+    # U > beta. With sign_i = ±1 both are one cumulative sum:
     # right(c) = fixed + (falling total) + Σ_{i<c} sign_i s_i.
     signed = s[order]
     signed *= np.where(d > 0, 1.0, -1.0)[order, None]
@@ -324,7 +324,7 @@ def oc1_split(
         The hyperplane: rows with ``a[:p] @ x + a[p] > 0`` go right. None if
         no split leaves ``min_samples_leaf`` rows on both sides.
     cost : float
-        ``W_L I(L) + W_R I(R)`` of the split.
+        ``W_L Q(D_L) + W_R Q(D_R)`` of the split.
     """
     rng = np.random.default_rng(rng)
     X = np.asarray(X, dtype=np.float64)
