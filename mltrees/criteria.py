@@ -332,6 +332,12 @@ def m_estimate(counts, prior, m: float) -> float | np.ndarray:
 # score (ratios) of each other are ties, broken towards the first candidate:
 # the growth engine and the functions below choose alike whatever the rounding.
 TIE_TOLERANCE = 1e-10
+# Gains are differences of sums: the growth engine also counts as ties gains
+# within this fraction of the size of those sums (Σwy²/Σw for squared error),
+# about 4500 units of rounding. Without it a nearly pure node, whose impurity
+# is far below its sums' rounding (two rows with close targets), broke exact
+# ties between features by rounding noise, which rescaling the weights moves.
+ROUNDING_TOLERANCE = 1e-12
 SMALL = 1e-6  # weka.core.Utils.SMALL: the tolerance of C4.5 release 8 as J48 computes it
 
 

@@ -464,6 +464,46 @@ def test_inf_and_feature_count_are_checked():
         ObliviousBoostingRegressor(n_estimators=2).fit(bad, y)
 
 
+@pytest.mark.parametrize(
+    "X",
+    [np.ones((60, 2)), np.array([[0.3, -2.0]]), np.c_[np.ones(60), np.full(60, np.nan)]],
+    ids=["constant", "one-row", "constant-and-missing"],
+)
+def test_no_border_anywhere_gives_a_constant_model(X):
+    """Nothing to split on: a constant model that predicts, and saves (was IndexError)."""
+    from mltrees.io import from_json, to_json
+
+    y = (np.arange(len(X)) % 3 == 0).astype(int)
+    regressor = ObliviousBoostingRegressor(n_estimators=3).fit(X, y.astype(float))
+    classifier = ObliviousBoostingClassifier(n_estimators=3).fit(X, y) if y.min() < 1 else None
+    X_new = np.array([[np.nan, 1e30], [-5.0, 0.0], [1.0, 1.0]])
+    prediction = regressor.predict(X_new)
+    assert np.all(prediction == prediction[0])
+    np.testing.assert_array_equal(regressor.predict(X), np.full(len(X), prediction[0]))
+    np.testing.assert_array_equal(from_json(to_json(regressor)).predict(X_new), prediction)
+    if classifier is not None:
+        proba = classifier.predict_proba(X_new)
+        assert np.all(proba == proba[0])
+        # boosting from 0 towards the training share of class 1 (1/3)
+        assert 1 / 3 < proba[0, 1] < 0.5
+
+
+def test_values_beyond_float32_are_refused_as_catboost_cannot_fit_them():
+    """CatBoost reads features as float32: 1e300 becomes inf and catboost fits a constant."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = X[:, 0] + X[:, 1]
+    with pytest.raises(ValueError, match=r"X column 1 holds -?1e\+300, beyond float32"):
+        ObliviousBoostingRegressor(n_estimators=2).fit(np.c_[X[:, :1], X[:, 1:] * 0 - 1e300], y)
+    # up to float32's largest value the borders a/2 + b/2 cannot overflow
+    huge = X / np.abs(X).max() * 3.4e38
+    model = ObliviousBoostingRegressor(n_estimators=5).fit(huge, y)
+    reference = ObliviousBoostingRegressor(n_estimators=5).fit(X, y)
+    np.testing.assert_allclose(model.predict(huge), reference.predict(X), rtol=1e-6)
+    # prediction takes any value: beyond float32 it compares as infinity
+    assert np.isfinite(model.predict(np.array([[1e300, -1e300]]))).all()
+
+
 def test_split_gain_is_the_rise_of_the_l2_score():
     """One depth-1 tree: its feature's total gain is the L2 score rise of its split."""
     X, y = load_diabetes(return_X_y=True)

@@ -256,6 +256,35 @@ def test_forest_regressor_small_samples(client):
     assert 0.3 < r2 < 1.0
 
 
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names:UserWarning")
+def test_forest_checks_column_names_and_order_at_predict(client):
+    """The review's case: reversed columns changed 60/120 predictions with only a warning."""
+    from sklearn.exceptions import NotFittedError
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.iloc[:, :4]
+    forest = DaskRandomForestClassifier(client=client, n_estimators=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(forest.feature_names_in_, X.columns)
+    with pytest.raises(ValueError, match="feature names"):
+        forest.predict(X[X.columns[::-1]])
+    with pytest.raises(ValueError, match="feature names"):
+        forest.predict_proba(X.rename(columns={X.columns[0]: "other"}))
+    with pytest.raises(ValueError, match="4 features"):
+        forest.predict(X.iloc[:, :3].to_numpy())
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        unnamed = forest.predict(X.to_numpy())  # as scikit-learn: a warning, by position
+    np.testing.assert_array_equal(forest.predict(X), unnamed)
+    with pytest.raises(NotFittedError):
+        DaskRandomForestClassifier(client=client).predict(X)
+    with pytest.raises(ValueError, match="y has 568 rows, X has 569"):
+        DaskRandomForestRegressor(client=client, n_estimators=2).fit(X, y[:-1])
+    # values near the largest float: float64 members, thresholds between neighbours
+    huge = np.ldexp(X.to_numpy(), 1000)
+    regressor = DaskRandomForestRegressor(client=client, n_estimators=2, random_state=0)
+    plain = regressor.fit(X.to_numpy(), y).predict(X.to_numpy())
+    np.testing.assert_array_equal(regressor.fit(huge, y).predict(huge), plain)
+
+
 # ------------------------------------------------------------ communication arithmetic
 def test_histogram_bytes_by_hand():
     # A depth-6 tree builds 1 + 1 + 2 + 4 + 8 + 16 = 32 nodes' histograms:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mltrees._input_checks import check_unique_columns
+
 
 def get_client(client):
     """``client``, or the default client of the session (a clear error if there is none)."""
@@ -37,35 +39,55 @@ def is_dask_collection(X) -> bool:
     return is_collection(X)
 
 
-def _check_numeric_columns(dtypes, names):
+def check_numeric_columns(dtypes, names):
+    """Refuse a column that is neither numeric nor boolean, naming it."""
     for name, dtype in zip(names, dtypes, strict=True):
         if not pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
             if pd.api.types.is_bool_dtype(dtype):
                 continue
             raise TypeError(
-                f"X column {name!r} has dtype {dtype}; the XGBoost estimators take numbers "
+                f"X column {name!r} has dtype {dtype}; the Dask estimators take numbers "
                 "only (encode categories first)"
             )
 
 
-def as_dask_arrays(X, y, sample_weight, n_partitions: int):
-    """``X`` (2-D, float32), ``y`` and the weights as dask arrays with the same row chunks.
+def _float32_checked(block):
+    """A block of X as float32, refusing finite values that float32 cannot hold."""
+    with np.errstate(over="ignore"):
+        out = block.astype(np.float32)
+    overflow = np.isinf(out) & np.isfinite(block)
+    if overflow.any():
+        value = float(block[overflow][0])
+        raise ValueError(
+            f"X holds {value:.9g}, beyond float32's largest value "
+            f"{float(np.finfo(np.float32).max):.9g}: the XGBoost estimators store features "
+            "as float32, as XGBoost does (which refuses such values too). Rescale X."
+        )
+    return out
+
+
+def as_dask_arrays(X, y, sample_weight, n_partitions: int, dtype=np.float32):
+    """``X`` (2-D, ``dtype``), ``y`` and the weights as dask arrays with the same row chunks.
 
     Returns ``(X, y, w, feature_names)``; ``w`` is None without weights.
+    ``dtype`` is float32 for the XGBoost estimators (a finite value beyond
+    float32's range is refused when the block is computed) and float64 for
+    the forests, whose trees take every finite float.
     """
     import dask.array as da
 
     dd = dataframe_module()
     feature_names = None
+    check_unique_columns(X)
     if dd is not None and isinstance(X, dd.DataFrame):
-        _check_numeric_columns(X.dtypes, X.columns)
+        check_numeric_columns(X.dtypes, X.columns)
         feature_names = np.asarray([str(c) for c in X.columns], dtype=object)
         X = X.to_dask_array(lengths=True)
     elif isinstance(X, da.Array):
         pass
     else:
         if isinstance(X, pd.DataFrame):
-            _check_numeric_columns(X.dtypes, X.columns)
+            check_numeric_columns(X.dtypes, X.columns)
             feature_names = np.asarray([str(c) for c in X.columns], dtype=object)
         values = np.asarray(X)
         if values.ndim != 2:
@@ -78,7 +100,9 @@ def as_dask_arrays(X, y, sample_weight, n_partitions: int):
         raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
-    X = X.astype(np.float32).rechunk({1: -1})
+    if np.dtype(dtype) == np.float32 and X.dtype.itemsize > 4 and X.dtype.kind == "f":
+        X = X.map_blocks(_float32_checked, dtype=np.float32)
+    X = X.astype(dtype).rechunk({1: -1})
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"X is empty: shape {X.shape}; at least 1 sample and 1 feature needed")
 
@@ -91,6 +115,10 @@ def as_dask_arrays(X, y, sample_weight, n_partitions: int):
             v = np.asarray(v)
             if v.ndim == 2 and v.shape[1] == 1:
                 v = v.ravel()
+            if v.ndim != 1:
+                raise ValueError(f"{name} must be 1-D, got an array of shape {v.shape}")
+            if v.shape[0] != X.shape[0]:
+                raise ValueError(f"{name} has {v.shape[0]} rows, X has {X.shape[0]}")
             v = da.from_array(v, chunks=(X.chunks[0],))
         if v.ndim != 1:
             raise ValueError(f"{name} must be 1-D, got {v.ndim} dimension(s)")

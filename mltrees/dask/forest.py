@@ -23,11 +23,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._input_checks import check_unique_columns
 from mltrees.dask._data import (
     as_dask_arrays,
+    check_numeric_columns,
     dataframe_module,
     get_client,
     is_dask_collection,
@@ -129,11 +132,13 @@ class _DaskForest(BaseEstimator):
         self._check()
         client = get_client(self.client)
         Xd, yd, wd, names = as_dask_arrays(
-            X, y, sample_weight, self.n_partitions or n_workers(client)
+            X, y, sample_weight, self.n_partitions or n_workers(client), dtype=np.float64
         )
         self.n_features_in_ = int(Xd.shape[1])
         if names is not None:
             self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         xs, ys = Xd.to_delayed().ravel(), yd.to_delayed().ravel()
         ws = [None] * len(xs) if wd is None else list(wd.to_delayed().ravel())
         from dask import delayed
@@ -168,6 +173,32 @@ class _DaskForest(BaseEstimator):
         """Mean decrease in impurity, averaged over the trees."""
         check_is_fitted(self, "estimators_")
         return np.mean([m.feature_importances_ for m in self.estimators_], axis=0)
+
+    def _checked(self, X):
+        """``X`` for the members: its columns checked against fit's, as numbers in fit's order.
+
+        The members are fitted on arrays; the names and the number of
+        columns are checked here, as every single-machine estimator does
+        (a renamed or reordered frame is an error, not a silent reshuffle).
+        """
+        check_is_fitted(self, "estimators_")
+        dd = dataframe_module()
+        if dd is not None and isinstance(X, dd.DataFrame):
+            validate_data(self, X._meta, reset=False, skip_check_array=True)
+            return X
+        if is_dask_collection(X):
+            if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {X.shape[1] if X.ndim == 2 else 'no'} features, but "
+                    f"{type(self).__name__} is expecting {self.n_features_in_} features"
+                )
+            return X
+        check_unique_columns(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        if isinstance(X, pd.DataFrame):
+            check_numeric_columns(X.dtypes, X.columns)
+            X = X.to_numpy(dtype=np.float64, na_value=np.nan)
+        return X
 
     def _local(self):
         model = type(self)(**{**self.get_params(), "client": None})
@@ -247,9 +278,12 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
 
     def predict_proba(self, X):
         """Mean class probabilities of the trees; lazy for a dask ``X``."""
+        X = self._checked(X)
         if is_dask_collection(X):
             return self._lazy(X, "predict_proba", len(self.classes_), np.float64)
-        check_is_fitted(self, "estimators_")
+        return self._mean_proba(X)
+
+    def _mean_proba(self, X):
         total = np.zeros((len(X), len(self.classes_)))
         for member in self.estimators_:
             # A tree whose sample missed a class gives it probability 0.
@@ -258,9 +292,10 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
 
     def predict(self, X):
         """The class of largest mean probability; lazy for a dask ``X``."""
+        X = self._checked(X)
         if is_dask_collection(X):
             return self._lazy(X, "predict", None, self.classes_.dtype)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        return self.classes_[np.argmax(self._mean_proba(X), axis=1)]
 
 
 class DaskRandomForestRegressor(RegressorMixin, _DaskForest):
@@ -307,9 +342,9 @@ class DaskRandomForestRegressor(RegressorMixin, _DaskForest):
 
     def predict(self, X):
         """Mean prediction of the trees; lazy for a dask ``X``."""
+        X = self._checked(X)
         if is_dask_collection(X):
             return self._lazy(X, "predict", None, np.float64)
-        check_is_fitted(self, "estimators_")
         return np.mean([member.predict(X) for member in self.estimators_], axis=0)
 
 

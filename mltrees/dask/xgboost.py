@@ -362,7 +362,9 @@ class DaskXGBoostRegressor(_DaskXGBoost, XGBoostRegressor):
             )
         )
         if sums[1] <= 0:
-            raise ValueError("every sample has weight 0; at least one positive weight is needed")
+            raise ValueError(
+                "sample_weight is 0 for every row; at least one positive weight is needed"
+            )
         if self.objective == "count:poisson":
             if sums[2] < 0:
                 raise ValueError("y must be >= 0 for objective='count:poisson'")
@@ -480,6 +482,10 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
                 [client.submit(_class_weights, p, encode_target, K, pure=False) for p in parts],
             )
         )
+        if K == 0:
+            raise ValueError(
+                "sample_weight is 0 for every row; at least one positive weight is needed"
+            )
         require_two_classes(K, type(self).__name__, np.count_nonzero(weights))
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")

@@ -99,8 +99,8 @@ def _as_case_weights(weights: np.ndarray) -> np.ndarray:
     Members read the product of these and the bootstrap counts: a member
     that reads weights as case counts (C4.5's ``min_cases`` and pessimistic
     pruning, J48) then sees a bootstrap sample as that many cases, and a
-    constant factor in ``sample_weight`` changes nothing. Equal weights
-    stay exactly 1.
+    constant factor in ``sample_weight`` changes only the rounding of the
+    result (nothing for a power of two). Equal weights stay exactly 1.
     """
     positive = weights > 0
     if not positive.any():  # fit reports it

@@ -121,7 +121,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     rows of positive weight: equal weights are 1 each, as in the learner's
     own fit, which matters to learners that read weights as case counts
     (C4.5's ``min_cases`` and pessimistic pruning). Multiplying
-    ``sample_weight`` by a constant changes nothing.
+    ``sample_weight`` by a power of two gives the same model bit for bit; by
+    any other constant, the same trees except where two candidate gains are
+    within the tie tolerance of :mod:`mltrees.criteria`, and outputs equal to
+    1e-12 relative (the normalised weights round differently).
     """
 
     def __init__(
@@ -152,7 +155,8 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         X : array_like or DataFrame of shape (n_samples, n_features)
         y : array_like of shape (n_samples,)
         sample_weight : array_like of shape (n_samples,), optional
-            Initial weights (normalised to sum to 1; only their ratios matter).
+            Initial weights, normalised to sum to 1 (so a constant factor
+            changes only their rounding).
 
         Returns
         -------

@@ -141,10 +141,15 @@ class _BaseBagging(BaseEstimator):
             Class labels or real targets.
         sample_weight : array_like of shape (n_samples,), optional
             Non-negative weights, rescaled to average 1 over the rows of
-            positive weight (only their ratios matter), then multiplied by the
-            bootstrap counts. A member that reads weights as case counts
-            (C4.5's ``min_cases`` and pruning, as in J48) so sees as many
-            cases as its sample holds.
+            positive weight, then multiplied by the bootstrap counts. A member
+            that reads weights as case counts (C4.5's ``min_cases`` and
+            pruning, as in J48) so sees as many cases as its sample holds.
+            Scaling ``sample_weight`` by a power of two gives the same model
+            bit for bit; any other constant factor rounds the rescaled weights
+            differently, and gives the same trees (mltrees members) except
+            where two candidate gains are within the tie tolerance of
+            :mod:`mltrees.criteria` (ties go to the first candidate), and
+            predictions equal to 1e-12 relative.
 
         Returns
         -------

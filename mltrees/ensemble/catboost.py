@@ -38,6 +38,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress, check_verbose
 from mltrees._validation import require_two_classes
+from mltrees._value_range import check_float32_range
 from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
@@ -203,6 +204,13 @@ class _BaseObliviousBoosting(BaseEstimator):
             cat_columns = [table[:, j] for j in self._cat]
         if np.isinf(numbers).any():
             raise ValueError("X contains inf; missing values must be NaN")
+        if reset:
+            check_float32_range(
+                numbers,
+                None if names is None else [names[j] for j in numeric],
+                library="CatBoost",
+                reason="catboost then puts an infinite border next to it (a constant model)",
+            )
         cleaned = []
         for j, column in zip(self._cat, cat_columns, strict=True):
             column = np.asarray(column, dtype=object)
@@ -216,7 +224,8 @@ class _BaseObliviousBoosting(BaseEstimator):
                 if np.array_equal(as_float, np.round(as_float)):
                     column = as_float.astype(np.int64).astype(object)
             cleaned.append(column.astype(str))
-        return numbers.astype(np.float32), numeric, cleaned
+        with np.errstate(over="ignore"):  # beyond float32 at predict: ±inf compares as the value
+            return numbers.astype(np.float32), numeric, cleaned
 
     def _categorical_indices(self, X, names) -> list:
         spec = self.cat_features
@@ -377,8 +386,27 @@ class _BaseObliviousBoosting(BaseEstimator):
         self.init_score_ = bias
         self.n_estimators_ = len(trees)
         self._learning_rate32 = lr
+        self._close_empty_tests()
         self._compile()
         return self
+
+    def _close_empty_tests(self):
+        """Give a border to float columns that trees test without having one.
+
+        When no column has a border (every feature constant, or one row),
+        each level of a tree is a test every row answers "no" (code 0, the
+        first leaf): :func:`~mltrees.hist.oblivious.grow_oblivious` then names
+        column 0, border 0. That border is stored as +inf, which every value
+        (NaN included) is not above, so the model predicts what it learned:
+        a constant. CatBoost refuses such data ("All features are either
+        constant or ignored"); a constant model is what the data support.
+        """
+        n_float = len(self._borders)
+        for tree in self._trees:
+            for column, border in zip(tree.feature, tree.border_index, strict=True):
+                if column < n_float and border >= len(self._borders[column]):
+                    self._borders[column] = np.full(border + 1, np.inf, dtype=np.float32)
+                    self._n_borders[column] = border + 1
 
     @staticmethod
     def _bias(y, w, objective, K):

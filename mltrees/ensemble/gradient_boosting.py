@@ -137,7 +137,9 @@ class _BaseGradientBoosting(BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         keep = np.flatnonzero(weights > 0)
         if keep.size == 0:
-            raise ValueError("every sample has weight 0; at least one positive weight is needed")
+            raise ValueError(
+                "sample_weight is 0 for every row; at least one positive weight is needed"
+            )
         validation = None
         if self.n_iter_no_change is not None:
             seed = int(rng.integers(2**31 - 1))

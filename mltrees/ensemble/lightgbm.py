@@ -22,10 +22,12 @@ import time
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from mltrees._input_checks import check_unique_columns, validate_numbers
 from mltrees._progress import Progress
 from mltrees._validation import real_targets, require_two_classes
+from mltrees._value_range import check_neighbour_sums
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -140,6 +142,7 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
     pandas ``category`` columns become their codes (NaN when missing), read
     against the categories seen in ``fit``.
     """
+    check_unique_columns(X)
     if isinstance(X, pd.DataFrame):
         frame = X.copy()
         if reset:
@@ -150,8 +153,12 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
             }
         for c, known in getattr(estimator, "_pandas_categories", {}).items():
             if c in frame.columns:
+                # Values unseen in fit become missing (pandas 4 will refuse to
+                # build a Categorical from values outside its categories).
+                values = frame[c].astype(object)
+                seen = values.where(values.isin(known.categories))
                 codes = pd.Categorical(
-                    frame[c], categories=known.categories, ordered=known.ordered
+                    seen, categories=known.categories, ordered=known.ordered
                 ).codes.astype(np.float64)
                 frame[c] = np.where(codes < 0, np.nan, codes)
         bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
@@ -161,7 +168,14 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
                 "LightGBMRegressor take numbers or pandas categories"
             )
         X = frame
-    return validate_data(estimator, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan")
+    return validate_numbers(
+        estimator,
+        X,
+        what="numbers or pandas categories",
+        reset=reset,
+        dtype=np.float64,
+        ensure_all_finite="allow-nan",
+    )
 
 
 class _Objective:
@@ -318,6 +332,12 @@ class _BaseLightGBM(BaseEstimator):
 
     def _fit(self, X, y, sample_weight, eval_set, objective: _Objective):
         X = _as_float64(self, X, reset=True)
+        check_neighbour_sums(
+            X,
+            getattr(self, "feature_names_in_", None),
+            library="LightGBM's binning",
+            reason="lightgbm then merges them into one bin (a constant model on two values)",
+        )
         weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if weight is not None and (weight == 1.0).all():
             weight = None

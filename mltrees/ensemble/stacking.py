@@ -28,6 +28,7 @@ all mean something.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -47,6 +48,7 @@ from sklearn.utils import Bunch, _safe_indexing
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._input_checks import validate_numbers
 from mltrees._progress import Progress, check_verbose
 from mltrees._validation import check_bool, check_sample_weight, class_codes, real_targets
 from mltrees.tree._data import check_target
@@ -73,6 +75,34 @@ def _final_has(method):
         return hasattr(final, method)
 
     return check
+
+
+def _holdout_error(holdout, y, classifier: bool, error: Exception) -> str:
+    """Why ``holdout`` cannot split these rows, in blending's terms (not the splitter's)."""
+    n = y.shape[0]
+    n_hold = math.ceil(holdout * n)
+    n_train = n - n_hold
+    head = (
+        f"holdout={holdout!r} cannot split the {n} sample(s) of X into a training part for "
+        f"the members ({n_train}) and a holdout for the final estimator ({n_hold})"
+    )
+    if n_train < 1 or n_hold < 1:
+        return f"{head}: each part needs at least one sample; give more or another holdout"
+    if classifier:
+        classes, counts = np.unique(y, return_counts=True)
+        if counts.min() < 2:
+            rare = classes[np.argmin(counts)]
+            return (
+                f"{head}: the holdout is stratified by class, and class {rare!r} has only "
+                f"{counts.min()} row (at least 2 per class are needed)"
+            )
+        if min(n_train, n_hold) < classes.size:
+            return (
+                f"{head}: the holdout is stratified by class, so each part needs a row of "
+                f"each of the {classes.size} classes; raise holdout towards 0.5, or use "
+                "StackingClassifier"
+            )
+    return f"{head}: {error}"
 
 
 def _fit_member(estimator, X, y, rows, sample_weight):
@@ -240,7 +270,14 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
             if X.shape[0] == 0:
                 raise ValueError("X is empty: 0 rows; at least one is needed")
             return X
-        return validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False)
+        return validate_numbers(
+            self,
+            X,
+            what="real numbers, strings or categories",
+            reset=reset,
+            dtype=None,
+            ensure_all_finite=False,
+        )
 
     def _prepare(self, X, y, sample_weight):
         names, members = self._check_estimators()
@@ -371,10 +408,15 @@ class _Stacking(_BaseStacking):
         X, names, members, methods, final, y_fit, sw = self._prepare(X, y, sample_weight)
         n = y_fit.shape[0]
         cv = check_cv(self.cv, y_fit, classifier=is_classifier(self))
-        folds = [
-            (np.asarray(train, dtype=np.intp), np.asarray(test, dtype=np.intp))
-            for train, test in cv.split(X, y_fit)
-        ]
+        try:
+            folds = [
+                (np.asarray(train, dtype=np.intp), np.asarray(test, dtype=np.intp))
+                for train, test in cv.split(X, y_fit)
+            ]
+        except ValueError as error:  # the splitter's words (n_splits, ...) are not ours
+            raise ValueError(
+                f"cv={self.cv!r} cannot split the {n} sample(s) of X: {error}"
+            ) from None
         tests = np.concatenate([test for _, test in folds]) if folds else np.empty(0, np.intp)
         if tests.size != n or not np.array_equal(np.sort(tests), np.arange(n)):
             raise ValueError(
@@ -434,12 +476,15 @@ class _Blending(_BaseStacking):
         if isinstance(h, bool) or not isinstance(h, numbers.Real) or not 0 < h < 1:
             raise ValueError(f"holdout must be a fraction in (0, 1), got {h!r}")
         n = y_fit.shape[0]
-        train, hold = train_test_split(
-            np.arange(n),
-            test_size=h,
-            random_state=self.random_state,
-            stratify=y_fit if is_classifier(self) else None,
-        )
+        try:
+            train, hold = train_test_split(
+                np.arange(n),
+                test_size=h,
+                random_state=self.random_state,
+                stratify=y_fit if is_classifier(self) else None,
+            )
+        except ValueError as error:
+            raise ValueError(_holdout_error(h, y_fit, is_classifier(self), error)) from None
         train, hold = np.sort(train), np.sort(hold)
         self.stack_method_ = methods
         progress = self._progress(2)

@@ -31,10 +31,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from mltrees._input_checks import check_unique_columns, validate_numbers
 from mltrees._progress import Progress
 from mltrees._validation import require_two_classes
+from mltrees._value_range import check_neighbour_sums
 from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
@@ -175,6 +177,7 @@ def _xgb_doc(cls):
 
 def _as_float32(estimator, X, *, reset: bool):
     """Validate ``X`` as float32 numbers, NaN allowed (missing), inf rejected."""
+    check_unique_columns(X)
     if isinstance(X, pd.DataFrame):
         bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
         if bad:
@@ -182,7 +185,14 @@ def _as_float32(estimator, X, *, reset: bool):
                 f"X column {bad[0]!r} has dtype {X[bad[0]].dtype}; XGBoostClassifier and "
                 "XGBoostRegressor take numbers only (encode categories first)"
             )
-    return validate_data(estimator, X, reset=reset, dtype=np.float32, ensure_all_finite="allow-nan")
+    return validate_numbers(
+        estimator,
+        X,
+        what="numbers only",
+        reset=reset,
+        dtype=np.float32,
+        ensure_all_finite="allow-nan",
+    )
 
 
 class _BaseXGBoost(BaseEstimator):
@@ -344,6 +354,13 @@ class _BaseXGBoost(BaseEstimator):
 
     def _fit(self, X, y, sample_weight, eval_set, objective: _Objective, base_margin):
         X32 = _as_float32(self, X, reset=True)
+        if self.tree_method == "exact":
+            check_neighbour_sums(
+                X32,
+                getattr(self, "feature_names_in_", None),
+                library="XGBoost's exact method",
+                reason="xgboost then writes the test x < -inf or x < inf (a constant model)",
+            )
         weight = (
             np.ones(X32.shape[0])
             if sample_weight is None
@@ -353,7 +370,9 @@ class _BaseXGBoost(BaseEstimator):
         # cuts too, so that weight 0 is the same as leaving the row out.
         keep = weight > 0
         if not keep.any():
-            raise ValueError("every sample has weight 0; at least one positive weight is needed")
+            raise ValueError(
+                "sample_weight is 0 for every row; at least one positive weight is needed"
+            )
         if not keep.all():
             X32, y, weight = X32[keep], y[keep], weight[keep]
         if self.early_stopping_rounds is not None and not eval_set:

@@ -129,8 +129,19 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
     scanned as separate arrays (contiguous along the bins when ``hist`` is
     laid out as ``(leaf, feature, statistic, bin)``).
     """
-    n_leaves, _, width, _ = hist.shape
+    n_leaves, n_features, width, _ = hist.shape
     k_max = width - 1  # cuts t = width - 2 .. 0 are prefixes k = 0 .. width - 2
+    if k_max < 1:  # every feature holds one bin (all zero, say): no cut anywhere
+        nothing = np.zeros(n_leaves, dtype=np.intp)
+        return LeafSplits(
+            gain=np.full(n_leaves, -np.inf),
+            feature=nothing,
+            split_bin=nothing,
+            default_left=np.ones(n_leaves, dtype=bool),
+            left=np.zeros((n_leaves, 2)),
+            right=np.zeros((n_leaves, 2)),
+            splittable=np.zeros((n_leaves, n_features), dtype=bool),
+        )
     # Bins width - 1 .. 1, top down: the right side of cut t = width - 2 - k.
     top_down_H = hist[:, :, :0:-1, 1]
     right_G = np.cumsum(hist[:, :, :0:-1, 0], axis=2)

@@ -7,7 +7,7 @@ float32. The bin code of a value is the number of borders below it,
 the histogram learner works on uint8 codes.
 
 The borders of a feature with at most ``border_count + 1`` distinct values
-are all the midpoints ``(a + b) / 2`` of consecutive distinct values,
+are all the midpoints ``a/2 + b/2`` of consecutive distinct values,
 computed in float32 as CatBoost does (a midpoint in double rounds
 differently about one time in five). With more distinct values CatBoost's
 default ``GreedyLogSum`` picks ``border_count`` of them: it cuts the sorted
@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mltrees._midpoint import midpoint
+
 __all__ = [
     "MaxHeap",
     "ObliviousBins",
@@ -44,9 +46,13 @@ __all__ = [
 
 
 def midpoint_borders(distinct: np.ndarray) -> np.ndarray:
-    """All float32 midpoints of consecutive sorted distinct float32 values."""
+    """All float32 midpoints ``a/2 + b/2`` of consecutive sorted distinct float32 values.
+
+    CatBoost's formula: it cannot overflow (``(a + b) / 2`` does from
+    ``2**127``), and it rounds as CatBoost does in the subnormal range.
+    """
     distinct = distinct.astype(np.float32)
-    return ((distinct[:-1] + distinct[1:]) / np.float32(2)).astype(np.float32)
+    return midpoint(distinct[:-1], distinct[1:], guard=False)
 
 
 def greedy_log_sum_borders(sorted_values: np.ndarray, n_borders: int, *, heap=None) -> np.ndarray:
@@ -100,8 +106,7 @@ def greedy_log_sum_borders(sorted_values: np.ndarray, n_borders: int, *, heap=No
         push(start, cut)
         push(cut, stop)
     starts = np.sort([item[0] for _, item in queue.items() if item[0] > 0]).astype(np.intp)
-    half = np.float32(0.5)
-    return (half * values[starts - 1] + half * values[starts]).astype(np.float32)
+    return midpoint(values[starts - 1], values[starts], guard=False).astype(np.float32)
 
 
 class MaxHeap:

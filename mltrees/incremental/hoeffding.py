@@ -77,6 +77,108 @@ def _gini(weights: np.ndarray) -> np.ndarray:
     return 1.0 - (p**2).sum(axis=-1)
 
 
+# The range of |x| accepted (besides 0): the Gaussian estimates sum weighted
+# squared deviations, at most (2 * 2**480)**2 = 2**962 each, so sums over up to
+# 2**62 of weight stay finite; below 2**-480 squares of values (and of their
+# deviations) fall towards the subnormal range and underflow to zero, which
+# silently changes the thresholds. river computes the same sums.
+LARGEST_VALUE, SMALLEST_VALUE = 2.0**480, 2.0**-480
+
+
+def _checked_values(values: np.ndarray) -> np.ndarray:
+    if not np.isfinite(values).all():
+        raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
+    size = np.abs(values)
+    largest = float(size.max(initial=0.0))
+    smallest = float(np.where(size > 0, size, np.inf).min(initial=np.inf))
+    if largest > LARGEST_VALUE or smallest < SMALLEST_VALUE:
+        value = largest if largest > LARGEST_VALUE else smallest
+        raise ValueError(
+            f"X holds a value of magnitude {value:.6g}; the Hoeffding tree accepts 0 and "
+            "2**-480 <= |x| <= 2**480 (about 3.2e-145 to 3.1e144), since its Gaussian "
+            "estimates square deviations (overflow above, underflow to zero below). "
+            "Rescale X (for example multiply or divide by a power of two)."
+        )
+    return values
+
+
+def _gaussian_log_terms(n, m2):
+    """Per (feature, class) estimate: -1 / (2 var) and the log normaliser of its density.
+
+    Both are zero where the estimate has no variance (fewer than two
+    observations, or all equal): river leaves such a feature out of the vote.
+    """
+    var = np.where(n > 1, m2 / np.where(n > 1, n - 1, 1), 0.0)
+    usable = var > 0
+    safe_var = np.where(usable, var, 1.0)
+    scale = np.where(usable, -0.5 / safe_var, 0.0)
+    offset = np.where(usable, -_HALF_LOG_2PI - 0.5 * np.log(safe_var), 0.0)
+    return scale, offset
+
+
+def _naive_bayes_proba(x, class_w, present, mean, scale, log_norm):
+    """Naive Bayes class probabilities (:eq:`eq-nb-leaf`) with river's conventions.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n_rows, n_features)
+    class_w, present : ndarray of shape (n_rows, n_classes)
+        Class weights and class keys of the statistics each row is predicted with.
+    mean, scale : ndarray of shape (n_rows, n_features, n_classes)
+        Gaussian means and ``-1 / (2 var)`` (:func:`_gaussian_log_terms`).
+    log_norm : ndarray of shape (n_rows, n_classes)
+        Sum over features of the log normalisers.
+
+    Classes with weight get log prior + sum of Gaussian log densities; a class
+    key with zero weight votes 0; classes absent from the statistics get 0.
+    """
+    total = class_w.sum(axis=1, keepdims=True)
+    centred = x[:, :, None] - mean
+    log_like = (centred**2 * scale).sum(axis=1) + log_norm
+    positive = class_w > 0
+    with np.errstate(divide="ignore"):
+        prior = np.log(np.where(positive, class_w / np.where(total > 0, total, 1.0), 1.0))
+    votes = np.where(positive, prior + log_like, 0.0)
+    votes = np.where(present, votes, -np.inf)
+    top = votes.max(axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    expo = np.exp(votes - top)
+    sums = expo.sum(axis=1, keepdims=True)
+    return expo / np.where(sums > 0, sums, 1.0)
+
+
+def _merge_moments(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
+    """Chan, Golub & LeVeque's merge of two weighted (count, mean, M2) summaries.
+
+    An empty summary (weight 0) is the identity on either side.
+    """
+    n = n_a + n_b
+    diff = mean_b - mean_a
+    share = n_b / np.where(n > 0, n, 1.0)
+    return n, mean_a + diff * share, m2_a + m2_b + diff**2 * n_a * share
+
+
+def _prefix_moments(n, mean, m2, segment_start):
+    """Inclusive scan of :func:`_merge_moments` within contiguous segments.
+
+    Element ``i`` becomes the merge of elements ``segment_start[i] .. i`` (in
+    order), in ceil(log2(longest segment)) vectorized rounds (Hillis & Steele's
+    scan). Arrays of shape (n_elements, ...) are returned as new arrays.
+    """
+    n, mean, m2 = n.copy(), mean.copy(), m2.copy()
+    position = np.arange(n.shape[0])
+    reach = position - segment_start  # elements before i in its segment
+    step = 1
+    while step <= reach.max(initial=0):
+        later = np.flatnonzero(reach >= step)
+        earlier = later - step
+        n[later], mean[later], m2[later] = _merge_moments(
+            n[earlier], mean[earlier], m2[earlier], n[later], mean[later], m2[later]
+        )
+        step *= 2
+    return n, mean, m2
+
+
 class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     """Domingos & Hulten's Hoeffding tree (VFDT) for numeric streams.
 
@@ -124,6 +226,16 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     memory_bytes_ : int
         Bytes held by the tree's arrays: it grows with the number of leaves,
         never with the length of the stream.
+
+    Notes
+    -----
+    Feature values must be 0 or finite with ``2**-480 <= |x| <= 2**480``
+    (about 3.2e-145 to 3.1e144): the Gaussian estimates sum squared
+    deviations, which overflow above and underflow to zero below (river's
+    would too); other values are refused with a ValueError. Within that range
+    the tree is the same after scaling X by a power of two with
+    ``leaf_prediction="mc"``; naive Bayes leaves leave out features without
+    variance, which makes their votes depend on the scale.
     """
 
     def __init__(
@@ -195,10 +307,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             and X.shape[1] == self.n_features_in_
             and not hasattr(self, "feature_names_in_")
         ):  # a plain numeric array: no table needed (the common case of a stream)
-            values = X.astype(np.float64, copy=False)
-            if not np.isfinite(values).all():
-                raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
-            return values
+            return _checked_values(X.astype(np.float64, copy=False))
         table = as_table(X)
         if first:
             self.n_features_in_ = table.shape[1]
@@ -217,10 +326,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
                     "HoeffdingTreeClassifier takes numeric features only (one-hot encode "
                     "categories, or use ID5RClassifier for categorical attributes)"
                 )
-        values = table.to_numpy(dtype=np.float64)
-        if not np.isfinite(values).all():
-            raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
-        return values
+        return _checked_values(table.to_numpy(dtype=np.float64))
 
     # ----------------------------------------------------------------- state
     def _init_state(self):
@@ -308,9 +414,9 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         for attr in ("classes_", "n_features_in_", "feature_names_in_"):
             if hasattr(self, attr):
                 delattr(self, attr)
+        table = as_table(X)  # an empty or malformed X is named before y is read
         labels = check_target(y)
         classes = np.unique(check_labels(labels, "y"))
-        table = as_table(X)
         if len(labels) != table.shape[0]:
             raise ValueError(f"y has {len(labels)} labels but X has {table.shape[0]} samples")
         weights = check_sample_weight(sample_weight, table.shape[0])
@@ -390,21 +496,80 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             pending, leaf = pending[back], leaf[back]
         self.n_samples_seen_ += float(weights.sum())
 
+    def _count_right_predictions(self, values, rows, slot, y, w):
+        """Add each row's weight to its leaf's right-counts of "mc" and "nb" ("nba").
+
+        Learning one row at a time, a row is predicted with its leaf's
+        statistics of the rows before it (river's ``LeafNaiveBayesAdaptive``).
+        ``rows`` come grouped by leaf, in stream order, so these statistics are
+        prefixes within the leaf: class weights by cumulative sums, Gaussian
+        estimates by a scan of Chan's merge over each (leaf, class) in turn.
+        Only active leaves count.
+        """
+        active = self._active[slot]
+        rows, slot, y, w = rows[active], slot[active], y[active], w[active]
+        if rows.size == 0:
+            return
+        n_rows, n_classes = rows.size, self.classes_.size
+        x = values[rows]
+        leaf_first = np.flatnonzero(np.r_[True, slot[1:] != slot[:-1]])
+        n_leaves = leaf_first.size
+        leaf = np.repeat(np.arange(n_leaves), np.diff(np.r_[leaf_first, n_rows]))
+        first = leaf_first[leaf]
+        # Rows of each class before each row, within its leaf (exact integer counts)
+        one_hot = np.zeros((n_rows, n_classes), dtype=np.intp)
+        one_hot[np.arange(n_rows), y] = 1
+        before = np.cumsum(one_hot, axis=0) - one_hot
+        before -= before[first]
+        weighted = np.zeros((n_rows, n_classes))
+        weighted[np.arange(n_rows), y] = w
+        weight_before = np.cumsum(weighted, axis=0) - weighted
+        class_w = self._class_w[slot] + (weight_before - weight_before[first])
+        present = self._present[slot] | (before > 0)
+        majority = np.argmax(class_w, axis=1)
+        no_keys = ~present.any(axis=1)
+        np.add.at(self._mc_right, slot, w * ((majority == y) | no_keys))
+        # Gaussian estimates: one segment per (leaf, class), its head the leaf's
+        # estimate before this batch, then the rows of that class in stream order
+        # (a row of weight 0 leaves the estimate as it is: an empty summary).
+        segment_size = 1 + np.bincount(leaf * n_classes + y, minlength=n_leaves * n_classes)
+        segment_head = np.r_[0, np.cumsum(segment_size)[:-1]]
+        n_elements = segment_size.sum()
+        leaf_slot = slot[leaf_first]
+        n_features = x.shape[1]
+        g_n = np.zeros((n_elements, n_features))
+        g_mean = np.zeros((n_elements, n_features))
+        g_m2 = np.zeros((n_elements, n_features))
+        for array, state in ((g_n, self._g_n), (g_mean, self._g_mean), (g_m2, self._g_m2)):
+            array[segment_head] = state[leaf_slot].transpose(0, 2, 1).reshape(-1, n_features)
+        own = segment_head[leaf * n_classes + y] + 1 + before[np.arange(n_rows), y]
+        g_n[own] = w[:, None]
+        g_mean[own] = np.where(w[:, None] > 0, x, 0.0)
+        segment_start = np.repeat(segment_head, segment_size)
+        g_n, g_mean, g_m2 = _prefix_moments(g_n, g_mean, g_m2, segment_start)
+        # The estimate of class k before row i: its segment's head plus the rows
+        # of class k before i
+        at = segment_head[leaf[:, None] * n_classes + np.arange(n_classes)] + before
+        scale, offset = _gaussian_log_terms(g_n, g_m2)  # per element, gathered below
+        proba = _naive_bayes_proba(
+            x,
+            class_w,
+            present,
+            g_mean[at].transpose(0, 2, 1),
+            scale[at].transpose(0, 2, 1),
+            offset.sum(axis=1)[at],
+        )
+        has = class_w.sum(axis=1) > 0
+        np.add.at(self._nb_right, slot, w * (has & (np.argmax(proba, axis=1) == y)))
+
     def _learn_rows(self, values, labels, weights, rows, slot):
         """Add rows to their leaves' statistics: grouped sums, then Chan's merge of moments."""
         if rows.size == 0:
             return
         y, w = labels[rows], weights[rows]
         n_classes = self.classes_.size
-        if self.leaf_prediction == "nba":  # right-counts with the statistics before the rows
-            active = self._active[slot]
-            mc = np.argmax(self._class_w[slot], axis=1)
-            no_keys = ~self._present[slot].any(axis=1)
-            np.add.at(self._mc_right, slot[active], (w * ((mc == y) | no_keys))[active])
-            nb_proba = self._naive_bayes(values[rows], slot)
-            has = self._class_w[slot].sum(axis=1) > 0
-            nb_right = has & (np.argmax(nb_proba, axis=1) == y)
-            np.add.at(self._nb_right, slot[active], (w * nb_right)[active])
+        if self.leaf_prediction == "nba":
+            self._count_right_predictions(values, rows, slot, y, w)
         np.add.at(self._class_w, (slot, y), w)
         self._present[slot, y] = True
         np.add.at(self._since, slot, w)
@@ -523,35 +688,18 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ prediction
     def _naive_bayes(self, x, slot):
-        """Naive Bayes class probabilities at the leaves (:eq:`eq-nb-leaf`), river's conventions.
-
-        Classes with weight get log prior + sum of Gaussian log densities
-        (features whose class estimate has no variance are left out); a class
-        key with zero weight votes 0; classes absent from the leaf get 0.
-        """
-        class_w = self._class_w[slot]
-        total = class_w.sum(axis=1, keepdims=True)
-        # Per leaf (not per row): -1 / (2 var) and the log normaliser, zero where
-        # a class estimate has no variance (river leaves such a feature out).
+        """Naive Bayes class probabilities of rows ``x`` at leaf slots ``slot``."""
+        # -1 / (2 var) and the log normalisers per leaf, not per row
         leaves, row_leaf = np.unique(slot, return_inverse=True)
-        n = self._g_n[leaves]  # (leaves, F, K)
-        var = np.where(n > 1, self._g_m2[leaves] / np.where(n > 1, n - 1, 1), 0.0)
-        usable = var > 0
-        safe_var = np.where(usable, var, 1.0)
-        scale = np.where(usable, -0.5 / safe_var, 0.0)
-        offset = np.where(usable, -_HALF_LOG_2PI - 0.5 * np.log(safe_var), 0.0)
-        centred = x[:, :, None] - self._g_mean[leaves][row_leaf]
-        log_like = (centred**2 * scale[row_leaf]).sum(axis=1) + offset.sum(axis=1)[row_leaf]
-        positive = class_w > 0
-        with np.errstate(divide="ignore"):
-            prior = np.log(np.where(positive, class_w / np.where(total > 0, total, 1.0), 1.0))
-        votes = np.where(positive, prior + log_like, 0.0)
-        votes = np.where(self._present[slot], votes, -np.inf)
-        top = votes.max(axis=1, keepdims=True)
-        top = np.where(np.isfinite(top), top, 0.0)
-        expo = np.exp(votes - top)
-        sums = expo.sum(axis=1, keepdims=True)
-        return expo / np.where(sums > 0, sums, 1.0)
+        scale, offset = _gaussian_log_terms(self._g_n[leaves], self._g_m2[leaves])
+        return _naive_bayes_proba(
+            x,
+            self._class_w[slot],
+            self._present[slot],
+            self._g_mean[leaves][row_leaf],
+            scale[row_leaf],
+            offset.sum(axis=1)[row_leaf],
+        )
 
     def _majority(self, slot):
         class_w = self._class_w[slot]

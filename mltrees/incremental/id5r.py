@@ -196,6 +196,7 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         for attr in ("classes_", "n_features_in_", "feature_names_in_", "categories_"):
             if hasattr(self, attr):
                 delattr(self, attr)
+        X = as_table(X)  # an empty or malformed X is named before y is read
         y = check_target(y)
         return self.partial_fit(X, y, classes=np.unique(check_labels(y, "y")))
 

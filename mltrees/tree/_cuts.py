@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltrees.criteria import SMALL, TIE_TOLERANCE, class_impurity
+from mltrees.criteria import ROUNDING_TOLERANCE, SMALL, TIE_TOLERANCE, class_impurity
 from mltrees.tree._data import FeatureSpec
 from mltrees.tree._order_statistics import RangeAbsoluteDeviation
 
@@ -42,6 +42,17 @@ def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
     unique_cells, inverse = np.unique(cell, return_inverse=True)
     stats = stats_model.aggregate(inverse, unique_cells.size, rows)
     return unique_cells // n_codes, unique_cells % n_codes, stats
+
+
+def tie_tolerance(stats_model, node_stats, parent_impurity):
+    """Per node: gains closer than this are ties, broken towards the first candidate.
+
+    :data:`~mltrees.criteria.TIE_TOLERANCE` of the node's impurity plus
+    :data:`~mltrees.criteria.ROUNDING_TOLERANCE` of the size of the sums it
+    is computed from, so that rounding noise (which a rescaling of the
+    weights changes) never decides between candidates that tie exactly.
+    """
+    return TIE_TOLERANCE * parent_impurity + ROUNDING_TOLERANCE * stats_model.magnitude(node_stats)
 
 
 def _segments(entry_node):
@@ -135,7 +146,7 @@ def _best_ordered_cut(
     run_max = np.maximum.reduceat(gain, starts)
     position = np.arange(gain.size)
     # Gains within rounding noise of the best are ties: take the first cut.
-    tolerance = TIE_TOLERANCE * parent_impurity[entry_node]
+    tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)[entry_node]
     near_best = valid & (gain >= run_max[run] - tolerance)
     first_best = np.minimum.reduceat(np.where(near_best, position, gain.size), starts)
     found = first_best < gain.size
@@ -219,12 +230,8 @@ def _left_weight(stats_model, entry_stats, entry_node, best, has):
 
 
 def _safe_threshold(spec: FeatureSpec, left_code, right_code):
-    """Threshold between two codes, never equal to the right value (rounding guard)."""
-    threshold = spec.threshold(left_code, right_code)
-    if spec.exact:
-        right_value = spec.values[right_code]
-        threshold = np.where(threshold >= right_value, spec.values[left_code], threshold)
-    return threshold
+    """Threshold between two codes; in exact mode ``a <= t < b`` (see ``mltrees._midpoint``)."""
+    return spec.threshold(left_code, right_code)
 
 
 def _subset_routes(entry_node, entry_code, best, n_codes, n_nodes):

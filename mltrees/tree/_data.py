@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from mltrees._midpoint import midpoint
 from mltrees._validation import check_sample_weight
 from mltrees.tree._tree import available_cores
 
@@ -61,7 +62,7 @@ class FeatureSpec:
     def threshold(self, left_code: np.ndarray, right_code: np.ndarray) -> np.ndarray:
         """The raw threshold separating ``code <= left_code`` from ``code >= right_code``."""
         if self.exact:
-            return (self.values[left_code] + self.values[right_code]) / 2.0
+            return midpoint(self.values[left_code], self.values[right_code])
         return self.values[left_code]
 
 
@@ -75,9 +76,11 @@ def _quantile_edges(values: np.ndarray, max_bins: int, rng: np.random.Generator)
         values = rng.choice(values, 200_000, replace=False)
     distinct = np.unique(values)
     if distinct.size <= max_bins:
-        return (distinct[:-1] + distinct[1:]) / 2.0
-    quantiles = np.quantile(values, np.linspace(0, 1, max_bins + 1)[1:-1], method="midpoint")
-    return np.unique(quantiles)
+        return midpoint(distinct[:-1], distinct[1:])
+    levels = np.linspace(0, 1, max_bins + 1)[1:-1]
+    lower = np.quantile(values, levels, method="lower")
+    higher = np.quantile(values, levels, method="higher")
+    return np.unique(midpoint(lower, higher))
 
 
 def bin_features(

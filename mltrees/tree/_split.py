@@ -52,6 +52,7 @@ from mltrees.tree._cuts import (  # noqa: F401  (re-exported for their importers
     _select,
     _subset_routes,
     _valid_cuts,
+    tie_tolerance,
 )
 from mltrees.tree._data import (
     CATEGORICAL,
@@ -317,7 +318,8 @@ def find_splits(
         chosen, found_feature = _select_release8(gains, ratios, rules.many_valued)
         best_gain = np.where(found_feature, gains[rows_idx, chosen], NEG_INF)
     else:
-        chosen = _select(gains, ratios, rules.selection, TIE_TOLERANCE * parent_impurity)
+        tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)
+        chosen = _select(gains, ratios, rules.selection, tolerance)
         best_gain = gains[rows_idx, chosen]
     n_children = np.where(np.isfinite(best_gain), 2, 0)
     routes = {}

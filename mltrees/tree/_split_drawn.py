@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltrees.criteria import TIE_TOLERANCE
 from mltrees.tree._cuts import (
     NEG_INF,
     _best_ordered_cut,
     _cell_statistics,
     _safe_threshold,
     _select,
+    tie_tolerance,
 )
 from mltrees.tree._data import CATEGORICAL
 from mltrees.tree._split_rules import FrontierSplits
@@ -109,7 +109,7 @@ def _find_splits_drawn_features(
     gains = np.full((n_nodes, n_features), NEG_INF)
     rows_idx = np.arange(n_nodes)
     gains[rows_idx[:, None], node_features] = segment_gain
-    chosen = _select(gains, gains, "gain", TIE_TOLERANCE * parent_impurity)
+    chosen = _select(gains, gains, "gain", tie_tolerance(stats_model, node_stats, parent_impurity))
     best_gain = gains[rows_idx, chosen]
     has = np.isfinite(best_gain)
     # Each node's chosen feature sits at one slot among the node's draws.

@@ -86,6 +86,16 @@ class ClassificationStatistics:
     def impurity(self, stats):
         return class_impurity(stats[..., 1:], self.criterion)
 
+    def magnitude(self, stats):
+        """Size of the terms an impurity is computed from (its rounding is relative to it).
+
+        Gini: class shares, at most 1. Entropy: ``lg w_c - lg W`` from
+        ``W lg W - Σ w_c lg w_c``, terms of size ``|lg W|``.
+        """
+        if self.criterion == "gini":
+            return np.ones(stats.shape[:-1])
+        return np.maximum(1.0, np.abs(np.log2(np.maximum(self.weight(stats), 1e-300))))
+
     def weighted_impurity(self, columns: list[np.ndarray]) -> np.ndarray:
         """``W * impurity`` of many nodes given as columns (count, w_1, ..., w_k).
 
@@ -171,6 +181,11 @@ class RegressionStatistics(_RegressionColumns):
     def impurity(self, stats):
         return squared_error_impurity(stats[..., 1], stats[..., 2], stats[..., 3])
 
+    def magnitude(self, stats):
+        """``Σwy² / Σw``: the variance is a difference of terms this large."""
+        w = stats[..., 1]
+        return stats[..., 3] / np.where(w > 0, w, 1.0)
+
     def weighted_impurity(self, columns: list[np.ndarray]) -> np.ndarray:
         """``W * variance`` from columns (count, Σw, Σwy, Σwy²): ``Σwy² - (Σwy)² / Σw``."""
         _, w, wy, wy2 = columns
@@ -240,6 +255,11 @@ class AbsoluteErrorStatistics(_RegressionColumns):
     def impurity(self, stats):
         w = stats[..., 1]
         return stats[..., 3] / np.where(w > 0, w, 1.0)
+
+    def magnitude(self, stats):
+        """``|Σwy| / Σw + |median|``: the deviation is a difference of terms this large."""
+        w = stats[..., 1]
+        return np.abs(stats[..., 2]) / np.where(w > 0, w, 1.0) + np.abs(stats[..., 4])
 
     def value(self, stats):
         """The weighted median: the constant that minimises absolute error."""

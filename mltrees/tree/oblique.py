@@ -24,8 +24,10 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from mltrees._input_checks import validate_numbers
+from mltrees._midpoint import midpoint
 from mltrees._validation import (
     check_bool,
     check_int,
@@ -49,6 +51,9 @@ __all__ = [
 ]
 
 _MAX_CYCLES = 50  # coordinate cycles per local search; OC1 stops far earlier in practice
+# Without standardisation the search projects raw values on random directions:
+# beyond this size a projection over many features can overflow.
+_LARGEST_UNSCALED = 2.0**500
 
 
 # ---------------------------------------------------------------------------
@@ -131,7 +136,15 @@ def _partition_cost(stats, right, criterion: str, min_samples_leaf: int, total=N
 
 
 def best_coefficient_step(
-    V, D, stats, criterion: str = "gini", min_samples_leaf: int = 1, *, current=None, total=None
+    V,
+    D,
+    stats,
+    criterion: str = "gini",
+    min_samples_leaf: int = 1,
+    *,
+    current=None,
+    total=None,
+    bounds=False,
 ):
     """The best change beta of one coefficient of a hyperplane, in closed form.
 
@@ -158,6 +171,8 @@ def best_coefficient_step(
     current, total : optional
         The cost of the current partition and ``stats.sum(axis=0)``, when the
         caller knows them (saves two passes over the rows).
+    bounds : bool, default False
+        Also return the rows whose ``U_i`` bound the chosen interval.
 
     Returns
     -------
@@ -165,6 +180,10 @@ def best_coefficient_step(
         The change (0 if no interval beats the current position).
     cost : float
         ``W_L Q(D_L) + W_R Q(D_R)`` after the change (inf if no valid split).
+    rows : tuple of two ints or None
+        With ``bounds``: the rows with the largest ``U_i`` below ``beta`` and
+        the smallest above it (None when ``beta`` is outside every ``U_i``
+        or 0).
     """
     total = stats.sum(axis=0) if total is None else total
     if current is None:
@@ -174,7 +193,7 @@ def best_coefficient_step(
         U, s, d, fixed, moving = -V / D, stats, D, 0.0, total
     else:
         if not moves.any():
-            return 0.0, current
+            return (0.0, current, None) if bounds else (0.0, current)
         # Rows with D_i = 0 keep their side whatever beta is.
         still = ~moves
         fixed = (still & (V > 0)).astype(np.float64) @ stats
@@ -203,13 +222,17 @@ def best_coefficient_step(
     cost = np.where(distinct & ~small, cost, np.inf)
     best = int(np.argmin(cost))
     if not cost[best] < current:
-        return 0.0, current
-    gap = max(1.0, float(U[-1] - U[0]))
-    if best == 0:
-        return float(U[0] - gap), float(cost[best])
-    if best == m:
-        return float(U[-1] + gap), float(cost[best])
-    return float((U[best - 1] + U[best]) / 2.0), float(cost[best])
+        return (0.0, current, None) if bounds else (0.0, current)
+    if best in (0, m):
+        gap = max(1.0, float(U[-1] - U[0]))
+        beta = float(U[0] - gap) if best == 0 else float(U[-1] + gap)
+        return (beta, float(cost[best]), None) if bounds else (beta, float(cost[best]))
+    beta = float(midpoint(U[best - 1], U[best]))
+    if not bounds:
+        return beta, float(cost[best])
+    moving_rows = np.flatnonzero(moves)
+    rows = (int(moving_rows[order[best - 1]]), int(moving_rows[order[best]]))
+    return beta, float(cost[best]), rows
 
 
 def best_threshold(z, stats, criterion: str = "gini", min_samples_leaf: int = 1):
@@ -222,15 +245,23 @@ def best_threshold(z, stats, criterion: str = "gini", min_samples_leaf: int = 1)
     leaves ``min_samples_leaf`` rows on both sides.
     """
     z = np.asarray(z, dtype=np.float64)
-    lowest = float(z.min())
     # Start below every value: all rows on the positive side, so any valid
     # split beats the start and the search always returns one if it exists.
-    delta, cost = best_coefficient_step(
-        z - lowest + 1.0, np.ones_like(z), stats, criterion, min_samples_leaf
+    # Only the order of z matters to the search, so it runs on the dense ranks
+    # 1, 2, ... (a shift z - min + 1 would merge values closer than its
+    # rounding and overflow beyond ±8.99e307); the threshold is then the
+    # midpoint of the two values either side of the chosen interval.
+    order = np.argsort(z, kind="stable")
+    rank = np.empty(z.size)
+    if z.size:
+        rank[order] = np.cumsum(np.r_[True, z[order][1:] != z[order][:-1]])
+    _, cost, rows = best_coefficient_step(
+        rank, np.ones_like(z), stats, criterion, min_samples_leaf, bounds=True
     )
-    if not np.isfinite(cost):
-        return np.nan, cost
-    return lowest - 1.0 - delta, cost
+    if not np.isfinite(cost) or rows is None:
+        return np.nan, np.inf
+    high, low = z[rows[0]], z[rows[1]]  # U = -(z - lowest + 1) sorts z downwards
+    return float(midpoint(low, high)), cost
 
 
 # ---------------------------------------------------------------------------
@@ -399,6 +430,56 @@ def pocket_perceptron(X, z, sample_weight=None, max_epochs: int = 100):
 # ---------------------------------------------------------------------------
 
 
+def _input_units(a, mean, scale, exponent):
+    """The test ``a^T ((x - mean) / scale) + a_p > 0`` as ``coef^T x > t``, ``max |coef| = 1``.
+
+    ``scale = scale_unit * 2**exponent`` per column. The direct formula is
+    used wherever it is finite and normal (all ordinary data); for columns
+    near the ends of the float range the same numbers are formed with the
+    powers of two kept apart until the end.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        coef = a[:-1] / scale
+        t = float(coef @ mean - a[-1])
+        norm = np.abs(coef).max()
+        if np.finfo(np.float64).tiny <= norm < np.inf and np.isfinite(t / norm):
+            return coef / norm, t / norm
+        unit = a[:-1] / np.ldexp(scale, -exponent)  # coefficients on the unit-scaled columns
+        magnitude = np.log2(np.abs(np.where(unit != 0, unit, 1.0))) - exponent
+        k = int(np.argmax(np.where(unit != 0, magnitude, -np.inf)))
+        coef = np.ldexp(unit / abs(unit[k]), exponent[k] - exponent)
+        t = float(coef @ mean - np.ldexp(a[-1] / abs(unit[k]), exponent[k]))
+    return coef, t
+
+
+def _checked_threshold(X, coef, t, right) -> float:
+    """``t``, or a threshold that keeps the search's partition of the node's rows in X's units.
+
+    The tests are stored in the input's units. The rows' projections are
+    computed as :meth:`ObliqueTree.apply` computes them; where ``t`` does not
+    send every row where the search sent it (rounding near the ends of the
+    float range), the midpoint of the largest projection on the left and the
+    smallest on the right replaces it. When the projections do not separate
+    the two sides at all (columns 1e600 apart in scale, subnormal products,
+    sums beyond the largest float) the fit is refused rather than stored wrong.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        projection = np.einsum("ij,ij->i", X, np.tile(coef, (X.shape[0], 1)))
+    left, right_side = projection[~right], projection[right]
+    if not (np.isfinite(projection).all() and left.max() < right_side.min()):
+        size = np.abs(X)
+        raise ValueError(
+            "X holds values whose oblique tests cannot be written in its units (|x| from "
+            f"{float(np.where(size > 0, size, np.inf).min()):.6g} to {float(size.max()):.6g}): "
+            "the projections coef @ x of a node's rows overflow, or lose the precision that "
+            "separates its two sides. Rescale X (for example bring each column to |x| near 1 "
+            "by a power of two)."
+        )
+    if left.max() <= t < right_side.min():
+        return t
+    return float(midpoint(left.max(), right_side.min()))
+
+
 def _check_float(value, name: str):
     if (
         isinstance(value, bool)
@@ -438,7 +519,7 @@ class _BaseObliqueTree(BaseEstimator):
         check_bool(self.standardize, "standardize")
 
     def _validate_X_y(self, X, y, sample_weight):
-        X = validate_data(self, X, dtype=np.float64)
+        X = validate_numbers(self, X, what="numbers only", dtype=np.float64)
         y = check_target(self, y, X.shape[0], stacklevel=4)  # the user's fit, through fit
         weights = check_sample_weight(sample_weight, X.shape[0])
         return X, y, weights
@@ -449,13 +530,28 @@ class _BaseObliqueTree(BaseEstimator):
         """Depth-first growth: children get consecutive ids when their parent splits."""
         n, p = X.shape
         if self.standardize:
+            # Each column is first scaled by a power of two to |x| < 1: exact,
+            # so Z is bit for bit what it would be without, and the squares
+            # below cannot overflow for values up to the largest float.
+            _, exponent = np.frexp(np.abs(X).max(axis=0, initial=0.0))
+            X_unit = np.ldexp(X, -exponent)
             w = self._row_weight
-            mean = w @ X / w.sum()
-            scale = np.sqrt(w @ (X - mean) ** 2 / w.sum())
+            mean = w @ X_unit / w.sum()
+            scale = np.sqrt(w @ (X_unit - mean) ** 2 / w.sum())
             scale = np.where(scale > 0, scale, 1.0)
+            Z = (X_unit - mean) / scale
+            mean, scale = np.ldexp(mean, exponent), np.ldexp(scale, exponent)  # raw columns
         else:
-            mean, scale = np.zeros(p), np.ones(p)
-        Z = (X - mean) / scale
+            largest = float(np.abs(X).max(initial=0.0))
+            if largest > _LARGEST_UNSCALED:
+                raise ValueError(
+                    f"X holds values up to |x| = {largest:.6g}; with standardize=False the "
+                    "hyperplanes are searched in the input's units, where projections of "
+                    "values beyond 2**500 (about 3.3e150) can overflow. Use standardize=True "
+                    "(the default, which handles every finite value) or rescale X."
+                )
+            mean, scale, exponent = np.zeros(p), np.ones(p), np.zeros(p, dtype=int)
+            Z = X.copy()
         rng = np.random.default_rng(self.random_state)
         max_depth = np.inf if self.max_depth is None else self.max_depth
         nodes = {k: [] for k in ("parent", "depth", "first", "coef", "t", "stats")}
@@ -492,11 +588,9 @@ class _BaseObliqueTree(BaseEstimator):
             ):
                 continue
             right = Z[rows] @ a[:-1] + a[-1] > 0
-            # Back to raw units: a^T ((x - mean) / scale) + a_p > 0  <=>  coef^T x > t.
-            coef = a[:-1] / scale
-            t = float(coef @ mean - a[-1])
-            norm = np.abs(coef).max()
-            nodes["coef"][node], nodes["t"][node] = coef / norm, t / norm
+            coef, t = _input_units(a, mean, scale, exponent)
+            nodes["coef"][node] = coef
+            nodes["t"][node] = _checked_threshold(X[rows], coef, t, right)
             left_id = add(node, nodes["depth"][node] + 1, rows[~right])
             add(node, nodes["depth"][node] + 1, rows[right])
             nodes["first"][node] = left_id
@@ -541,7 +635,7 @@ class _BaseObliqueTree(BaseEstimator):
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each row reaches."""
         check_is_fitted(self, "tree_")
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_numbers(self, X, what="numbers only", reset=False, dtype=np.float64)
         return self.tree_.apply(X)
 
     def get_depth(self) -> int:
@@ -607,7 +701,13 @@ _PARAMETERS = """
         weighted standard deviation over the training rows), as Breiman et al.
         do for linear combinations. The stored tests are in the input's units
         either way. Without it OC1's random steps and the perceptron depend
-        on the features' scales.
+        on the features' scales, and values beyond 2**500 are refused (their
+        projections can overflow); with it every finite value is accepted, and
+        scaling a column by a power of two gives the same tree in its units.
+        Each stored test is checked to send the node's rows where the search
+        sent them; a fit whose tests cannot separate them in the input's units
+        (values near the ends of the float range combined in one test) is
+        refused with a ValueError.
     ccp_alpha : float >= 0, default 0
         Cost-complexity pruning of the grown tree (:eq:`eq-ccp-cost`).
     random_state : int, Generator or None, default None

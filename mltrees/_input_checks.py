@@ -1,0 +1,69 @@
+"""Input errors that name the argument, for estimators that take numbers only.
+
+scikit-learn's ``validate_data`` reports a string in a float array as
+"could not convert string to float: 'green'" and complex input as "Complex
+data not supported" followed by the data: neither names ``X``. The helpers
+here run the same validation and say which argument, which column and what
+the estimator takes. (Estimators of the tree engine have their own wording
+in :mod:`mltrees.tree._data`.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import validate_data
+
+__all__ = ["check_unique_columns", "validate_numbers"]
+
+
+def check_unique_columns(X, name: str = "X") -> None:
+    """Refuse a table whose column names repeat (a column could not be told from another)."""
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return
+    index = pd.Index(columns)
+    if index.has_duplicates:
+        repeated = list(dict.fromkeys(index[index.duplicated()]))
+        raise ValueError(
+            f"{name} has duplicated column names {repeated!r}; every column needs a name of its own"
+        )
+
+
+def validate_numbers(estimator, X, *, what: str, **kwargs) -> np.ndarray:
+    """``validate_data(estimator, X, **kwargs)``, with errors naming X for non-numeric input.
+
+    Parameters
+    ----------
+    estimator : estimator
+    X : array_like or DataFrame
+    what : str
+        What the estimator takes, for the message (``"numbers only"``, ...).
+    **kwargs
+        Passed to :func:`sklearn.utils.validation.validate_data`.
+    """
+    who = type(estimator).__name__
+    hint = "" if "categor" in what else " (encode categories first)"
+    check_unique_columns(X)
+    if isinstance(X, pd.DataFrame):
+        for name in X.columns:
+            dtype = X[name].dtype
+            if not (pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype)):
+                raise TypeError(f"X column {name!r} has dtype {dtype}; {who} takes {what}{hint}")
+            if pd.api.types.is_complex_dtype(dtype):
+                raise ValueError(f"X column {name!r} holds complex numbers; {who} takes {what}")
+    try:
+        return validate_data(estimator, X, **kwargs)
+    except (TypeError, ValueError) as error:
+        text = str(error)
+        if text.startswith("Complex data not supported"):
+            raise ValueError(
+                f"Complex data not supported: X holds complex numbers; {who} takes {what}"
+            ) from None
+        if text.startswith("Found array with"):  # dim 3, 0 sample(s), 0 feature(s)
+            raise ValueError(f"X: {text}") from None
+        if "could not convert" in text or "argument must be" in text:
+            raise type(error)(
+                f"X holds values that are not numbers ({text}); {who} takes {what}{hint}"
+            ) from None
+        raise
