@@ -37,7 +37,9 @@ part, and counts (``differential/report.py``):
   (``_sklearn_ties``: its eight seeds are tried first; one of them usually
   grows mltrees' tree), mltrees the lowest feature index.
 * ``best-first tie``: with max_leaf_nodes, two leaves whose best splits have
-  the same impurity decrease, split in a different order before the budget ran out.
+  the same impurity decrease, split in a different order before the budget ran
+  out; ``best-first after a tie``: a leaf split in one tree only because a tie
+  elsewhere made the two trees spend their leaf budget on different subtrees.
 * ``pure node split``: scikit-learn splits a node whose rows all have one class
   (or one target), because its impurity came out above ``EPSILON`` (2.2e-16)
   by rounding; the children predict what the node did.
@@ -74,6 +76,7 @@ SK_LEAF = -1  # children_left of a leaf in scikit-learn
 PARTING = (
     "tie",
     "best-first tie",
+    "best-first after a tie",
     "near values",
     "impurity floor",
     "min_impurity_decrease boundary",
@@ -265,10 +268,15 @@ def _classify(
             )
     # Best first: a leaf split in one tree only is a tie of the order of splitting
     # when a leaf split in the other tree only has the same decrease.
+    # After a tie elsewhere the two trees spend the leaf budget on different
+    # subtrees, so leaves split in one tree only follow from that tie.
+    tied = any(name in PARTING for name in named.values())
     for pair, ours_leaf, gain in budget:
         others = [g for _, leaf, g in budget if leaf != ours_leaf]
         if any(abs(gain - g) <= tol for g in others):
             named[pair] = "best-first tie"
+        elif tied:
+            named[pair] = "best-first after a tie"
         else:
             unexplained.append(f"node {pair[0]}: split by one library only (decrease {gain})")
     return named, unexplained
