@@ -147,6 +147,39 @@ def _naive_bayes_proba(x, class_w, present, mean, scale, log_norm):
     return expo / np.where(sums > 0, sums, 1.0)
 
 
+def _sum_in_key_order(class_w: np.ndarray, key_rank: np.ndarray) -> np.ndarray:
+    """Row sums of ``class_w`` added in the order of ``key_rank`` (river's dictionary order).
+
+    Float addition is not associative, so the order matters for three classes
+    and more; classes without a key weigh 0 and change no sum.
+    """
+    order = np.argsort(key_rank, axis=1, kind="stable")
+    picked = np.take_along_axis(class_w, order, axis=1)
+    total = np.zeros(class_w.shape[0])
+    for j in range(class_w.shape[1]):
+        total = total + picked[:, j]
+    return total
+
+
+def _rank_new_keys(rank: np.ndarray, slot: np.ndarray, y: np.ndarray) -> None:
+    """Give the classes first met in rows (slot, y) the next ranks of their slot, in row order.
+
+    ``rank`` is (n_slots, n_classes) with np.inf for classes without a key;
+    rows come grouped by slot, in stream order.
+    """
+    new = ~np.isfinite(rank[slot, y])
+    if not new.any():
+        return
+    n_classes = rank.shape[1]
+    cells, first = np.unique(slot[new] * n_classes + y[new], return_index=True)
+    cells = cells[np.lexsort((first, cells // n_classes))]  # by slot, then first meeting
+    s, k = cells // n_classes, cells % n_classes
+    heads = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    within = np.arange(s.size) - np.repeat(heads, np.diff(np.r_[heads, s.size]))
+    last = np.where(np.isfinite(rank), rank, -1.0).max(axis=1)
+    rank[s, k] = last[s] + 1 + within
+
+
 def _merge_moments(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
     """Chan, Golub & LeVeque's merge of two weighted (count, mean, M2) summaries.
 
@@ -213,7 +246,10 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     min_branch_fraction : float, default 0.01
         A candidate is valid only if both sides hold more than this fraction.
     max_share_to_split : float, default 0.99
-        A leaf whose majority class holds more than this share stops growing.
+        A leaf whose majority class holds more than this share at an attempt
+        does not split (the null split wins); as in river, whose memory
+        management reactivates such a leaf at once (below its ``max_size``),
+        it forgets its Gaussian estimates and attempts again later.
     nb_threshold : float, default 0
         Weight a leaf needs before naive Bayes predicts ("nb").
 
@@ -229,6 +265,15 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    An attempt falls due as in river: when the leaf's total weight (its class
+    weights added in the order river's dictionary holds them) minus the total
+    at its last attempt reaches ``grace_period``, both float sums. The
+    Gaussian estimates are merged batch by batch (Chan et al.) where river
+    updates them row by row, so their last bits can differ; where a leaf's
+    weight since its last attempt lands within that rounding of
+    ``grace_period``, an attempt can come one row earlier or later than in
+    river. river's memory limits (``max_size``) are not implemented.
+
     Feature values must be 0 or finite with ``2**-480 <= |x| <= 2**480``
     (about 3.2e-145 to 3.1e144): the Gaussian estimates sum squared
     deviations, which overflow above and underflow to zero below (river's
@@ -341,10 +386,17 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         shape = (1, n_features, n_classes)
         self._class_w = np.zeros((1, n_classes))
         self._present = np.zeros((1, n_classes), dtype=bool)  # river's class keys of a leaf
-        # The weight since a leaf's last attempt, counted directly. river takes the
-        # difference of two float sums of class weights, which a split's fractional
-        # weights can leave a hair below grace_period (an attempt one row late).
-        self._since = np.zeros(1)
+        # The order of those keys (river's dictionaries keep insertion order), and
+        # of the classes of the leaf's Gaussian estimators (a new leaf's keys come
+        # in that order); np.inf where there is none.
+        self._key_rank = np.full((1, n_classes), np.inf)
+        self._estimator_rank = np.full((1, n_classes), np.inf)
+        # river's ``last_split_attempt_at``: the leaf's total weight at its last
+        # attempt (at its creation for a new leaf), a float sum of its class weights
+        # in key order. An attempt is due when the total minus it reaches
+        # grace_period; a split's fractional weights can leave that difference a
+        # hair below grace_period, and the attempt then comes one row later.
+        self._last_attempt = np.zeros(1)
         self._active = np.ones(1, dtype=bool)
         self._g_n = np.zeros(shape)
         self._g_mean = np.zeros(shape)
@@ -358,7 +410,9 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     _SLOT_ARRAYS = (
         "_class_w",
         "_present",
-        "_since",
+        "_key_rank",
+        "_estimator_rank",
+        "_last_attempt",
         "_active",
         "_g_n",
         "_g_mean",
@@ -375,7 +429,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             s = self._free_slots.pop()
         else:
             s = self._class_w.shape[0]
-            fill = {"_g_min": np.inf, "_g_max": -np.inf, "_active": True}
+            fill = {
+                "_g_min": np.inf,
+                "_g_max": -np.inf,
+                "_active": True,
+                "_key_rank": np.inf,
+                "_estimator_rank": np.inf,
+            }
             for name in self._SLOT_ARRAYS:
                 arr = getattr(self, name)
                 extra = np.full((1, *arr.shape[1:]), fill.get(name, 0), dtype=arr.dtype)
@@ -383,14 +443,15 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             return s
         self._class_w[s] = 0
         self._present[s] = False
-        self._since[s] = 0
+        self._key_rank[s] = self._estimator_rank[s] = np.inf
+        self._last_attempt[s] = 0
         self._active[s] = True
         for name in ("_g_n", "_g_mean", "_g_m2", "_mc_right", "_nb_right"):
             getattr(self, name)[s] = 0
         self._g_min[s], self._g_max[s] = np.inf, -np.inf
         return s
 
-    def _new_leaf(self, depth, class_w, present):
+    def _new_leaf(self, depth, class_w, present, key_rank):
         node = self._feature.size
         values = {"_feature": -1, "_threshold": np.nan, "_left": -1, "_right": -1}
         values["_depth"], values["_slot"] = depth, self._new_slot()
@@ -399,6 +460,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             setattr(self, name, np.append(arr, np.asarray(values[name], dtype=arr.dtype)))
         s = self._slot[node]
         self._class_w[s], self._present[s] = class_w, present
+        self._key_rank[s] = np.where(present, key_rank, np.inf)
+        self._last_attempt[s] = _sum_in_key_order(class_w[None], self._key_rank[s][None])[0]
         return node
 
     # ------------------------------------------------------------ public API
@@ -477,8 +540,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, pending.size]))
             node = leaf[starts]
             slot = self._slot[node]
-            cum = np.cumsum(w)
-            since = cum - np.r_[0.0, cum[starts[1:] - 1]][group] + self._since[slot][group]
+            seen = self._weight_seen(slot, group, labels[pending], w)
+            since = seen - self._last_attempt[slot][group]
             # An attempt is due once seen - last >= grace_period; a leaf at
             # max_depth stops growing after its first row.
             at_limit = (self._depth[node] >= max_depth)[group]
@@ -489,12 +552,44 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             learn = np.arange(pending.size) <= first_hit[group]
             self._learn_rows(values, labels, weights, pending[learn], slot[group[learn]])
             for g in np.flatnonzero(first_hit < pending.size):
+                self._last_attempt[slot[g]] = seen[first_hit[g]]
                 self._attempt(int(node[g]), max_depth)
             rest = ~learn
             pending, leaf = pending[rest], leaf[rest]
             back = np.argsort(pending, kind="stable")
             pending, leaf = pending[back], leaf[back]
         self.n_samples_seen_ += float(weights.sum())
+
+    def _weight_seen(self, slot, group, y, w) -> np.ndarray:
+        """The total weight river sees at each row's leaf once the row is learned.
+
+        ``slot``: the leaves' statistics rows; ``group``, ``y``, ``w``: each
+        row's leaf (an index into ``slot``; rows grouped by leaf, in stream
+        order), class and weight. A class weight grows by sequential float
+        additions, as ``stats[y] += w`` does (and ``np.add.at`` afterwards);
+        the total adds the class weights in the order of the leaf's keys, as
+        ``sum(stats.values())``. A loop over (leaf, class) pairs, not rows.
+        """
+        n_rows, n_classes = y.size, self.classes_.size
+        before = self._class_w[slot]
+        current = before[group]
+        for k in range(n_classes):
+            rows = np.flatnonzero(y == k)
+            if rows.size == 0:
+                continue
+            leaves = group[rows]
+            heads = np.flatnonzero(np.r_[True, leaves[1:] != leaves[:-1]])
+            sums = np.empty(rows.size)
+            for a, b in zip(heads, np.r_[heads[1:], rows.size], strict=True):
+                sums[a:b] = np.cumsum(np.r_[before[leaves[a], k], w[rows[a:b]]])[1:]
+            # each row takes the sum after the latest row of class k of its leaf
+            latest = np.full(n_rows, -1)
+            latest[rows] = np.arange(rows.size)
+            latest = np.maximum.accumulate(latest)
+            found = latest >= 0
+            found[found] = leaves[latest[found]] == group[found]
+            current[found, k] = sums[latest[found]]
+        return _sum_in_key_order(current, self._key_rank[slot][group])
 
     def _count_right_predictions(self, values, rows, slot, y, w):
         """Add each row's weight to its leaf's right-counts of "mc" and "nb" ("nba").
@@ -572,8 +667,10 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             self._count_right_predictions(values, rows, slot, y, w)
         np.add.at(self._class_w, (slot, y), w)
         self._present[slot, y] = True
-        np.add.at(self._since, slot, w)
-        keep = self._active[slot] & (w > 0)
+        _rank_new_keys(self._key_rank, slot, y)
+        active = self._active[slot]
+        _rank_new_keys(self._estimator_rank, slot[active], y[active])
+        keep = active & (w > 0)
         if not keep.any():
             return
         rows, slot, y, w = rows[keep], slot[keep], y[keep], w[keep]
@@ -647,14 +744,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         s = self._slot[node]
         class_w = self._class_w[s]
         total = class_w.sum()
-        self._since[s] = 0.0
         if self._depth[node] >= max_depth:
             self._active[s] = False
             return
         if (class_w != 0).sum() < 2:
             return  # pure: nothing to split
         if class_w.max() > 0 and class_w.max() / total > self.max_share_to_split:
-            self._active[s] = False  # river: the null split wins and the leaf stops growing
+            self._restart_estimators(s)  # the null split wins
             return
         merit, cut, left, right, left_keys, right_keys = self._candidates(s)
         best_cut = np.argmax(merit, axis=1)  # first best threshold of each feature
@@ -674,17 +770,33 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         if not (wins or bound < self.tau):
             return
         if not np.isfinite(scores[best]):
-            self._active[s] = False  # the null split: stop growing here
+            self._restart_estimators(s)  # the null split wins
             return
         j = best - 1
         c = best_cut[j]
         depth = self._depth[node] + 1
-        left_node = self._new_leaf(depth, left[j, c], left_keys[j, c])
-        right_node = self._new_leaf(depth, right[j, c], right_keys[j, c])
+        # A new leaf's keys come in the order of the estimators' classes.
+        order = self._estimator_rank[s]
+        left_node = self._new_leaf(depth, left[j, c], left_keys[j, c], order)
+        right_node = self._new_leaf(depth, right[j, c], right_keys[j, c], order)
         self._feature[node], self._threshold[node] = j, cut[j, c]
         self._left[node], self._right[node] = left_node, right_node
         self._slot[node] = -1
         self._free_slots.append(s)
+
+    def _restart_estimators(self, s):
+        """The null split won at leaf slot ``s``: it keeps growing on new estimators.
+
+        river deactivates such a leaf, and its memory management, which runs
+        right after every split attempt that decides something, activates
+        again every inactive leaf above ``max_depth`` while the tree is below
+        its ``max_size`` (100 MB by default), with empty estimators: the leaf
+        keeps its class weights and its right-counts, forgets its Gaussian
+        estimates, and attempts again after ``grace_period`` more weight.
+        """
+        self._g_n[s] = self._g_mean[s] = self._g_m2[s] = 0.0
+        self._g_min[s], self._g_max[s] = np.inf, -np.inf
+        self._estimator_rank[s] = np.inf
 
     # ------------------------------------------------------------ prediction
     def _naive_bayes(self, x, slot):
