@@ -25,7 +25,6 @@ import numbers
 
 import numpy as np
 import pandas as pd
-from scipy.special import erf
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -40,6 +39,10 @@ from mltrees.incremental._encoding import (
 )
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+# The C library's erf, as river's norm_cdf calls it: scipy.special.erf differs in
+# the last bit for about one value in six, and a split's children inherit
+# class weights cdf * n. Called on a leaf's candidates only, at its attempts.
+_erf = np.frompyfunc(math.erf, 1, 1)
 
 
 def hoeffding_bound(value_range, delta, n):
@@ -159,6 +162,47 @@ def _sum_in_key_order(class_w: np.ndarray, key_rank: np.ndarray) -> np.ndarray:
     for j in range(class_w.shape[1]):
         total = total + picked[:, j]
     return total
+
+
+def _running_class_weights(base: np.ndarray, group: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """Each row's leaf's class weights once the row is added, as river's ``stats[y] += w``.
+
+    ``base`` (n_groups, n_classes): the weights before the rows; rows come
+    grouped by ``group``, in stream order. A class weight grows by sequential
+    float additions (a cumulative sum seeded with its weight before, which
+    ``np.add.at`` then reproduces), not by differences of a global cumulative
+    sum. A loop over (group, class) pairs, not over rows.
+    """
+    n_rows, n_classes = y.size, base.shape[1]
+    current = base[group]
+    for k in range(n_classes):
+        rows = np.flatnonzero(y == k)
+        if rows.size == 0:
+            continue
+        groups = group[rows]
+        heads = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+        sums = np.empty(rows.size)
+        for a, b in zip(heads, np.r_[heads[1:], rows.size], strict=True):
+            sums[a:b] = np.cumsum(np.r_[base[groups[a], k], w[rows[a:b]]])[1:]
+        # each row takes the sum after the latest row of class k of its group
+        latest = np.full(n_rows, -1)
+        latest[rows] = np.arange(rows.size)
+        latest = np.maximum.accumulate(latest)
+        found = latest >= 0
+        found[found] = groups[latest[found]] == group[found]
+        current[found, k] = sums[latest[found]]
+    return current
+
+
+def _first_key(scores: np.ndarray, present: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Per row, the class of largest score among its keys, ties to the first key.
+
+    Python's ``max(d, key=d.get)`` on river's dictionaries: the key met first
+    wins a tie (keys in ``rank`` order; np.inf for none).
+    """
+    best = np.where(present, scores, -np.inf).max(axis=1, keepdims=True)
+    tied = present & (scores == best)
+    return np.argmin(np.where(tied, rank, np.inf), axis=1)
 
 
 def _rank_new_keys(rank: np.ndarray, slot: np.ndarray, y: np.ndarray) -> None:
@@ -552,8 +596,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             learn = np.arange(pending.size) <= first_hit[group]
             self._learn_rows(values, labels, weights, pending[learn], slot[group[learn]])
             for g in np.flatnonzero(first_hit < pending.size):
-                self._last_attempt[slot[g]] = seen[first_hit[g]]
-                self._attempt(int(node[g]), max_depth)
+                self._attempt(int(node[g]), max_depth, seen[first_hit[g]])
             rest = ~learn
             pending, leaf = pending[rest], leaf[rest]
             back = np.argsort(pending, kind="stable")
@@ -565,33 +608,14 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
 
         ``slot``: the leaves' statistics rows; ``group``, ``y``, ``w``: each
         row's leaf (an index into ``slot``; rows grouped by leaf, in stream
-        order), class and weight. A class weight grows by sequential float
-        additions, as ``stats[y] += w`` does (and ``np.add.at`` afterwards);
-        the total adds the class weights in the order of the leaf's keys, as
-        ``sum(stats.values())``. A loop over (leaf, class) pairs, not rows.
+        order), class and weight. The total adds the class weights
+        (:func:`_running_class_weights`) in the order of the leaf's keys, as
+        ``sum(stats.values())``.
         """
-        n_rows, n_classes = y.size, self.classes_.size
-        before = self._class_w[slot]
-        current = before[group]
-        for k in range(n_classes):
-            rows = np.flatnonzero(y == k)
-            if rows.size == 0:
-                continue
-            leaves = group[rows]
-            heads = np.flatnonzero(np.r_[True, leaves[1:] != leaves[:-1]])
-            sums = np.empty(rows.size)
-            for a, b in zip(heads, np.r_[heads[1:], rows.size], strict=True):
-                sums[a:b] = np.cumsum(np.r_[before[leaves[a], k], w[rows[a:b]]])[1:]
-            # each row takes the sum after the latest row of class k of its leaf
-            latest = np.full(n_rows, -1)
-            latest[rows] = np.arange(rows.size)
-            latest = np.maximum.accumulate(latest)
-            found = latest >= 0
-            found[found] = leaves[latest[found]] == group[found]
-            current[found, k] = sums[latest[found]]
-        return _sum_in_key_order(current, self._key_rank[slot][group])
+        after = _running_class_weights(self._class_w[slot], group, y, w)
+        return _sum_in_key_order(after, self._key_rank[slot][group])
 
-    def _count_right_predictions(self, values, rows, slot, y, w):
+    def _count_right_predictions(self, values, rows, slot, y, w, key_rank):
         """Add each row's weight to its leaf's right-counts of "mc" and "nb" ("nba").
 
         Learning one row at a time, a row is predicted with its leaf's
@@ -616,12 +640,14 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         one_hot[np.arange(n_rows), y] = 1
         before = np.cumsum(one_hot, axis=0) - one_hot
         before -= before[first]
-        weighted = np.zeros((n_rows, n_classes))
-        weighted[np.arange(n_rows), y] = w
-        weight_before = np.cumsum(weighted, axis=0) - weighted
-        class_w = self._class_w[slot] + (weight_before - weight_before[first])
+        # Class weights before each row: the running sums after the row before it
+        after = _running_class_weights(self._class_w[slot[leaf_first]], leaf, y, w)
+        class_w = np.where((np.arange(n_rows) == first)[:, None], self._class_w[slot], 0.0)
+        later = np.flatnonzero(np.arange(n_rows) != first)
+        class_w[later] = after[later - 1]
         present = self._present[slot] | (before > 0)
-        majority = np.argmax(class_w, axis=1)
+        rank = key_rank[slot]  # the keys' order, new keys of this batch included
+        majority = _first_key(class_w, present, rank)
         no_keys = ~present.any(axis=1)
         np.add.at(self._mc_right, slot, w * ((majority == y) | no_keys))
         # Gaussian estimates: one segment per (leaf, class), its head the leaf's
@@ -655,7 +681,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             offset.sum(axis=1)[at],
         )
         has = class_w.sum(axis=1) > 0
-        np.add.at(self._nb_right, slot, w * (has & (np.argmax(proba, axis=1) == y)))
+        nb_choice = _first_key(proba, present, rank)
+        np.add.at(self._nb_right, slot, w * (has & (nb_choice == y)))
 
     def _learn_rows(self, values, labels, weights, rows, slot):
         """Add rows to their leaves' statistics: grouped sums, then Chan's merge of moments."""
@@ -663,11 +690,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             return
         y, w = labels[rows], weights[rows]
         n_classes = self.classes_.size
+        key_rank = self._key_rank.copy()
+        _rank_new_keys(key_rank, slot, y)
         if self.leaf_prediction == "nba":
-            self._count_right_predictions(values, rows, slot, y, w)
+            self._count_right_predictions(values, rows, slot, y, w, key_rank)
         np.add.at(self._class_w, (slot, y), w)
         self._present[slot, y] = True
-        _rank_new_keys(self._key_rank, slot, y)
+        self._key_rank = key_rank
         active = self._active[slot]
         _rank_new_keys(self._estimator_rank, slot[active], y[active])
         keep = active & (w > 0)
@@ -681,8 +710,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         cell = key[starts]
         s, k = cell // n_classes, cell % n_classes
         wb = np.add.reduceat(w, starts)
-        mean_b = np.add.reduceat(w[:, None] * x, starts, axis=0) / wb[:, None]
         size = np.diff(np.r_[starts, key.size])
+        # The mean as an offset from each cell's first value: equal values give
+        # their value exactly and no variance at all, as river's row-by-row update
+        # does. sum(w x) / sum(w) can miss it by an ulp, which left a variance of
+        # ~1e-31 whose Gaussian then outvoted every other feature in naive Bayes.
+        first = np.repeat(x[starts], size, axis=0)
+        mean_b = x[starts] + np.add.reduceat(w[:, None] * (x - first), starts, axis=0) / wb[:, None]
         dev = x - np.repeat(mean_b, size, axis=0)
         m2_b = np.add.reduceat(w[:, None] * dev**2, starts, axis=0)
         n_a = self._g_n[s, :, k]
@@ -714,7 +748,9 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         z = (cut[:, :, None] - self._g_mean[s][:, None, :]) / np.where(sigma > 0, sigma, 1)[
             :, None, :
         ]
-        cdf = np.where(sigma[:, None, :] > 0, 0.5 * (1.0 + erf(z / math.sqrt(2.0))), 0.0)
+        cdf = np.where(
+            sigma[:, None, :] > 0, 0.5 * (1.0 + _erf(z / math.sqrt(2.0)).astype(np.float64)), 0.0
+        )
         below = cut[:, :, None] < self._g_min[s][:, None, :]
         above = cut[:, :, None] >= self._g_max[s][:, None, :]
         left = np.where(below, 0.0, np.where(above, n[:, None, :], cdf * n[:, None, :]))
@@ -739,9 +775,10 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         right_keys = seen[:, None, :] & ~above
         return merit, cut, left, right, left_keys, right_keys
 
-    def _attempt(self, node, max_depth):
-        """One split attempt at a due leaf (:eq:`eq-vfdt-rule`)."""
+    def _attempt(self, node, max_depth, seen):
+        """One split attempt at a due leaf (:eq:`eq-vfdt-rule`); ``seen``: its total weight."""
         s = self._slot[node]
+        self._last_attempt[s] = seen
         class_w = self._class_w[s]
         total = class_w.sum()
         if self._depth[node] >= max_depth:
