@@ -224,35 +224,45 @@ def _rank_new_keys(rank: np.ndarray, slot: np.ndarray, y: np.ndarray) -> None:
     rank[s, k] = last[s] + 1 + within
 
 
-def _merge_moments(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
-    """Chan, Golub & LeVeque's merge of two weighted (count, mean, M2) summaries.
+def _welford_scan(n, mean, m2, x, w, segment_head, segment_size):
+    """River's row-by-row update of weighted (count, mean, M2) summaries, along segments.
 
-    An empty summary (weight 0) is the identity on either side.
-    """
-    n = n_a + n_b
-    diff = mean_b - mean_a
-    share = n_b / np.where(n > 0, n, 1.0)
-    return n, mean_a + diff * share, m2_a + m2_b + diff**2 * n_a * share
+    Arrays of shape (n_elements, n_features); each segment is a head (the
+    summary before its rows) followed by its rows, element ``i`` holding row
+    ``x[i]`` of weight ``w[i]``. Element ``i`` becomes the summary after its
+    row, with the arithmetic of river's ``stats.Var.update``::
 
+        n += w;  mean_new = mean + (w / n) * (x - mean);  m2 += w * (x - mean) * (x - mean_new)
 
-def _prefix_moments(n, mean, m2, segment_start):
-    """Inclusive scan of :func:`_merge_moments` within contiguous segments.
-
-    Element ``i`` becomes the merge of elements ``segment_start[i] .. i`` (in
-    order), in ceil(log2(longest segment)) vectorized rounds (Hillis & Steele's
-    scan). Arrays of shape (n_elements, ...) are returned as new arrays.
+    in that order, so that the summaries equal river's to the last bit (a
+    merge of batch summaries, Chan et al.'s, is exact in exact arithmetic but
+    rounds differently; the children of a split inherit class weights cdf * n,
+    and a grace period of such weights decides the row of the next attempt).
+    A row of weight 0 leaves the summary as it is. The loop runs over the
+    position within the segments (at most a leaf's rows of one class between
+    two attempts, about ``grace_period``), each step vectorized over segments
+    and features. Returns new arrays.
     """
     n, mean, m2 = n.copy(), mean.copy(), m2.copy()
-    position = np.arange(n.shape[0])
-    reach = position - segment_start  # elements before i in its segment
-    step = 1
-    while step <= reach.max(initial=0):
-        later = np.flatnonzero(reach >= step)
-        earlier = later - step
-        n[later], mean[later], m2[later] = _merge_moments(
-            n[earlier], mean[earlier], m2[earlier], n[later], mean[later], m2[later]
-        )
-        step *= 2
+    # Segments by decreasing size: those still running at a position are a prefix
+    by_size = np.argsort(-segment_size, kind="stable")
+    head, size = segment_head[by_size], segment_size[by_size]
+    running = np.searchsorted(-size, -np.arange(int(size.max(initial=1))), side="left")
+    zero_weights = bool((w[np.setdiff1d(np.arange(w.size), segment_head)] <= 0).any())
+    for position in range(1, int(size.max(initial=1))):
+        at = head[: running[position]] + position
+        row_w, row_x = w[at][:, None], x[at]
+        n_old, mean_old = n[at - 1], mean[at - 1]
+        n_new = n_old + row_w
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_new = mean_old + (row_w / n_new) * (row_x - mean_old)
+        m2_new = m2[at - 1] + row_w * (row_x - mean_old) * (row_x - mean_new)
+        if zero_weights:
+            skip = row_w <= 0
+            n_new = np.where(skip, n_old, n_new)
+            mean_new = np.where(skip, mean_old, mean_new)
+            m2_new = np.where(skip, m2[at - 1], m2_new)
+        n[at], mean[at], m2[at] = n_new, mean_new, m2_new
     return n, mean, m2
 
 
@@ -312,11 +322,11 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     An attempt falls due as in river: when the leaf's total weight (its class
     weights added in the order river's dictionary holds them) minus the total
     at its last attempt reaches ``grace_period``, both float sums. The
-    Gaussian estimates are merged batch by batch (Chan et al.) where river
-    updates them row by row, so their last bits can differ; where a leaf's
-    weight since its last attempt lands within that rounding of
-    ``grace_period``, an attempt can come one row earlier or later than in
-    river. river's memory limits (``max_size``) are not implemented.
+    Gaussian estimates follow river's row-by-row update to the last bit
+    (:func:`_welford_scan`): a new leaf inherits fractional class weights from
+    them, and its weight since the last attempt often lands within rounding of
+    ``grace_period``, where a last-bit difference would move the attempt by a
+    row. river's memory limits (``max_size``) are not implemented.
 
     Feature values must be 0 or finite with ``2**-480 <= |x| <= 2**480``
     (about 3.2e-145 to 3.1e144): the Gaussian estimates sum squared
@@ -622,13 +632,15 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         statistics of the rows before it (river's ``LeafNaiveBayesAdaptive``).
         ``rows`` come grouped by leaf, in stream order, so these statistics are
         prefixes within the leaf: class weights by cumulative sums, Gaussian
-        estimates by a scan of Chan's merge over each (leaf, class) in turn.
-        Only active leaves count.
+        estimates by river's row-by-row update (:func:`_welford_scan`) over each
+        (leaf, class) in turn.
+        Only active leaves count. Returns the leaves' slots and their Gaussian
+        estimates (count, mean, M2) after the rows, or None without active rows.
         """
         active = self._active[slot]
         rows, slot, y, w = rows[active], slot[active], y[active], w[active]
         if rows.size == 0:
-            return
+            return None
         n_rows, n_classes = rows.size, self.classes_.size
         x = values[rows]
         leaf_first = np.flatnonzero(np.r_[True, slot[1:] != slot[:-1]])
@@ -664,10 +676,12 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         for array, state in ((g_n, self._g_n), (g_mean, self._g_mean), (g_m2, self._g_m2)):
             array[segment_head] = state[leaf_slot].transpose(0, 2, 1).reshape(-1, n_features)
         own = segment_head[leaf * n_classes + y] + 1 + before[np.arange(n_rows), y]
-        g_n[own] = w[:, None]
-        g_mean[own] = np.where(w[:, None] > 0, x, 0.0)
-        segment_start = np.repeat(segment_head, segment_size)
-        g_n, g_mean, g_m2 = _prefix_moments(g_n, g_mean, g_m2, segment_start)
+        element_x = np.zeros((n_elements, n_features))
+        element_w = np.zeros(n_elements)
+        element_x[own], element_w[own] = x, w
+        g_n, g_mean, g_m2 = _welford_scan(
+            g_n, g_mean, g_m2, element_x, element_w, segment_head, segment_size
+        )
         # The estimate of class k before row i: its segment's head plus the rows
         # of class k before i
         at = segment_head[leaf[:, None] * n_classes + np.arange(n_classes)] + before
@@ -683,17 +697,22 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         has = class_w.sum(axis=1) > 0
         nb_choice = _first_key(proba, present, rank)
         np.add.at(self._nb_right, slot, w * (has & (nb_choice == y)))
+        # The Gaussian estimates after the batch: each segment's last element
+        last = segment_head + segment_size - 1
+        shape = (n_leaves, n_classes, n_features)
+        return leaf_slot, [g[last].reshape(shape).transpose(0, 2, 1) for g in (g_n, g_mean, g_m2)]
 
     def _learn_rows(self, values, labels, weights, rows, slot):
-        """Add rows to their leaves' statistics: grouped sums, then Chan's merge of moments."""
+        """Add rows to their leaves' statistics: class weights, then the Gaussians row by row."""
         if rows.size == 0:
             return
         y, w = labels[rows], weights[rows]
         n_classes = self.classes_.size
         key_rank = self._key_rank.copy()
         _rank_new_keys(key_rank, slot, y)
+        moments = None
         if self.leaf_prediction == "nba":
-            self._count_right_predictions(values, rows, slot, y, w, key_rank)
+            moments = self._count_right_predictions(values, rows, slot, y, w, key_rank)
         np.add.at(self._class_w, (slot, y), w)
         self._present[slot, y] = True
         self._key_rank = key_rank
@@ -709,23 +728,26 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
         cell = key[starts]
         s, k = cell // n_classes, cell % n_classes
-        wb = np.add.reduceat(w, starts)
         size = np.diff(np.r_[starts, key.size])
-        # The mean as an offset from each cell's first value: equal values give
-        # their value exactly and no variance at all, as river's row-by-row update
-        # does. sum(w x) / sum(w) can miss it by an ulp, which left a variance of
-        # ~1e-31 whose Gaussian then outvoted every other feature in naive Bayes.
-        first = np.repeat(x[starts], size, axis=0)
-        mean_b = x[starts] + np.add.reduceat(w[:, None] * (x - first), starts, axis=0) / wb[:, None]
-        dev = x - np.repeat(mean_b, size, axis=0)
-        m2_b = np.add.reduceat(w[:, None] * dev**2, starts, axis=0)
-        n_a = self._g_n[s, :, k]
-        mean_a = self._g_mean[s, :, k]
-        n = n_a + wb[:, None]
-        diff = mean_b - mean_a
-        self._g_mean[s, :, k] = mean_a + diff * (wb[:, None] / n)
-        self._g_m2[s, :, k] = self._g_m2[s, :, k] + m2_b + diff**2 * n_a * wb[:, None] / n
-        self._g_n[s, :, k] = n
+        states = (self._g_n, self._g_mean, self._g_m2)
+        if moments is not None:  # already updated row by row to count the right predictions
+            leaf_slot, after = moments
+            for state, value in zip(states, after, strict=True):
+                state[leaf_slot] = value
+        else:
+            # One segment per (leaf, class): its summary so far, then its rows
+            head = starts + np.arange(starts.size)
+            element = np.arange(key.size) + np.repeat(np.arange(starts.size) + 1, size)
+            n_elements, n_features = key.size + starts.size, x.shape[1]
+            g = [np.zeros((n_elements, n_features)) for _ in range(3)]
+            for array, state in zip(g, states, strict=True):
+                array[head] = state[s, :, k]
+            element_x = np.zeros((n_elements, n_features))
+            element_w = np.zeros(n_elements)
+            element_x[element], element_w[element] = x, w
+            g = _welford_scan(*g, element_x, element_w, head, size + 1)
+            for state, value in zip(states, g, strict=True):
+                state[s, :, k] = value[head + size]
         self._g_min[s, :, k] = np.minimum(self._g_min[s, :, k], np.minimum.reduceat(x, starts))
         self._g_max[s, :, k] = np.maximum(self._g_max[s, :, k], np.maximum.reduceat(x, starts))
 
