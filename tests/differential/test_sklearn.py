@@ -39,7 +39,10 @@ part, and counts (``differential/report.py``):
 * ``best-first tie``: with max_leaf_nodes, two leaves whose best splits have
   the same impurity decrease, split in a different order before the budget ran
   out; ``best-first after a tie``: a leaf split in one tree only because a tie
-  elsewhere made the two trees spend their leaf budget on different subtrees.
+  elsewhere made the two trees spend their leaf budget on different subtrees;
+  ``best-first after a pure node split``: likewise after a ``pure node
+  split``, which spends one of scikit-learn's leaves (mltrees then has one
+  left for a leaf scikit-learn never reaches).
 * ``pure node split``: scikit-learn splits a node whose rows all have one class
   (or one target), because its impurity came out above ``EPSILON`` (2.2e-16)
   by rounding; the children predict what the node did.
@@ -48,6 +51,10 @@ part, and counts (``differential/report.py``):
 * ``impurity floor``: scikit-learn's node impurity came out at most ``EPSILON``
   without the node being pure, and it made a leaf of it.
 * ``min_impurity_decrease boundary``: the decrease equals the parameter to rounding.
+* ``min_weight_fraction_leaf boundary``: a child of one library's split weighs
+  ``min_weight_fraction_leaf`` times the total weight to rounding (with
+  balanced class weights, 3 x 284/300 against 0.01 x 284): the float sums
+  decide whether the child is allowed.
 
 Rows that pass through a node where the trees part by a tie are left out of
 the prediction comparison; every other row must be predicted identically.
@@ -67,7 +74,7 @@ from sklearn.utils.class_weight import compute_class_weight
 import mltrees
 from differential.conftest import PROFILE
 from differential.report import record
-from differential.strategies import NAN_PATTERNS, tables
+from differential.strategies import NAN_PATTERNS, make_table, tables
 
 SK_EPSILON = np.finfo(np.float64).eps  # scikit-learn's floor of a node's impurity
 FEATURE_THRESHOLD = np.float32(1e-7)  # scikit-learn never cuts between closer values
@@ -77,9 +84,11 @@ PARTING = (
     "tie",
     "best-first tie",
     "best-first after a tie",
+    "best-first after a pure node split",
     "near values",
     "impurity floor",
     "min_impurity_decrease boundary",
+    "min_weight_fraction_leaf boundary",
 )
 
 
@@ -146,6 +155,13 @@ def _left_rows(X, feature: int, threshold: float, missing_left: bool) -> np.ndar
 def _decrease(targets: Targets, X, rows, feature, threshold, missing_left) -> float:
     left = rows & _left_rows(X, feature, threshold, missing_left)
     return targets.impurity(rows) - targets.impurity(left) - targets.impurity(rows & ~left)
+
+
+def _child_at_weight(targets: Targets, X, rows, feature, threshold, missing_left, weight) -> bool:
+    """Whether a child of the split weighs ``weight`` (min_weight_leaf) to rounding."""
+    left = rows & _left_rows(X, feature, threshold, missing_left)
+    children = (targets.w[left].sum(), targets.w[rows & ~left].sum())
+    return any(abs(child - weight) <= 1e-9 * weight for child in children)
 
 
 def _cut_between_near_values(X, rows, feature: int, threshold: float) -> bool:
@@ -239,6 +255,7 @@ def _classify(
     rows_of = ours_model.decision_path(X).tocsc()
     tol = 1e-9 * targets.scale
     min_decrease = float(params.get("min_impurity_decrease", 0.0)) * total_weight
+    min_weight = float(params.get("min_weight_fraction_leaf", 0.0)) * total_weight
     named, unexplained, budget = {}, [], []
     for i, k in pairs:
         rows = rows_of[:, i].toarray().ravel().astype(bool) & (targets.w > 0)
@@ -259,6 +276,11 @@ def _classify(
             g is not None and abs(g - min_decrease) <= tol for g in (gain_ours, gain_theirs)
         ):
             named[(i, k)] = "min_impurity_decrease boundary"
+        elif min_weight > 0 and any(
+            split is not None and _child_at_weight(targets, X, rows, *split, min_weight)
+            for split in (ours_split, their_split)
+        ):
+            named[(i, k)] = "min_weight_fraction_leaf boundary"
         elif params.get("max_leaf_nodes") is not None and (ours_leaf or their_leaf):
             budget.append(((i, k), ours_leaf, gain_theirs if ours_leaf else gain_ours))
         else:
@@ -269,14 +291,18 @@ def _classify(
     # Best first: a leaf split in one tree only is a tie of the order of splitting
     # when a leaf split in the other tree only has the same decrease.
     # After a tie elsewhere the two trees spend the leaf budget on different
-    # subtrees, so leaves split in one tree only follow from that tie.
+    # subtrees, so leaves split in one tree only follow from that tie; and
+    # likewise after a pure node split, which spends scikit-learn's budget.
     tied = any(name in PARTING for name in named.values())
+    pure_split = "pure node split" in named.values()
     for pair, ours_leaf, gain in budget:
         others = [g for _, leaf, g in budget if leaf != ours_leaf]
         if any(abs(gain - g) <= tol for g in others):
             named[pair] = "best-first tie"
         elif tied:
             named[pair] = "best-first after a tie"
+        elif pure_split and not ours_leaf:
+            named[pair] = "best-first after a pure node split"
         else:
             unexplained.append(f"node {pair[0]}: split by one library only (decrease {gain})")
     return named, unexplained
@@ -411,6 +437,23 @@ def _table_for(task: str, max_rows: int, nan: bool = True):
     )
 
 
+def _separated_alphas(path) -> np.ndarray:
+    """0 and the path's effective alphas that rounding cannot move across a midpoint.
+
+    Subtrees whose split decreases the impurity by nothing in exact arithmetic
+    come out with effective alphas of +-1e-17 (even negative); the midpoint of
+    two such alphas is a parameter whose pruning rounding decides (or a
+    negative one, which both libraries refuse). Alphas within 1e-9 of the
+    root impurity of 0 or of the previous kept alpha are dropped.
+    """
+    tol = 1e-9 * max(float(np.max(path.impurities)), np.finfo(float).tiny)
+    kept = [0.0]
+    for alpha in np.unique(path.ccp_alphas):
+        if alpha - kept[-1] > tol:
+            kept.append(float(alpha))
+    return np.array(kept)
+
+
 def check_cart(table, task, data, test_name="cart"):
     classification = task != "regression"
     X, X_test = _float32(table.X), _float32(table.X_test)
@@ -429,7 +472,7 @@ def check_cart(table, task, data, test_name="cart"):
     # so that no rounding decides which subtrees it prunes.
     if data.draw(st.booleans(), label="prune"):
         path = their_class(random_state=0, **params).cost_complexity_pruning_path(X, y, weights)
-        alphas = np.unique(path.ccp_alphas)
+        alphas = _separated_alphas(path)
         if alphas.size > 1:
             k = data.draw(st.integers(0, alphas.size - 2), label="alpha index")
             params["ccp_alpha"] = float((alphas[k] + alphas[k + 1]) / 2)
@@ -499,9 +542,8 @@ def test_cart_takes_nan_at_its_defaults():
 
 def check_forest(table, task, data, test_name="random forest"):
     classification = task != "regression"
-    X, X_test = _float32(table.X), _float32(table.X_test)
+    X = _float32(table.X)
     y = table.y.astype(int) if classification else table.y
-    weights = table.sample_weight
     params = data.draw(tree_parameters(classification, X.shape[1]), label="params")
     params.pop("max_leaf_nodes")  # mltrees' forests have no leaf budget
     params["n_estimators"] = data.draw(st.integers(1, 4), label="n_estimators")
@@ -510,6 +552,15 @@ def check_forest(table, task, data, test_name="random forest"):
         cw = data.draw(st.sampled_from([None, "balanced", "balanced_subsample", 1]), label="cw")
         params["class_weight"] = _class_weight(cw, int(y.max()) + 1)
     note(f"params={params}")
+    compare_forest(table, task, params, test_name)
+
+
+def compare_forest(table, task, params, test_name="random forest"):
+    """Fit both libraries' forests with ``params`` and compare them tree by tree (or fail)."""
+    classification = task != "regression"
+    X, X_test = _float32(table.X), _float32(table.X_test)
+    y = table.y.astype(int) if classification else table.y
+    weights = table.sample_weight
     ours_class = mltrees.RandomForestClassifier if classification else mltrees.RandomForestRegressor
     their_class = (
         sk_ensemble.RandomForestClassifier if classification else sk_ensemble.RandomForestRegressor
@@ -632,9 +683,8 @@ def _assert_same_scores(ours, theirs, X, y, classification, rounds=None) -> None
 
 def check_gradient_boosting(table, task, data, test_name="gradient boosting"):
     classification = task != "regression"
-    X, X_test = _float32(table.X), _float32(table.X_test)
+    X = _float32(table.X)
     y = table.y.astype(int) if classification else table.y
-    weights = table.sample_weight
     tree = data.draw(tree_parameters(classification, X.shape[1]), label="tree")
     params = {
         "n_estimators": data.draw(st.integers(1, 25), label="n_estimators"),
@@ -656,8 +706,17 @@ def check_gradient_boosting(table, task, data, test_name="gradient boosting"):
     if data.draw(st.booleans(), label="min_impurity_decrease"):
         spread = float(np.var(y)) if not classification else 0.25
         params["min_impurity_decrease"] = spread * data.draw(st.sampled_from([1e-3, 0.01, 0.05]))
-    loss = "log_loss" if classification else "squared_error"
     note(f"params={params}")
+    compare_gradient_boosting(table, task, params, test_name)
+
+
+def compare_gradient_boosting(table, task, params, test_name="gradient boosting"):
+    """Fit both libraries' gradient boosting with ``params`` and compare (or fail)."""
+    classification = task != "regression"
+    X, X_test = _float32(table.X), _float32(table.X_test)
+    y = table.y.astype(int) if classification else table.y
+    weights = table.sample_weight
+    loss = "log_loss" if classification else "squared_error"
     ours_class = (
         mltrees.GradientBoostingClassifier if classification else mltrees.GradientBoostingRegressor
     )
@@ -1012,3 +1071,68 @@ def test_forest_balanced_weights_the_class_totals_by_sample_weight():
         np.testing.assert_allclose(root, theirs.estimators_[0].tree_.value[0, 0], rtol=1e-12)
         for rows in (X, _float32(table.X_test)):
             np.testing.assert_allclose(ours.predict_proba(rows), theirs.predict_proba(rows))
+
+
+def test_gradient_boosting_leaf_budget_after_a_pure_node_split():
+    """Shrunk by the long profile: with max_leaf_nodes=12, scikit-learn split a
+    node whose residuals are all equal (impurity 2.6e-16 by rounding), spending
+    a leaf; mltrees spent it on a zero-decrease split of another leaf. Named
+    'best-first after a pure node split'; the first round's scores before it
+    are equal."""
+    table = make_table(
+        0, 75, ("mostly_zero", "integer0", "few"), "none", 0.0, "multiclass", False, 3
+    )
+    params = {
+        "n_estimators": 1,
+        "learning_rate": 0.05,
+        "max_depth": None,
+        "min_samples_split": 2,
+        "min_samples_leaf": 1,
+        "min_weight_fraction_leaf": 0.0,
+        "max_leaf_nodes": 12,
+        "max_features": None,
+    }
+    compare_gradient_boosting(table, "multiclass3", params)
+
+
+def test_forest_child_weight_on_the_min_weight_fraction_leaf_boundary():
+    """Shrunk by the long profile: balanced class weights (284/300 for class 0)
+    and min_weight_fraction_leaf=0.01; mltrees' best split of an 8-row node has
+    a child of three class-0 rows, 2.84 against 0.01 x 284 = 2.84 in exact
+    arithmetic. scikit-learn's float sums reject it and it takes its next best
+    split. Named 'min_weight_fraction_leaf boundary'."""
+    table = make_table(285, 284, ("continuous",), "none", 0.0, "multiclass", False, 3)
+    params = {
+        "max_depth": None,
+        "min_samples_split": 2,
+        "min_samples_leaf": 1,
+        "min_weight_fraction_leaf": 0.01,
+        "max_features": None,
+        "criterion": "gini",
+        "n_estimators": 1,
+        "bootstrap": False,
+        "class_weight": "balanced",
+    }
+    compare_forest(table, "multiclass3", params)
+
+
+def test_cart_ccp_alpha_away_from_rounding_level_alphas():
+    """Shrunk by the long profile: the absolute-error pruning path of this
+    table starts with effective alphas of -2.8e-17 and 0 (subtrees that
+    decrease nothing), and the midpoint drawn between them, -1.4e-17, was
+    refused by both libraries; other draws fell between two alphas of 1e-17.
+    Only alphas rounding cannot move are drawn now, and both libraries prune
+    alike at every midpoint of them."""
+    table = make_table(0, 34, ("continuous",), "none", 0.0, "regression", False)
+    X, y = _float32(table.X), table.y
+    params = {"min_samples_leaf": 2, "criterion": "absolute_error"}
+    path = sk_tree.DecisionTreeRegressor(**params).cost_complexity_pruning_path(X, y)
+    assert path.ccp_alphas.min() < 1e-15  # rounding-level alphas are there
+    alphas = _separated_alphas(path)
+    assert alphas[0] == 0.0
+    assert np.all(np.diff(alphas) > 1e-9 * path.impurities.max())
+    for alpha in (alphas[:-1] + alphas[1:]) / 2:
+        ours = mltrees.CARTRegressor(ccp_alpha=alpha, **params).fit(X, y)
+        theirs = sk_tree.DecisionTreeRegressor(ccp_alpha=alpha, random_state=0, **params).fit(X, y)
+        np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+        np.testing.assert_array_equal(ours.predict(table.X_test), theirs.predict(table.X_test))
