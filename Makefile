@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test notebooks lint clean difftest
+.PHONY: book test notebooks lint clean difftest fuzz reader lab test-pythons
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,8 +48,53 @@ test: book $(SYSTEM_TOOLS)
 difftest: $(STAMP)
 	MLTREES_DIFFTEST=long $(BIN)/python -m pytest tests/differential -n auto -q
 
+# The long profile of the fuzzing of model files and importers: every systematic
+# edit of every field and many random ones, each in a worker process with a memory
+# and a time cap; prints the count of every outcome. The quick profile of the same
+# tests runs inside `make test`.
+fuzz: $(STAMP)
+	MLTREES_FUZZ=long $(BIN)/python -m pytest tests/fuzzing -q -s -p no:randomly
+
 notebooks: $(STAMP)
 	$(BIN)/python book/_tools/build_notebooks.py
+
+# The chapters in JupyterLab. `make reader` writes reader notebooks to _build/reader:
+# executed copies of the chapters with listings, equation numbers, cross-chapter
+# references and citations resolved (book/_tools/reader_notebooks.py). `make lab` opens
+# JupyterLab on the repository at the introduction's reader copy; a double-click on a
+# chapter's .md opens it as a notebook (jupytext's viewer: book/_tools/jupyterlab).
+reader: $(STAMP)
+	$(BIN)/python book/_tools/reader_notebooks.py --out _build/reader
+
+lab: reader
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
+		--LabApp.app_settings_dir="$(CURDIR)/book/_tools/jupyterlab" \
+		--LabApp.default_url=/lab/tree/_build/reader/book/intro.ipynb \
+		$$(test "$$(id -u)" = 0 && echo --allow-root)
+
+# The package's own tests (not the book) on the other supported CPython versions, found
+# on PATH or in pyenv: each in its venv _build/venv-X.Y, mltrees installed from the clone
+# as users install it, the tests in PYTHON_VERSION_TESTS: every estimator's fit, predict,
+# save and load, and scikit-learn's estimator checks. `.ci/run` runs it after `make test`.
+PYTHON_VERSIONS ?= 3.12 3.13
+PYTHON_VERSION_TESTS := tests/test_every_estimator.py tests/test_model_files.py \
+	$(wildcard tests/test_*estimator_checks.py) tests/test_incremental_trees.py \
+	tests/test_oblique_trees.py tests/test_stacking.py
+
+test-pythons:
+	set -e; for version in $(PYTHON_VERSIONS); do \
+		python=; for candidate in $$(command -v python$$version) \
+				$$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/$$version.*/bin/python$$version 2>/dev/null | sort -rV); do \
+			if $$candidate -c "" 2>/dev/null; then python=$$candidate; break; fi; \
+		done; \
+		test -n "$$python" || { echo "CPython $$version not found on PATH or in pyenv"; exit 1; }; \
+		venv=_build/venv-$$version; \
+		test -x $$venv/bin/python || $$python -m venv $$venv; \
+		$$venv/bin/python -m pip install --quiet --upgrade pip; \
+		$$venv/bin/python -m pip install --quiet ".[test-package]"; \
+		echo "== $$($$venv/bin/python --version): $(words $(PYTHON_VERSION_TESTS)) test files"; \
+		$$venv/bin/pytest -p no:cacheprovider -n auto -q $(PYTHON_VERSION_TESTS); \
+	done
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -4,7 +4,8 @@
                                       [--only SUBSTRING ...] [--out PATH]
                                       [--update REASON]
 
-Writes ``benchmarks/results/family.json``: for every (data set, algorithm,
+Writes ``mltrees/datasets/benchmark_results/family.json`` (package data, read
+with ``mltrees.datasets.load_benchmark_results("family")``): for every (data set, algorithm,
 library, setting) the fit time and the predict time (best of three on the test
 rows), each as wall-clock and as CPU seconds of the process (all threads),
 the test accuracy (classification) or RMSE (regression), and the machine (CPU
@@ -64,7 +65,7 @@ import numpy as np
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = REPO / "benchmarks" / "results" / "family.json"
+DEFAULT_OUT = REPO / "mltrees" / "datasets" / "benchmark_results" / "family.json"
 
 
 def cpu_model() -> str:

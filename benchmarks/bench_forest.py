@@ -4,7 +4,7 @@
                                       [--n-estimators 50] [--skip-large]
     python benchmarks/bench_forest.py --defaults [--sizes 200000 1000000]
                                       [--n-estimators 50] [--repeats 3] [--modes auto exact]
-                                      [--json benchmarks/results/forest_defaults.json]
+        [--json mltrees/datasets/benchmark_results/forest_defaults.json]
 
 Data: ``make_classification(n_samples, n_features=28, n_informative=20,
 random_state=0)``, the first 80% for training and the last 20% for testing

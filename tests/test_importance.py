@@ -6,6 +6,8 @@
 * Permutation importance is exactly 0 for a feature the model never reads.
 * Partial dependence equals scikit-learn's (brute force), and the tree
   traversal equals scikit-learn's ``method="recursion"``.
+* Accumulated local effects of an additive function are its own term, even
+  with correlated features, and move rows only within their interval.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.datasets import load_diabetes
 
 import mltrees
 from mltrees.inspection import (
+    accumulated_local_effects,
     ice_curves,
     importance,
     partial_dependence,
@@ -127,3 +131,58 @@ def test_tree_traversal_equals_sklearn_recursion_on_an_identical_tree():
     np.testing.assert_allclose(
         tree_partial_dependence(ours, X, 8, grid), expected["average"][0], rtol=1e-10
     )
+
+
+# -- accumulated local effects ---------------------------------------------------------
+
+
+def test_ale_of_an_additive_function_is_its_own_term_even_with_correlated_features():
+    rng = np.random.default_rng(0)
+    x1 = rng.normal(size=2000)
+    X = np.column_stack([x1, 0.95 * x1 + 0.3 * rng.normal(size=2000)])
+
+    def additive(A):
+        A = np.asarray(A)
+        return np.sin(2 * A[:, 0]) + A[:, 1] ** 3
+
+    edges, ale = accumulated_local_effects(additive, X, 0, n_intervals=25)
+    np.testing.assert_allclose(ale - ale[0], np.sin(2 * edges) - np.sin(2 * edges[0]), atol=1e-12)
+    # centred: the mean over the rows of the value of their interval is 0
+    interval = np.clip(np.searchsorted(edges, X[:, 0], side="left"), 1, edges.size - 1)
+    assert abs(ale[interval].mean()) < 1e-12
+    # the second feature's effect is its own term as well
+    edges2, ale2 = accumulated_local_effects(additive, X, 1, n_intervals=25)
+    np.testing.assert_allclose(ale2 - ale2[0], edges2**3 - edges2[0] ** 3, atol=1e-10)
+
+
+def test_ale_moves_rows_only_within_their_interval():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(0, 1, size=(500, 2))
+    seen = []
+
+    def record(A):
+        seen.append(np.asarray(A).copy())
+        return np.asarray(A)[:, 0] * np.asarray(A)[:, 1]
+
+    edges, _ = accumulated_local_effects(record, X, 0, n_intervals=10)
+    moved = seen[0][:, 0].reshape(2, -1)  # upper ends, then lower ends
+    assert np.all(moved[0] >= X[:, 0] - 1e-12)
+    assert np.all(moved[1] <= X[:, 0] + 1e-12)
+    assert np.all(moved[0] - moved[1] <= np.diff(edges).max() + 1e-12)
+
+
+def test_ale_with_a_frame_and_bad_input():
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(rng.normal(size=(200, 2)), columns=["a", "b"])
+    model = mltrees.GradientBoostingRegressor(n_estimators=10, max_depth=2).fit(
+        frame, frame["a"] * 2 + frame["b"]
+    )
+    edges, ale = accumulated_local_effects(model.predict, frame, "a", n_intervals=8)
+    assert edges.shape == ale.shape
+    assert np.all(np.diff(edges) > 0)
+    with pytest.raises(ValueError, match="n_intervals"):
+        accumulated_local_effects(model.predict, frame, "a", n_intervals=0)
+    with pytest.raises(ValueError, match="single value"):
+        accumulated_local_effects(model.predict, frame.assign(a=1.0), "a")
+    with pytest.raises(ValueError, match="missing values"):
+        accumulated_local_effects(model.predict, frame.assign(a=np.nan), "a")

@@ -10,6 +10,8 @@ keep the test about the learner). Raw scores are compared relative to
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -710,3 +712,22 @@ def test_waiting_leaves_keep_only_the_fillable_histogram_cells(enable_bundle, mo
     for a, b in zip(packed._trees, full._trees, strict=True):
         np.testing.assert_array_equal(a[0].threshold, b[0].threshold)
         np.testing.assert_array_equal(a[0].value, b[0].value)
+
+
+def test_unseen_pandas_category_at_predict_is_missing_without_a_warning():
+    """A category not seen in fit goes where a missing value goes, as in LightGBM; pandas 3
+    deprecates building a Categorical from values outside its categories, which predict
+    must not do (that deprecation becomes an error in a future pandas)."""
+    rng = np.random.default_rng(0)
+    colour = pd.Categorical(rng.choice(["red", "green", "blue"], 300))
+    X = pd.DataFrame({"colour": colour, "size": rng.normal(size=300)})
+    y = (X["colour"] == "red").to_numpy() ^ (X["size"] > 1).to_numpy()
+    model = LightGBMClassifier(n_estimators=10, min_child_samples=5).fit(X, y)
+    shown = pd.DataFrame(
+        {"colour": pd.Categorical(["red", "purple", None, "blue"]), "size": [0.0, 0.0, 0.0, 0.0]}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        raw = model.decision_function(shown)
+    assert raw[1] == raw[2]  # unseen = missing
+    assert raw[0] != raw[3]  # the seen categories still split

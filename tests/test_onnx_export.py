@@ -387,11 +387,11 @@ def test_imported_lightgbm_zero_band_and_categories(penguins):
     out = _run(model, onnx_input(model, values))
     # LightGBM itself: its zero band is -z <= x <= z.
     np.testing.assert_allclose(out["prediction"], booster.predict(values), rtol=0, atol=1e-12)
-    # The imported model, except at x = -z, which its reader leaves outside the band.
-    same = values[:, depth] != -z
-    raw = model.decision_function(values[same])
-    terms = _abs_terms(export._plan(model).view, values[same])
-    assert (np.abs(out["raw_score"][same] - raw) <= 1e-12 * terms).all()
+    # The imported model, on every row, -z included (prediction's IsZero is closed).
+    raw = model.decision_function(values)
+    terms = _abs_terms(export._plan(model).view, values)
+    assert (np.abs(out["raw_score"] - raw) <= 1e-12 * terms).all()
+    np.testing.assert_allclose(model.predict(values), booster.predict(values), rtol=0, atol=1e-12)
 
 
 def test_imported_xgboost_with_categories(penguins):

@@ -325,3 +325,102 @@ def _expected(estimator) -> dict[str, str]:
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected, xfail_strict=True)
 def test_sklearn_estimator_checks(estimator, check):
     run_check(estimator, check, _expected(estimator))
+
+
+# -- averaging the fold models instead of refitting ---------------------------------
+
+
+def test_fold_average_predicts_the_mean_of_the_fold_models(higgs):
+    X, y = higgs
+    folds = StratifiedKFold(4, shuffle=True, random_state=0)
+    kept = mltrees.StackingClassifier(_members(), cv=folds, refit=False).fit(X, y)
+    refitted = mltrees.StackingClassifier(_members(), cv=folds).fit(X, y)
+    # same out-of-fold features, hence the same combiner
+    np.testing.assert_array_equal(kept.oof_predictions_, refitted.oof_predictions_)
+    np.testing.assert_array_equal(kept.final_estimator_.coef_, refitted.final_estimator_.coef_)
+    by_hand = []
+    for (_, est), average in zip(_members(), kept.estimators_, strict=True):
+        assert isinstance(average, mltrees.ensemble.FoldAverage)
+        assert len(average.estimators_) == 4
+        fold_models = [
+            clone(est).fit(X.iloc[train], y.iloc[train]) for train, _ in folds.split(X, y)
+        ]
+        mean = np.mean([m.predict_proba(X)[:, 1] for m in fold_models], axis=0)
+        np.testing.assert_allclose(average.predict_proba(X)[:, 1], mean, atol=1e-12)
+        by_hand.append(mean)
+    np.testing.assert_allclose(kept.transform(X), np.column_stack(by_hand), atol=1e-12)
+    assert not np.allclose(kept.transform(X), refitted.transform(X))
+
+
+def test_fold_average_regressor_and_refused_labels(higgs):
+    X, y = higgs
+    members = [("a", mltrees.CARTRegressor(max_depth=2)), ("b", mltrees.CARTRegressor(max_depth=4))]
+    kept = mltrees.StackingRegressor(members, cv=KFold(3), refit=False).fit(X, y.astype(float))
+    manual = np.mean(
+        [
+            mltrees.CARTRegressor(max_depth=2).fit(X.iloc[tr], y.iloc[tr]).predict(X)
+            for tr, _ in KFold(3).split(X)
+        ],
+        axis=0,
+    )
+    np.testing.assert_allclose(kept.transform(X)[:, 0], manual, atol=1e-12)
+    with pytest.raises(ValueError, match="refit=False averages"):
+        mltrees.StackingClassifier(_members(), stack_method="predict", refit=False).fit(X, y)
+    with pytest.raises(ValueError, match="refit must be True or False"):
+        mltrees.StackingClassifier(_members(), refit="no").fit(X, y)
+
+
+def test_fold_average_fills_a_class_missing_from_a_fold():
+    X = np.arange(30, dtype=float)[:, None]
+    y = np.array([0] * 14 + [1] * 14 + [2] * 2)
+    folds = [(np.arange(28), np.arange(28, 30)), (np.arange(2, 30), np.arange(2))]
+    folds.append((np.r_[0:2, 28:30], np.arange(2, 28)))
+    stack = mltrees.StackingClassifier(
+        [("t", mltrees.CARTClassifier(max_depth=2))], cv=folds, refit=False
+    ).fit(X, y)
+    proba = stack.estimators_[0].predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert proba.shape == (30, 3)
+
+
+def test_blending_without_shuffle_holds_out_the_last_rows(higgs):
+    X, y = higgs
+    blend = mltrees.BlendingClassifier(_members(), holdout=0.25, shuffle=False).fit(X, y)
+    np.testing.assert_array_equal(blend.holdout_index_, np.arange(225, 300))
+    cart = clone(_members()[0][1]).fit(X.iloc[:225], y.iloc[:225])
+    np.testing.assert_allclose(
+        blend.holdout_predictions_[:, 0], cart.predict_proba(X.iloc[225:])[:, 1], atol=1e-12
+    )
+    with pytest.raises(ValueError, match="shuffle must be True or False"):
+        mltrees.BlendingRegressor(_members(), shuffle=None).fit(X, y.astype(float))
+
+
+def test_fold_averages_and_forward_holdouts_come_back_from_a_model_file(higgs, tmp_path):
+    from mltrees.io import ModelFormatError, load_model, save_model
+
+    X, y = higgs
+    three = np.where(np.arange(len(y)) % 3 == 0, 2, y.to_numpy())  # three classes
+    stacks = [
+        (mltrees.StackingClassifier(_members(), cv=StratifiedKFold(3), refit=False), y),
+        (mltrees.StackingClassifier(_members(), cv=StratifiedKFold(3), refit=False), three),
+        (
+            mltrees.StackingRegressor(
+                [("cart", mltrees.CARTRegressor(max_depth=3))], cv=KFold(3), refit=False
+            ),
+            y.astype(float),
+        ),
+        (mltrees.BlendingClassifier(_members(), holdout=0.3, shuffle=False), y),
+    ]
+    for k, (stack, target) in enumerate(stacks):
+        stack.fit(X, target)
+        path = tmp_path / f"stack{k}.json"
+        save_model(stack, path)
+        back = load_model(path)
+        np.testing.assert_array_equal(back.predict(X), stack.predict(X))
+        assert back.get_params()["estimators"][0][0] == stack.get_params()["estimators"][0][0]
+    # a file whose fold average declares the wrong number of classes is refused
+    text = (tmp_path / "stack1.json").read_text()
+    assert '"n_classes": 3' in text
+    (tmp_path / "bad.json").write_text(text.replace('"n_classes": 3', '"n_classes": 2', 1))
+    with pytest.raises(ModelFormatError, match="number of classes"):
+        load_model(tmp_path / "bad.json")

@@ -15,17 +15,25 @@ one machine when the cut points coincide).
 grow whole trees on the workers, each on a Poisson bootstrap sample drawn
 partition by partition.
 
-Dask is an optional dependency: ``pip install mltrees[dask]``.
+Every fit first registers a worker plugin that tunes glibc's allocator in
+the workers (:mod:`mltrees.dask._malloc`: Dask's nanny otherwise makes
+every NumPy temporary above 128 KiB a fresh ``mmap``, about 3.5× slower
+arithmetic); it stays registered on the cluster and is re-run on restarted
+workers.
+
+Dask is an optional dependency, the ``dask`` extra: from a clone of the
+repository, ``pip install "path/to/mltrees[dask]"``.
 """
+
+from mltrees._optional import import_optional
 
 try:
     import dask  # noqa: F401
     import distributed  # noqa: F401
-except ImportError as error:  # pragma: no cover - exercised only without dask
-    raise ImportError(
-        "mltrees.dask needs dask and distributed; install them with "
-        '`pip install mltrees[dask]` (or `pip install "dask[distributed]"`)'
-    ) from error
+except ImportError:  # the same error, with the command that installs the extra
+    import_optional("dask", extra="dask", feature="mltrees.dask")
+    import_optional("distributed", extra="dask", feature="mltrees.dask")
+    raise
 
 from mltrees.dask.allreduce import DaskRows, merged_cuts, tree_sum
 from mltrees.dask.cost import (

@@ -82,7 +82,10 @@ def as_dask_arrays(X, y, sample_weight, n_partitions: int, dtype=np.float32):
     if dd is not None and isinstance(X, dd.DataFrame):
         check_numeric_columns(X.dtypes, X.columns)
         feature_names = np.asarray([str(c) for c in X.columns], dtype=object)
-        X = X.to_dask_array(lengths=True)
+        # Not lengths=True: dask-expr computes the lengths on a separately
+        # optimized graph, which may fuse partitions (a column projection of
+        # small Parquet files does) and then disagree with npartitions.
+        X = X.to_dask_array()
     elif isinstance(X, da.Array):
         pass
     else:
@@ -110,7 +113,7 @@ def as_dask_arrays(X, y, sample_weight, n_partitions: int, dtype=np.float32):
         if v is None:
             return None
         if dd is not None and isinstance(v, (dd.DataFrame, dd.Series)):
-            v = v.to_dask_array(lengths=True)
+            v = v.to_dask_array()  # chunk sizes computed below (see X)
         if not isinstance(v, da.Array):
             v = np.asarray(v)
             if v.ndim == 2 and v.shape[1] == 1:

@@ -36,6 +36,7 @@ from mltrees.dask._data import (
     is_dask_collection,
     n_workers,
 )
+from mltrees.dask._malloc import prepare_workers
 from mltrees.ensemble._common import class_codes
 from mltrees.ensemble.forest import RandomForestClassifier, RandomForestRegressor
 
@@ -131,6 +132,7 @@ class _DaskForest(BaseEstimator):
         """Grow ``n_estimators`` trees, one per task, from Poisson samples of all partitions."""
         self._check()
         client = get_client(self.client)
+        prepare_workers(client)  # NumPy temporaries off mmap in the workers (see _malloc)
         Xd, yd, wd, names = as_dask_arrays(
             X, y, sample_weight, self.n_partitions or n_workers(client), dtype=np.float64
         )

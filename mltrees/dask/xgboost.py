@@ -36,6 +36,7 @@ from mltrees.dask._data import (
     n_workers,
     partitions,
 )
+from mltrees.dask._malloc import prepare_workers
 from mltrees.dask.allreduce import DaskRows, bin_partition, header, merged_cuts, tree_sum
 from mltrees.ensemble._common import class_codes, real_targets
 from mltrees.ensemble.xgboost import (
@@ -156,6 +157,7 @@ class _DaskXGBoost:
         self._validate_params()
         self._dask_params_check()
         client = get_client(self.client)
+        prepare_workers(client)  # NumPy temporaries off mmap in the workers (see _malloc)
         n_parts = self.n_partitions or n_workers(client)
         Xd, yd, wd, names = as_dask_arrays(X, y, sample_weight, n_parts)
         self.n_features_in_ = int(Xd.shape[1])

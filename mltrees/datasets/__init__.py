@@ -24,8 +24,13 @@ loader                          rows x features    used for
 :func:`load_higgs`              7,500 x 28         dense floats, sample weights (GBDT)
 :func:`load_covertype`          20,000 x 54        7 classes; one-hot groups (EFB)
 ==============================  =================  ===================================
+
+:func:`load_benchmark_results` returns the stored measurements of the
+repository's ``benchmarks/`` scripts that chapters 10 and 19 discuss (JSON
+with the script, the machine, its load and the library versions).
 """
 
+from mltrees.datasets._benchmark_results import BENCHMARK_RESULTS, load_benchmark_results
 from mltrees.datasets._loaders import (
     MUSHROOM_CODES,
     WATERMELON_TRANSLATION,
@@ -43,9 +48,11 @@ from mltrees.datasets._loaders import (
 )
 
 __all__ = [
+    "BENCHMARK_RESULTS",
     "MUSHROOM_CODES",
     "WATERMELON_TRANSLATION",
     "load_adult",
+    "load_benchmark_results",
     "load_car_evaluation",
     "load_covertype",
     "load_heart_disease",

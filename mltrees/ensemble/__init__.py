@@ -16,6 +16,7 @@ from mltrees.ensemble.lightgbm import LightGBMClassifier, LightGBMRegressor
 from mltrees.ensemble.stacking import (
     BlendingClassifier,
     BlendingRegressor,
+    FoldAverage,
     StackingClassifier,
     StackingRegressor,
 )
@@ -27,6 +28,7 @@ __all__: list[str] = [
     "BaggingRegressor",
     "BlendingClassifier",
     "BlendingRegressor",
+    "FoldAverage",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
     "LightGBMClassifier",

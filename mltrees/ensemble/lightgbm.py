@@ -153,14 +153,10 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
             }
         for c, known in getattr(estimator, "_pandas_categories", {}).items():
             if c in frame.columns:
-                # Values unseen in fit become missing (pandas 4 will refuse to
-                # build a Categorical from values outside its categories).
-                values = frame[c].astype(object)
-                seen = values.where(values.isin(known.categories))
-                codes = pd.Categorical(
-                    seen, categories=known.categories, ordered=known.ordered
-                ).codes.astype(np.float64)
-                frame[c] = np.where(codes < 0, np.nan, codes)
+                # -1 for a missing value or a category unseen in fit (pandas 3 deprecates
+                # building a Categorical from values outside its categories)
+                codes = known.categories.get_indexer(frame[c].to_numpy(dtype=object))
+                frame[c] = np.where(codes < 0, np.nan, codes.astype(np.float64))
         bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
         if bad:
             raise TypeError(

@@ -13,7 +13,9 @@ Two ways to produce those rows:
   on the other folds; the members used at prediction time are refitted on
   all rows. With the same folds, members and final estimator the level-1
   features and predictions equal scikit-learn's ``StackingClassifier`` /
-  ``StackingRegressor``.
+  ``StackingRegressor``. With ``refit=False`` the fold models are kept
+  instead and their outputs averaged (:class:`FoldAverage`): no fit on all
+  rows, and the combiner is applied to models of the kind it was trained on.
 * :class:`BlendingClassifier`, :class:`BlendingRegressor`: one holdout. The
   members are fitted once on the rest and kept as they are; the level-1
   learner is trained on their predictions for the holdout rows only.
@@ -56,6 +58,7 @@ from mltrees.tree._data import check_target
 __all__ = [
     "BlendingClassifier",
     "BlendingRegressor",
+    "FoldAverage",
     "StackingClassifier",
     "StackingRegressor",
 ]
@@ -115,6 +118,68 @@ def _fit_member(estimator, X, y, rows, sample_weight):
     if sample_weight is None:
         return est.fit(X, y)
     return est.fit(X, y, sample_weight=sample_weight)
+
+
+class FoldAverage:
+    """The models of one member fitted on the folds, predicting by their average (chapter 16).
+
+    What :class:`StackingClassifier` and :class:`StackingRegressor` keep as a
+    member with ``refit=False``: the ``S`` copies fitted for the out-of-fold
+    predictions, each on ``(S - 1) / S`` of the rows, instead of one copy
+    refitted on all rows. Their outputs (probabilities, decision values or
+    regression predictions) are averaged.
+
+    Parameters
+    ----------
+    estimators : list of fitted estimators
+        The fold models of one member, fitted on integer class codes
+        ``0..n_classes-1`` for classification.
+    n_classes : int or None
+        Number of classes of the stack (a fold may lack one); None for regression.
+
+    Attributes
+    ----------
+    estimators_ : list of fitted estimators
+    """
+
+    def __init__(self, estimators, n_classes=None):
+        self.estimators_ = list(estimators)
+        self.n_classes = n_classes
+
+    @property
+    def classes_(self):
+        """Class codes ``0..n_classes-1`` of the stack (classification only)."""
+        if self.n_classes is None:
+            raise AttributeError("a regression FoldAverage has no classes_")
+        return np.arange(self.n_classes)
+
+    @property
+    def n_features_in_(self) -> int:
+        """The number of features the fold models were fitted on."""
+        return self.estimators_[0].n_features_in_
+
+    def predict_proba(self, X):
+        """Mean of the fold models' class probabilities, one column per class of the stack."""
+        total = np.zeros((_n_rows(X), self.n_classes))
+        for est in self.estimators_:
+            total[:, np.asarray(est.classes_, dtype=np.intp)] += est.predict_proba(X)
+        return total / len(self.estimators_)
+
+    def decision_function(self, X):
+        """Mean of the fold models' decision values."""
+        return np.mean(
+            [np.asarray(e.decision_function(X), dtype=float) for e in self.estimators_], 0
+        )
+
+    def predict(self, X):
+        """Regression: the mean prediction. Classification: the most probable class on average."""
+        if self.n_classes is None:
+            return np.mean([np.asarray(e.predict(X), dtype=float) for e in self.estimators_], 0)
+        return np.argmax(self.predict_proba(X), axis=1)
+
+
+def _n_rows(X):
+    return X.shape[0] if hasattr(X, "shape") else len(X)
 
 
 class _BaseStacking(TransformerMixin, BaseEstimator):
@@ -423,17 +488,26 @@ class _Stacking(_BaseStacking):
                 "cv must give test folds that partition the rows (each row in exactly one "
                 f"test fold); got {tests.size} test rows for {n} rows"
             )
+        refit = check_bool(self.refit, "refit")
+        if not refit and is_classifier(self) and "predict" in methods:
+            raise ValueError(
+                "refit=False averages the fold models' outputs, which labels (stack_method="
+                "'predict') are not; use predict_proba or decision_function"
+            )
         self.stack_method_ = methods
         blocks, self.estimators_ = [], []
         progress = self._progress(len(members) + 1)
+        n_classes = len(self.classes_) if is_classifier(self) else None
         with Parallel(n_jobs=self.n_jobs) as parallel:
             for k, (name, est) in enumerate(zip(names, members, strict=True)):
-                # One fit per fold for the level-1 column, then one on all rows
-                # (rows=None) for prediction.
+                # One fit per fold for the level-1 column, then (refit) one on
+                # all rows (rows=None) for prediction.
                 fits = parallel(
                     delayed(_fit_member)(est, X, y_fit, rows, sw)
-                    for rows in [*(train for train, _ in folds), None]
+                    for rows in [*(train for train, _ in folds), *([None] if refit else [])]
                 )
+                if not refit:
+                    fits.append(FoldAverage(fits, n_classes))
                 block = None
                 for fitted, (_, test) in zip(fits[:-1], folds, strict=True):
                     part = self._member_output(fitted, methods[k], _safe_indexing(X, test))
@@ -443,7 +517,8 @@ class _Stacking(_BaseStacking):
                 blocks.append(block)
                 self.estimators_.append(fits[-1])
                 progress.step(
-                    f"member {k + 1}/{len(members)} {name!r}: {len(folds)} fold fits and a refit"
+                    f"member {k + 1}/{len(members)} {name!r}: {len(folds)} fold fits"
+                    + (" and a refit" if refit else "")
                 )
         self._finish(names, members, final, blocks, y_fit, sw)
         self.oof_predictions_ = np.hstack(blocks)
@@ -458,8 +533,9 @@ class _Blending(_BaseStacking):
 
         Implements :eq:`eq-blending` (chapter 16). The holdout is a random
         ``holdout`` fraction of the rows (stratified by class for the
-        classifier); the members are not refitted afterwards, so the final
-        estimator combines exactly the models it was trained on.
+        classifier), or with ``shuffle=False`` the last rows in their order
+        (time-ordered data); the members are not refitted afterwards, so the
+        final estimator combines exactly the models it was trained on.
 
         Parameters
         ----------
@@ -476,16 +552,24 @@ class _Blending(_BaseStacking):
         if isinstance(h, bool) or not isinstance(h, numbers.Real) or not 0 < h < 1:
             raise ValueError(f"holdout must be a fraction in (0, 1), got {h!r}")
         n = y_fit.shape[0]
-        try:
-            train, hold = train_test_split(
-                np.arange(n),
-                test_size=h,
-                random_state=self.random_state,
-                stratify=y_fit if is_classifier(self) else None,
-            )
-        except ValueError as error:
-            raise ValueError(_holdout_error(h, y_fit, is_classifier(self), error)) from None
-        train, hold = np.sort(train), np.sort(hold)
+        if check_bool(self.shuffle, "shuffle"):
+            try:
+                train, hold = train_test_split(
+                    np.arange(n),
+                    test_size=h,
+                    random_state=self.random_state,
+                    stratify=y_fit if is_classifier(self) else None,
+                )
+            except ValueError as error:
+                raise ValueError(_holdout_error(h, y_fit, is_classifier(self), error)) from None
+            train, hold = np.sort(train), np.sort(hold)
+        else:
+            # The last rows are the holdout: with rows in time order, the
+            # combiner learns on the future of what the members saw.
+            n_hold = int(np.ceil(h * n))
+            if not 0 < n_hold < n:
+                raise ValueError(f"holdout={h!r} leaves no rows on one side of {n} rows")
+            train, hold = np.arange(n - n_hold), np.arange(n - n_hold, n)
         self.stack_method_ = methods
         progress = self._progress(2)
         self.estimators_ = Parallel(n_jobs=self.n_jobs)(
@@ -543,11 +627,15 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
         Output of each member; "auto" takes the first of the last three the
         member has. With two classes only the probability of the second class
         is kept.
+    refit : bool, default True
+        True: each member is refitted on all rows for prediction (as in
+        scikit-learn). False: the fold models are kept and their outputs
+        averaged (:class:`FoldAverage`; ``"predict"`` is then refused).
 
     Attributes
     ----------
     classes_ : ndarray
-    estimators_ : list of fitted members (refitted on all rows)
+    estimators_ : list of fitted members (refitted on all rows, or FoldAverage)
     named_estimators_ : Bunch
     stack_method_ : list of str
     oof_predictions_ : ndarray of shape (n_samples, n_level1_features)
@@ -564,6 +652,7 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
         cv=5,
         stack_method="auto",
         passthrough=False,
+        refit=True,
         n_jobs=None,
         verbose=0,
     ):
@@ -572,6 +661,7 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
         self.cv = cv
         self.stack_method = stack_method
         self.passthrough = passthrough
+        self.refit = refit
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -602,6 +692,9 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
         The folds (an int gives k-fold without shuffling, as scikit-learn's
         ``check_cv``; pass a shuffling splitter for sorted rows). The test
         folds must partition the rows.
+    refit : bool, default True
+        True: each member is refitted on all rows for prediction. False: the
+        fold models are kept and their predictions averaged (:class:`FoldAverage`).
 
     Attributes
     ----------
@@ -616,6 +709,7 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
         *,
         cv=5,
         passthrough=False,
+        refit=True,
         n_jobs=None,
         verbose=0,
     ):
@@ -623,6 +717,7 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
         self.final_estimator = final_estimator
         self.cv = cv
         self.passthrough = passthrough
+        self.refit = refit
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -658,6 +753,10 @@ class BlendingClassifier(_ClassifierOutputs, _Blending):
         As in :class:`StackingClassifier`.
     random_state : int, RandomState or None, default None
         Seed of the holdout draw.
+    shuffle : bool, default True
+        False: the holdout is the last ``holdout`` fraction of the rows in
+        the order given, not stratified (rows in time order: the combiner is
+        trained on rows after those the members learned from).
 
     Attributes
     ----------
@@ -675,6 +774,7 @@ class BlendingClassifier(_ClassifierOutputs, _Blending):
         stack_method="auto",
         passthrough=False,
         random_state=None,
+        shuffle=True,
         n_jobs=None,
         verbose=0,
     ):
@@ -684,6 +784,7 @@ class BlendingClassifier(_ClassifierOutputs, _Blending):
         self.stack_method = stack_method
         self.passthrough = passthrough
         self.random_state = random_state
+        self.shuffle = shuffle
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -708,6 +809,8 @@ class BlendingRegressor(_RegressorOutputs, _Blending):
         estimator (a line on stdout, or a bar in a notebook). Silent by default.
     holdout : float, default 0.2
     random_state : int, RandomState or None, default None
+    shuffle : bool, default True
+        False: the holdout is the last rows in their order (time order).
     """
 
     def __init__(
@@ -718,6 +821,7 @@ class BlendingRegressor(_RegressorOutputs, _Blending):
         holdout=0.2,
         passthrough=False,
         random_state=None,
+        shuffle=True,
         n_jobs=None,
         verbose=0,
     ):
@@ -726,5 +830,6 @@ class BlendingRegressor(_RegressorOutputs, _Blending):
         self.holdout = holdout
         self.passthrough = passthrough
         self.random_state = random_state
+        self.shuffle = shuffle
         self.n_jobs = n_jobs
         self.verbose = verbose

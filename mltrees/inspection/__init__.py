@@ -2,11 +2,18 @@
 
 * :func:`tree_shap`: exact SHAP values of every axis-aligned mltrees tree model
   (path-dependent or interventional), :mod:`~mltrees.inspection.treeshap`;
+* :func:`tree_shap_interactions`: their SHAP interaction values,
+  :mod:`~mltrees.inspection.interactions`;
 * :func:`brute_force_shap`, :func:`shapley_values`: the exponential definition,
   :mod:`~mltrees.inspection.shapley`;
+* :func:`to_shap_trees`: the model in ``shap``'s custom-tree format,
+  :mod:`~mltrees.inspection.shap_trees`;
+* :func:`saabas`: Saabas's path attributions, for comparison,
+  :mod:`~mltrees.inspection.saabas`;
 * :func:`importance`, :func:`permutation_importance`: split counts, gain, cover,
   permutation, :mod:`~mltrees.inspection.importance`;
-* :func:`partial_dependence`, :func:`ice_curves`, :func:`tree_partial_dependence`;
+* :func:`partial_dependence`, :func:`ice_curves`, :func:`tree_partial_dependence`,
+  :func:`accumulated_local_effects`;
 * plots with matplotlib only: :func:`summary_plot`, :func:`dependence_plot`,
   :func:`plot_partial_dependence`, :func:`plot_importance`.
 
@@ -16,7 +23,13 @@ A new model type is explained by registering one adapter
 
 from mltrees.inspection._adapters import TreeModelView, register_adapter, view_of
 from mltrees.inspection.importance import importance, node_gains, permutation_importance
+from mltrees.inspection.interactions import (
+    InteractionExplanation,
+    interaction_weights,
+    tree_shap_interactions,
+)
 from mltrees.inspection.partial_dependence import (
+    accumulated_local_effects,
     ice_curves,
     partial_dependence,
     tree_partial_dependence,
@@ -27,10 +40,14 @@ from mltrees.inspection.plots import (
     plot_partial_dependence,
     summary_plot,
 )
+from mltrees.inspection.saabas import saabas
+from mltrees.inspection.shap_trees import to_shap_trees
 from mltrees.inspection.shapley import (
     brute_force_shap,
+    brute_force_shap_interactions,
     interventional_value,
     path_dependent_value,
+    shapley_interaction_values,
     shapley_values,
     shapley_weight,
 )
@@ -44,12 +61,16 @@ from mltrees.inspection.treeshap import (
 
 __all__ = [
     "Explanation",
+    "InteractionExplanation",
     "TreeModelView",
+    "accumulated_local_effects",
     "brute_force_shap",
+    "brute_force_shap_interactions",
     "dependence_plot",
     "expected_value",
     "ice_curves",
     "importance",
+    "interaction_weights",
     "interventional_value",
     "node_gains",
     "partial_dependence",
@@ -60,10 +81,14 @@ __all__ = [
     "plot_importance",
     "plot_partial_dependence",
     "register_adapter",
+    "saabas",
+    "shapley_interaction_values",
     "shapley_values",
     "shapley_weight",
     "summary_plot",
+    "to_shap_trees",
     "tree_partial_dependence",
     "tree_shap",
+    "tree_shap_interactions",
     "view_of",
 ]

@@ -5,7 +5,9 @@ model over the data with column ``j`` set to ``v`` (:eq:`eq-partial-dependence`)
 the curves of the single rows before averaging are the ICE curves. For tree
 models Friedman's weighted traversal computes a different average, over the
 trees' covers: the path-dependent value of the coalition ``{j}``
-(:eq:`eq-shap-path-value`).
+(:eq:`eq-shap-path-value`). Accumulated local effects (Apley & Zhu 2020,
+:eq:`eq-ale`) average changes of the prediction over the rows near each
+value instead, so that the model is not evaluated far from the data.
 """
 
 from __future__ import annotations
@@ -18,7 +20,12 @@ import pandas as pd
 from mltrees.inspection._adapters import view_of
 from mltrees.inspection.shapley import path_dependent_value
 
-__all__ = ["ice_curves", "partial_dependence", "tree_partial_dependence"]
+__all__ = [
+    "accumulated_local_effects",
+    "ice_curves",
+    "partial_dependence",
+    "tree_partial_dependence",
+]
 
 
 def _column(X, feature):
@@ -99,13 +106,94 @@ def partial_dependence(predict, X, feature, *, grid=None, grid_resolution: int =
     return grid, curves.mean(axis=0)
 
 
+def accumulated_local_effects(predict, X, feature, *, n_intervals: int = 20):
+    """Accumulated local effects (Apley & Zhu 2020), :eq:`eq-ale` (chapter 17).
+
+    The range of feature ``j`` is cut at quantiles ``z_0 < ... < z_A`` of its
+    values. Within interval ``a``, each row whose ``x_j`` lies in
+    ``(z_{a-1}, z_a]`` (the first interval includes ``z_0``) is moved to the
+    interval's two ends and the change of the prediction is averaged over
+    those rows only: a local effect that never moves a row far from where
+    it is. The effects are summed from the left and centred so that their
+    mean over the rows is 0.
+
+    Parameters
+    ----------
+    predict : callable
+        ``predict(X) -> (n,)``.
+    X : array_like or DataFrame (n, d)
+    feature : int or str
+        Numeric column, without missing values.
+    n_intervals : int, default 20
+        Number of quantile intervals (fewer when values repeat).
+
+    Returns
+    -------
+    edges : ndarray (A + 1,)
+        The interval ends ``z_0, ..., z_A``.
+    effects : ndarray (A + 1,)
+        The centred accumulated effect at each end (0 accumulated at ``z_0``
+        before centring).
+    """
+    if not callable(predict):
+        raise TypeError(f"predict must be a callable, got {predict!r}")
+    if (
+        isinstance(n_intervals, bool)
+        or not isinstance(n_intervals, numbers.Integral)
+        or n_intervals < 1
+    ):
+        raise ValueError(f"n_intervals must be an int >= 1, got {n_intervals!r}")
+    frame = isinstance(X, pd.DataFrame)
+    if not frame:
+        X = np.asarray(X, dtype=np.float64)
+    j = _column(X, feature)
+    column = np.asarray(X.iloc[:, j] if frame else X[:, j], dtype=np.float64)
+    if np.isnan(column).any():
+        raise ValueError(
+            "the feature has missing values; accumulated local effects need a value per row"
+        )
+    edges = np.unique(np.quantile(column, np.linspace(0.0, 1.0, int(n_intervals) + 1)))
+    if edges.size < 2:
+        raise ValueError("the feature has a single value: no interval to take effects over")
+    interval = np.clip(np.searchsorted(edges, column, side="left"), 1, edges.size - 1)  # 1..A
+    n = column.size
+
+    def moved(values):
+        if frame:
+            out = X.copy()
+            out.iloc[:, j] = values
+            return out
+        out = X.copy()
+        out[:, j] = values
+        return out
+
+    # One call with the rows at their upper ends, one at their lower ends.
+    both = np.asarray(
+        predict(_stack(moved(edges[interval]), moved(edges[interval - 1]), frame)), dtype=np.float64
+    )
+    change = both[:n] - both[n:]
+    counts = np.bincount(interval, minlength=edges.size)[1:]
+    local = np.bincount(interval, weights=change, minlength=edges.size)[1:] / counts
+    accumulated = np.concatenate([[0.0], np.cumsum(local)])
+    centre = (counts * accumulated[1:]).sum() / n  # mean over rows of the value of their interval
+    return edges, accumulated - centre
+
+
+def _stack(a, b, frame):
+    return pd.concat([a, b], ignore_index=True) if frame else np.vstack([a, b])
+
+
 def tree_partial_dependence(model, X, feature, grid) -> np.ndarray:
     """Friedman's weighted traversal: ``E[f | x_j = v]`` along the trees' covers.
 
     The path-dependent value :eq:`eq-shap-path-value` of the coalition
     ``{j}`` with ``x_j`` on the grid (the other columns of ``X`` are not
-    read). On the training rows it equals :func:`partial_dependence` when
-    ``x_j`` is independent of the features tested along with it (chapter 17).
+    read). It weights the branches of other features by the covers of the
+    rows that passed the tests on ``x_j`` above them (hessian sums for
+    boosting with a loss other than the squared error), where
+    :func:`partial_dependence` weights all rows alike: on the training rows
+    the two agree up to sampling noise when ``x_j`` is independent of the
+    features tested along with it, and differ when it is not (chapter 17).
 
     Returns
     -------

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mltrees._optional import import_optional
+
 __all__ = [
     "dependence_plot",
     "plot_importance",
@@ -12,9 +14,8 @@ __all__ = [
 ]
 
 
-def _axes(ax):
-    import matplotlib.pyplot as plt
-
+def _axes(ax, feature: str):
+    plt = import_optional("matplotlib.pyplot", extra="plot", feature=feature)
     return plt.gca() if ax is None else ax
 
 
@@ -61,7 +62,7 @@ def summary_plot(explanation, *, output=None, max_display: int = 12, ax=None, cm
     values = _values_2d(explanation, output)
     data = np.asarray(explanation.data, dtype=np.float64)
     names = list(explanation.feature_names)
-    ax = _axes(ax)
+    ax = _axes(ax, "summary_plot")
     import matplotlib as mpl
 
     order = np.argsort(np.abs(values).mean(axis=0))[::-1][:max_display]
@@ -90,14 +91,28 @@ def summary_plot(explanation, *, output=None, max_display: int = 12, ax=None, cm
 def dependence_plot(explanation, feature, *, color_by=None, output=None, ax=None):
     """SHAP value of one feature against its value; colour by a second feature if given.
 
-    The vertical spread at a given value is what the other features add
-    (interactions): with ``color_by`` it shows which feature does.
+    The vertical spread at a given value comes from the feature's
+    interactions with the others (and, in the path-dependent game, from their
+    dependence on it); ``color_by`` shows whether a given feature is the one.
+    Given an :class:`~mltrees.inspection.InteractionExplanation`, the main
+    effects ``Phi_jj`` are drawn instead, the SHAP value without its
+    interactions (chapter 17).
     """
-    values = _values_2d(explanation, output)
+    main = hasattr(explanation, "main_effects")
+    if main:
+        values = np.asarray(explanation.main_effects)
+        if values.ndim == 3:
+            if output is None:
+                raise ValueError(
+                    "explanation has one column of values per output; choose one with output="
+                )
+            values = values[:, :, output]
+    else:
+        values = _values_2d(explanation, output)
     names = list(explanation.feature_names)
     j = names.index(feature) if isinstance(feature, str) else int(feature)
     data = np.asarray(explanation.data, dtype=np.float64)
-    ax = _axes(ax)
+    ax = _axes(ax, "dependence_plot")
     if color_by is None:
         ax.scatter(data[:, j], values[:, j], s=8, color="tab:blue", linewidths=0)
     else:
@@ -106,13 +121,13 @@ def dependence_plot(explanation, feature, *, color_by=None, output=None, ax=None
         ax.figure.colorbar(points, ax=ax, label=names[k])
     ax.axhline(0.0, color="0.5", lw=0.8)
     ax.set_xlabel(names[j])
-    ax.set_ylabel(f"SHAP value of {names[j]}")
+    ax.set_ylabel(f"SHAP main effect of {names[j]}" if main else f"SHAP value of {names[j]}")
     return ax
 
 
 def plot_partial_dependence(grid, average=None, curves=None, *, ax=None, n_curves: int = 50):
     """Partial dependence (thick) over ICE curves (thin), as from :func:`ice_curves`."""
-    ax = _axes(ax)
+    ax = _axes(ax, "plot_partial_dependence")
     if curves is not None:
         curves = np.asarray(curves)
         step = max(1, curves.shape[0] // n_curves)
@@ -129,7 +144,7 @@ def plot_importance(values, feature_names, *, ax=None, max_display: int = 12, xl
     """Horizontal bars of importances, largest on top."""
     values = np.asarray(values, dtype=np.float64)
     order = np.argsort(values)[::-1][:max_display][::-1]
-    ax = _axes(ax)
+    ax = _axes(ax, "plot_importance")
     ax.barh(range(order.size), values[order], color="tab:blue")
     ax.set_yticks(range(order.size))
     ax.set_yticklabels([feature_names[j] for j in order])

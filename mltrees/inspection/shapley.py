@@ -17,8 +17,10 @@ from mltrees.tree._tree import CATEGORICAL_NODE, MISSING_ALL_BRANCHES, MISSING_N
 
 __all__ = [
     "brute_force_shap",
+    "brute_force_shap_interactions",
     "interventional_value",
     "path_dependent_value",
+    "shapley_interaction_values",
     "shapley_values",
     "shapley_weight",
 ]
@@ -60,6 +62,53 @@ def shapley_values(value, n_players: int) -> np.ndarray:
         gain = v[without | (1 << i)] - v[without]
         phi[i] = np.tensordot(weights, gain, axes=1)
     return np.moveaxis(phi, 0, 1) if phi.ndim > 1 else phi
+
+
+def shapley_interaction_values(value, n_players: int) -> np.ndarray:
+    """SHAP interaction values of a game by enumeration, :eq:`eq-shap-interaction` (chapter 17).
+
+    The Shapley interaction index of Grabisch and Roubens (1999), split
+    evenly between the two orders of a pair as Lundberg et al. (2020) do:
+    for ``i != j``, ``Phi[i, j]`` sums
+    ``|S|! (p - |S| - 2)! / (2 (p - 1)!) * (v(S+i+j) - v(S+i) - v(S+j) + v(S))``
+    over the coalitions ``S`` of the other players; the diagonal holds the
+    main effects ``Phi[i, i] = phi_i - sum_{j != i} Phi[i, j]``.
+
+    Parameters
+    ----------
+    value : callable
+        As in :func:`shapley_values`.
+    n_players : int
+
+    Returns
+    -------
+    ndarray of shape ``(p, p) + value's shape``; for row-wise values of shape
+    (n, ...) the players' axes are moved to positions 1 and 2: (n, p, p, ...).
+    """
+    if not isinstance(n_players, (int, np.integer)) or not 1 <= n_players <= MAX_PLAYERS:
+        raise ValueError(f"n_players must be an int in [1, {MAX_PLAYERS}], got {n_players!r}")
+    p = int(n_players)
+    masks = np.arange(1 << p)
+    members = ((masks[:, None] >> np.arange(p)) & 1).astype(bool)
+    v = np.stack([np.asarray(value(members[s]), dtype=np.float64) for s in masks])
+    Phi = np.zeros((p, p, *v.shape[1:]))
+    sizes = members.sum(axis=1)
+    for i in range(p):
+        for j in range(i + 1, p):
+            without = masks[~members[:, i] & ~members[:, j]]
+            k = sizes[without]
+            weights = np.array(
+                [factorial(int(s)) * factorial(p - int(s) - 2) / factorial(p - 1) / 2 for s in k]
+            )
+            second = (
+                v[without | (1 << i) | (1 << j)] - v[without | (1 << i)] - v[without | (1 << j)]
+            ) + v[without]
+            Phi[i, j] = Phi[j, i] = np.tensordot(weights, second, axes=1)
+    phi = shapley_values(value, p)
+    phi = np.moveaxis(phi, 1, 0) if phi.ndim > 1 else phi
+    for i in range(p):
+        Phi[i, i] = phi[i] - Phi[i].sum(axis=0)
+    return np.moveaxis(Phi, (0, 1), (1, 2)) if Phi.ndim > 2 else Phi
 
 
 def _route(tree, node: int, x: np.ndarray) -> np.ndarray:
@@ -158,3 +207,20 @@ def brute_force_shap(model, X, *, background=None) -> np.ndarray:
     else:
         phi = shapley_values(lambda s: interventional_value(view, X, background, s), p)
     return phi[:, :, 0] if view.squeeze else phi
+
+
+def brute_force_shap_interactions(model, X, *, background=None) -> np.ndarray:
+    """SHAP interaction values by enumeration of the ``2^d`` coalitions (chapter 17).
+
+    :func:`shapley_interaction_values` (:eq:`eq-shap-interaction`) of the
+    path-dependent game (:func:`path_dependent_value`) or, given
+    ``background``, of the interventional game (:func:`interventional_value`).
+    Same shapes as :func:`~mltrees.inspection.tree_shap_interactions`'s ``values``.
+    """
+    view = view_of(model)
+    p = view.n_features
+    if background is None:
+        Phi = shapley_interaction_values(lambda s: path_dependent_value(view, X, s), p)
+    else:
+        Phi = shapley_interaction_values(lambda s: interventional_value(view, X, background, s), p)
+    return Phi[..., 0] if view.squeeze else Phi

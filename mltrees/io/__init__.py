@@ -1,17 +1,19 @@
-"""Model files without pickle, models imported from XGBoost and LightGBM, ONNX export (chapter 18).
+"""Model files without pickle, XGBoost/LightGBM/CatBoost models imported, ONNX export (chapter 18).
 
 * :func:`to_json`, :func:`from_json`, :func:`save_model`, :func:`load_model`:
   every fitted mltrees estimator as a documented JSON file
   (:mod:`mltrees.io.format`); loading executes nothing from the file and
   rejects malformed or hostile files with :class:`ModelFormatError`.
-* :func:`import_xgboost`, :func:`import_lightgbm`: another library's trees as
-  mltrees :class:`~mltrees.tree._tree.Tree` arrays (:class:`ImportedTreeModel`).
+* :func:`import_xgboost`, :func:`import_lightgbm`, :func:`import_catboost`:
+  another library's trees as mltrees :class:`~mltrees.tree._tree.Tree` arrays
+  (:class:`ImportedTreeModel`).
 * :func:`to_onnx`, :func:`onnx_input`: a fitted tree model as an ONNX graph
   (``TreeEnsemble``, ai.onnx.ml opset 5) for onnxruntime and other runtimes;
   needs the ``onnx`` extra.
 * :func:`register_estimator`: how a new estimator joins the format.
 """
 
+from mltrees.io.catboost_json import catboost_threshold, import_catboost
 from mltrees.io.format import FORMAT_VERSION, ModelFormatError, validate_tree
 from mltrees.io.importers import (
     ImportedTreeModel,
@@ -34,7 +36,9 @@ __all__ = [
     "ImportedTreeModel",
     "ModelFormatError",
     "OnnxExportError",
+    "catboost_threshold",
     "from_json",
+    "import_catboost",
     "import_lightgbm",
     "import_xgboost",
     "load_model",

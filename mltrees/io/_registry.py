@@ -1,51 +1,203 @@
-"""The classes a model file may name, and how each estimator rebuilds its caches.
+"""The classes a model file may name: estimators and the objects inside them.
 
 Adding an estimator is one call of
-:func:`mltrees.io.serialize.register_estimator` in :func:`register_defaults`.
+:func:`mltrees.io.serialize.register_estimator` in :func:`register_defaults`,
+naming its caches and the function of :mod:`mltrees.io._estimator_state` that
+checks its fitted state as a whole and rebuilds them. The objects an
+estimator holds (trees, feature specifications, losses, rules, seeds,
+pandas categories, ID5R's nodes, splitters) are registered here with their
+validators, encoders and the cells one use of them costs
+(:class:`~mltrees.io.format.Budget`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from mltrees.io.format import ModelFormatError, validate_feature_spec, validate_tree
+from mltrees.io._estimator_state import (
+    _rebuild_adaboost,
+    _rebuild_bagging,
+    _rebuild_gradient_boosting,
+    _rebuild_hoeffding,
+    _rebuild_id5r,
+    _rebuild_imported,
+    _rebuild_lightgbm,
+    _rebuild_linear,
+    _rebuild_logitboost,
+    _rebuild_oblique,
+    _rebuild_oblivious,
+    _rebuild_rules,
+    _rebuild_single_tree,
+    _rebuild_stacking,
+    _rebuild_xgboost,
+)
+from mltrees.io.format import (
+    ModelFormatError,
+    check_finite,
+    expect,
+    expect_array,
+    expect_int,
+    tree_cells,
+    validate_feature_spec,
+    validate_tree,
+)
 from mltrees.io.serialize import register_estimator, register_object
 
 
-def _stacked(estimator, scale: float = 1.0) -> None:
-    """The one-walk predictor of the boosted models, as their ``fit`` builds it."""
-    from mltrees.ensemble._common import StackedTrees
+def _check_statistics(stats, path: str) -> None:
+    """CatBoost's categorical columns: one entry per feature in every list, counts that count.
 
-    stages = estimator._trees
-    if not stages:
-        raise ModelFormatError("a boosted model holds at least one round of trees")
-    width = len(stages[0])
-    if any(len(stage) != width for stage in stages):
-        raise ModelFormatError("every boosting round holds the same number of trees")
-    flat = [tree for stage in stages for tree in stage]
-    outputs = np.tile(np.arange(width), len(stages))
-    values = [scale * t.value for t in flat] if scale != 1.0 else [t.value for t in flat]
-    estimator._stack = StackedTrees(flat, values, outputs, width)
-
-
-def _rebuild_gradient_boosting(estimator) -> None:
-    _stacked(estimator, float(estimator.learning_rate))
-
-
-def _rebuild_bagging(estimator) -> None:
-    from mltrees.tree.builder import TreeBuilder
-
-    if estimator._binned and TreeBuilder.accepts(estimator.estimator_):
-        estimator._stack, estimator._stack_key = (
-            estimator._build_stack(),
-            estimator._walker_key(),
+    Per feature: its sorted training categories; for a statistics (not
+    one-hot) feature, the rows per category ``count`` and per category and
+    target border ``class_count``. One border count and one name per column
+    built: a column per category of a one-hot feature, ``3 B + 1`` (the
+    Borders statistics of each of the ``B`` target borders and the Counter)
+    otherwise.
+    """
+    n = len(stats.features)
+    for name in ("features", "categories", "one_hot", "class_count", "count", "n_borders", "names"):
+        expect(isinstance(getattr(stats, name), list), f"{path}.{name}", "a list")
+    for name in ("categories", "one_hot", "class_count", "count"):
+        expect(len(getattr(stats, name)) == n, f"{path}.{name}", "one entry per feature")
+    expect(all(type(f) is int and f >= 0 for f in stats.features), f"{path}.features", "indices")
+    n_columns = 0
+    for c in range(n):
+        known = stats.categories[c]
+        where = f"{path}.categories[{c}]"
+        expect(
+            isinstance(known, np.ndarray) and known.ndim == 1 and known.size >= 1,
+            where,
+            "a non-empty 1-D array",
         )
+        try:
+            ordered = bool((known[1:] > known[:-1]).all())
+        except TypeError:
+            ordered = False
+        expect(ordered, where, "sorted distinct categories")
+        expect(isinstance(stats.one_hot[c], bool), f"{path}.one_hot[{c}]", "a boolean")
+        if stats.one_hot[c]:
+            n_columns += known.size
+            continue
+        count = expect_array(
+            stats.count[c], f"{path}.count[{c}]", kinds="iuf", shape=(known.size,), low=0
+        )
+        table = expect_array(
+            stats.class_count[c], f"{path}.class_count[{c}]", kinds="iuf", ndim=2, low=0
+        )
+        expect(table.shape[0] == known.size, f"{path}.class_count[{c}]", "a row per category")
+        check_finite([count, table], f"{path}.count[{c}]")
+        n_columns += 3 * table.shape[1] + 1
+    expect(
+        len(stats.n_borders) == n_columns
+        and all(type(v) is int and v >= 1 for v in stats.n_borders),
+        f"{path}.n_borders",
+        f"a positive border count for each of the {n_columns} columns",
+    )
+    expect(
+        len(stats.names) == n_columns and all(isinstance(v, str) for v in stats.names),
+        f"{path}.names",
+        "a name per column",
+    )
 
 
-def _rebuild_adaboost(estimator) -> None:
-    estimator._stack = None
-    if estimator._native:
-        estimator._build_stack()
+def _encode_id5r_node(root) -> dict:
+    """An ID5R tree (nested nodes) as arrays, parents before children."""
+    nodes, parent, value = [root], [-1], [-1]
+    order = 0
+    while order < len(nodes):
+        for code, child in nodes[order].children.items():
+            nodes.append(child)
+            parent.append(order)
+            value.append(code)
+        order += 1
+    rows = [node.rows for node in nodes]
+    has_rows = np.array([r is not None for r in rows], dtype=bool)
+    flat = [int(i) for r in rows if r is not None for i in r]
+    sizes = [len(r) if r is not None else 0 for r in rows]
+    return {
+        "test": np.array([node.test for node in nodes], dtype=np.int64),
+        "parent": np.array(parent, dtype=np.int64),
+        "value": np.array(value, dtype=np.int64),
+        "counts": np.stack([node.counts for node in nodes]),
+        "dirty": np.array([node.dirty for node in nodes], dtype=bool),
+        "has_rows": has_rows,
+        "row_sizes": np.array(sizes, dtype=np.int64),
+        "rows": np.array(flat, dtype=np.int64),
+    }
+
+
+def _decode_id5r_node(state: dict, path: str):
+    """The nested nodes of an ID5R tree, after checking that the arrays describe a tree."""
+    from mltrees.incremental.id5r import _Node
+
+    test, parent, value = state["test"], state["parent"], state["value"]
+    n = test.shape[0] if isinstance(test, np.ndarray) else 0
+    expect_array(test, f"{path}.test", kinds="iu", shape=(n,), low=-1)
+    expect_array(parent, f"{path}.parent", kinds="iu", shape=(n,))
+    expect_array(value, f"{path}.value", kinds="iu", shape=(n,))
+    counts = expect_array(state["counts"], f"{path}.counts", kinds="iu", ndim=4, low=0)
+    expect(n >= 1 and counts.shape[0] == n, f"{path}.counts", "one table per node")
+    for name in ("dirty", "has_rows"):
+        expect_array(state[name], f"{path}.{name}", kinds="b", shape=(n,))
+    sizes = expect_array(state["row_sizes"], f"{path}.row_sizes", kinds="iu", shape=(n,), low=0)
+    rows = expect_array(state["rows"], f"{path}.rows", kinds="iu", shape=(int(sizes.sum()),), low=0)
+    ids = np.arange(n)
+    expect(
+        parent[0] == -1
+        and value[0] == -1
+        and (parent[1:] >= 0).all()
+        and (parent[1:] < ids[1:]).all(),
+        f"{path}.parent",
+        "the root first, every other node after its parent",
+    )
+    child = parent[1:]
+    expect(
+        (test[child] >= 0).all() and (value[1:] >= 0).all(),
+        f"{path}.value",
+        "children under decision nodes, by value code",
+    )
+    pairs = child * (int(value.max()) + 1) + value[1:]
+    expect(np.unique(pairs).size == pairs.size, f"{path}.value", "one child per value")
+    expect((sizes[~state["has_rows"]] == 0).all(), f"{path}.row_sizes", "rows at leaves only")
+    nodes = []
+    start = 0
+    for i in range(n):  # one object per node: ID5R's own representation
+        node = _Node(counts[i].copy(), None)
+        node.test = int(test[i])
+        node.dirty = bool(state["dirty"][i])
+        if state["has_rows"][i]:
+            node.rows = rows[start : start + sizes[i]].tolist()
+        start += int(sizes[i])
+        nodes.append(node)
+        if i:
+            nodes[parent[i]].children[int(value[i])] = node
+    return nodes[0]
+
+
+def _check_fold_average(average, path: str) -> None:
+    """A stack's averaged fold models: a non-empty list, and None or a class count."""
+    members = average.estimators_
+    expect(
+        isinstance(members, list) and 1 <= len(members) <= 1 << 20,
+        f"{path}.estimators_",
+        "a non-empty list of fold models",
+    )
+    n_classes = average.n_classes
+    expect(
+        n_classes is None or (type(n_classes) is int and 2 <= n_classes <= 1 << 20),
+        f"{path}.n_classes",
+        "None (regression) or a number of classes >= 2",
+    )
+
+
+def _check_splitter(splitter, path: str) -> None:
+    ok = (
+        type(splitter.n_splits) is int
+        and 2 <= splitter.n_splits <= 1 << 20
+        and type(splitter.shuffle) is bool
+        and (splitter.random_state is None or type(splitter.random_state) is int)
+    )
+    expect(ok, path, "n_splits >= 2, shuffle a boolean, random_state None or an int")
 
 
 def _encode_seed(seed: np.random.SeedSequence) -> dict:
@@ -78,7 +230,7 @@ def _decode_seed(state: dict, path: str) -> np.random.SeedSequence:
         and all(small_int(v, 64) for v in key)
         and type(pool) is int
         and 4 <= pool <= 64
-        and small_int(spawned, 63)
+        and small_int(spawned, 32)
     )
     if not ok:
         raise ModelFormatError(f"{path}: a SeedSequence with out-of-range state")
@@ -88,12 +240,16 @@ def _decode_seed(state: dict, path: str) -> np.random.SeedSequence:
 
 
 def _plain_state(obj, path: str) -> None:
-    """A loss or objective holds numbers and strings only."""
+    """A loss or objective holds finite numbers and strings only (and an objective its loss)."""
     for name, value in vars(obj).items():
         if not (value is None or isinstance(value, (bool, int, float, str))) and not hasattr(
             value, "gradient"
         ):
             raise ModelFormatError(f"{path}.{name}: a number or a string")
+        check_finite(value if isinstance(value, float) else 0.0, f"{path}.{name}")
+    for name in ("n_classes", "n_outputs"):
+        if name in vars(obj):
+            expect_int(vars(obj)[name], f"{path}.{name}", 1, 1 << 20)
 
 
 def _check_condition(condition, path: str) -> None:
@@ -160,22 +316,36 @@ def _check_oblivious_tree(tree, path):
         raise ModelFormatError(f"{path}: an ObliviousTree of depth d has d splits and 2**d leaves")
 
 
-def _rebuild_oblivious(estimator) -> None:
-    """Check every split against the model's columns, then rebuild the predictor."""
-    n_borders = np.asarray(estimator._n_borders)
-    trees = estimator._trees
-    if not trees or any(t.depth != estimator.depth for t in trees):
-        raise ModelFormatError("an oblivious model holds trees of its own depth")
-    for t in trees:
-        if (t.feature >= len(n_borders)).any() or (t.border_index >= n_borders[t.feature]).any():
-            raise ModelFormatError("an oblivious tree tests a column or border the model lacks")
-    if len(estimator._borders) != len(estimator._numeric):
-        raise ModelFormatError("one border list per numeric feature")
-    estimator._compile()
+def _encode_categories(dtype) -> dict:
+    return {"categories": np.asarray(dtype.categories), "ordered": bool(dtype.ordered)}
+
+
+def _decode_categories(state: dict, path: str):
+    """A pandas ``CategoricalDtype`` (LightGBM's categories of a DataFrame column)."""
+    import pandas as pd
+
+    values, ordered = state["categories"], state["ordered"]
+    ok = (
+        isinstance(values, np.ndarray)
+        and values.ndim == 1
+        and type(ordered) is bool
+        and (values.dtype.kind in "iufbU" or all(type(v) in (str, int) for v in values.tolist()))
+    )
+    if not ok or (values.dtype.kind == "f" and not np.isfinite(values).all()):
+        raise ModelFormatError(f"{path}: categories are a 1-D array of labels, ordered a boolean")
+    if len(set(values.tolist())) != values.size:
+        raise ModelFormatError(f"{path}: the categories are distinct")
+    return pd.CategoricalDtype(
+        pd.Index(values.tolist()) if values.dtype == object else values, ordered=ordered
+    )
 
 
 def register_defaults() -> None:
     """Register every estimator and helper class of mltrees."""
+    import pandas as pd
+    from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge, RidgeCV
+    from sklearn.model_selection import KFold, StratifiedKFold
+
     from mltrees import losses
     from mltrees.ensemble.adaboost import AdaBoostClassifier
     from mltrees.ensemble.bagging import BaggingClassifier, BaggingRegressor
@@ -188,9 +358,18 @@ def register_defaults() -> None:
     from mltrees.ensemble.lightgbm import LightGBMClassifier, LightGBMRegressor
     from mltrees.ensemble.lightgbm import _Objective as LightGBMObjective
     from mltrees.ensemble.logitboost import LogitBoostClassifier
+    from mltrees.ensemble.stacking import (
+        BlendingClassifier,
+        BlendingRegressor,
+        FoldAverage,
+        StackingClassifier,
+        StackingRegressor,
+    )
     from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor, _Objective
     from mltrees.hist.oblivious import ObliviousTree
     from mltrees.hist.oblivious_ctr import CategoricalStatistics
+    from mltrees.incremental.hoeffding import HoeffdingTreeClassifier
+    from mltrees.incremental.id5r import ID4Classifier, ID5RClassifier, _Node
     from mltrees.io.importers import ImportedTreeModel
     from mltrees.tree._data import FeatureSpec
     from mltrees.tree._tree import Tree
@@ -203,6 +382,7 @@ def register_defaults() -> None:
         # The tree's fields, without the walk caches it keeps between predictions.
         encode=lambda tree: tree.__getstate__(),
         validate=lambda tree, path: validate_tree(tree, path=path),
+        cells=tree_cells,
     )
     register_object(FeatureSpec, validate=validate_feature_spec)
     register_object(Condition, validate=_check_condition)
@@ -210,9 +390,24 @@ def register_defaults() -> None:
     register_object(_Objective, validate=_plain_state)
     # Two classes share the name _Objective: the LightGBM one is stored by its own name.
     register_object(LightGBMObjective, name="LightGBMObjective", validate=_plain_state)
-    register_object(ObliqueTree, validate=_check_oblique)
-    register_object(ObliviousTree, validate=_check_oblivious_tree)
-    register_object(CategoricalStatistics)
+    register_object(
+        ObliqueTree, validate=_check_oblique, cells=lambda t: tree_cells(t) + t.coef.size
+    )
+    register_object(
+        ObliviousTree,
+        validate=_check_oblivious_tree,
+        cells=lambda t: 2 * t.value.size + 3 * t.weight.size,
+    )
+    register_object(
+        CategoricalStatistics,
+        validate=lambda stats, path: _check_statistics(stats, path),
+    )
+    register_object(
+        pd.CategoricalDtype,
+        attributes=("categories", "ordered"),
+        encode=_encode_categories,
+        decode=_decode_categories,
+    )
     register_object(
         np.random.SeedSequence,
         attributes=("entropy", "spawn_key", "pool_size", "n_children_spawned"),
@@ -232,20 +427,52 @@ def register_defaults() -> None:
     # Single trees and rule sets: everything they hold is stored; members of
     # ensembles drop the split codes of the histogram walk (floats suffice).
     for cls in (ID3Classifier, C45Classifier, CARTClassifier, CARTRegressor):
-        register_estimator(cls, skip=("_split_codes",))
-    register_estimator(RuleSetClassifier)
-    register_estimator(LogitBoostClassifier)
+        register_estimator(cls, skip=("_split_codes",), rebuild=_rebuild_single_tree)
+    register_estimator(RuleSetClassifier, rebuild=_rebuild_rules)
+    register_estimator(LogitBoostClassifier, rebuild=_rebuild_logitboost)
     register_estimator(AdaBoostClassifier, skip=("_stack",), rebuild=_rebuild_adaboost)
+    # Out-of-bag estimates are NaN for rows that every member drew.
+    out_of_bag = ("oob_decision_function_", "oob_prediction_", "oob_score_")
     for cls in (BaggingClassifier, BaggingRegressor, RandomForestClassifier, RandomForestRegressor):
-        register_estimator(cls, skip=("_stack", "_stack_key"), rebuild=_rebuild_bagging)
+        register_estimator(
+            cls, skip=("_stack", "_stack_key"), rebuild=_rebuild_bagging, non_finite=out_of_bag
+        )
     for cls in (GradientBoostingClassifier, GradientBoostingRegressor):
         register_estimator(cls, skip=("_stack",), rebuild=_rebuild_gradient_boosting)
     for cls in (XGBoostClassifier, XGBoostRegressor):
-        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_stacked)
+        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_rebuild_xgboost)
     for cls in (LightGBMClassifier, LightGBMRegressor):
-        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_stacked)
+        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_rebuild_lightgbm)
     for cls in (ObliviousBoostingClassifier, ObliviousBoostingRegressor):
         register_estimator(cls, skip=("_tests", "_test_of", "_values"), rebuild=_rebuild_oblivious)
-    register_estimator(ObliqueTreeClassifier)
-    register_estimator(ObliqueTreeRegressor)
-    register_estimator(ImportedTreeModel)
+    register_estimator(ObliqueTreeClassifier, rebuild=_rebuild_oblique)
+    register_estimator(ObliqueTreeRegressor, rebuild=_rebuild_oblique)
+    register_estimator(ImportedTreeModel, skip=("_stack",), rebuild=_rebuild_imported)
+    # Incremental trees: their whole state, so that partial_fit continues exactly.
+    register_object(
+        _Node,
+        attributes=("test", "parent", "value", "counts", "dirty", "has_rows", "row_sizes", "rows"),
+        encode=_encode_id5r_node,
+        decode=_decode_id5r_node,
+        name="ID5RNode",
+    )
+    register_estimator(
+        HoeffdingTreeClassifier,
+        rebuild=_rebuild_hoeffding,
+        non_finite=("_threshold", "_g_min", "_g_max"),  # NaN at leaves, +-inf when empty
+    )
+    for cls in (ID5RClassifier, ID4Classifier):
+        register_estimator(cls, skip=("_flat",), rebuild=_rebuild_id5r)
+    # Stacking and blending, with the scikit-learn linear models that are their
+    # default final estimators (and the usual ones) and the usual splitters.
+    for cls in (StackingClassifier, StackingRegressor, BlendingClassifier, BlendingRegressor):
+        register_estimator(cls, skip=("named_estimators_",), rebuild=_rebuild_stacking)
+    register_object(
+        FoldAverage, attributes=("estimators_", "n_classes"), validate=_check_fold_average
+    )
+    for cls in (LogisticRegression, RidgeCV, Ridge, LinearRegression):
+        register_estimator(cls, rebuild=_rebuild_linear)
+    for cls in (KFold, StratifiedKFold):
+        register_object(
+            cls, attributes=("n_splits", "shuffle", "random_state"), validate=_check_splitter
+        )

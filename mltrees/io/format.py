@@ -33,6 +33,17 @@ carries: classes come from the fixed registry of
 :mod:`mltrees.io.serialize`, arrays are built from lists of numbers of a
 white-listed dtype, and every bound (sizes, nesting, indices) is checked
 before memory is allocated. Every violation raises :class:`ModelFormatError`.
+
+The work a file can cause is bounded by its size (:class:`Budget`): a model
+read from ``S`` bytes holds at most ``max(MIN_CELLS, CELLS_PER_BYTE * S)``
+*cells* (8-byte array entries), counting the nodes of a tree once for every
+place that uses it, since the predictor walks (and stacks) it there. A
+``{"ref": n}`` costs nothing when it shares an array or a feature binning, and
+the whole tree when it repeats a tree; an estimator costs ``ESTIMATOR_CELLS``
+more at every use (the fixed work of calling its ``predict``). Sizes a file
+declares without storing
+them (a number of classes, of features, of category codes) must agree with
+the arrays it does store.
 """
 
 from __future__ import annotations
@@ -42,7 +53,16 @@ import re
 
 import numpy as np
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "ModelFormatError", "validate_tree"]
+__all__ = [
+    "CELLS_PER_BYTE",
+    "ESTIMATOR_CELLS",
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "MIN_CELLS",
+    "Budget",
+    "ModelFormatError",
+    "validate_tree",
+]
 
 FORMAT_NAME = "mltrees-model"
 FORMAT_VERSION = 1
@@ -67,6 +87,20 @@ _STR_DTYPE = re.compile(r"^<U([0-9]{1,6})$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 
 
+# The budget of cells (8-byte entries) a model file of S bytes may cause:
+# max(MIN_CELLS, CELLS_PER_BYTE * S). A JSON number takes at least two bytes
+# ("0,"), so the arrays of a file fill at most S / 2 cells, and an honest
+# file that uses each tree in two places (gradient boosting keeps its trees
+# in ``estimators_`` and in ``_trees``) about S; the factor leaves room for
+# that, and the floor for small files with many shared parts.
+CELLS_PER_BYTE = 4
+MIN_CELLS = 1 << 22  # 32 MiB of float64
+# An estimator costs this much at every use besides its trees: ensembles call
+# each member's predict, whose fixed cost is that of a walk over ~1000 cells.
+# A member takes more than 1 KB of an honest file (its parameters alone).
+ESTIMATOR_CELLS = 1024
+
+
 class ModelFormatError(ValueError):
     """A model file (or a model to be saved) that does not follow the mltrees format.
 
@@ -78,6 +112,39 @@ class ModelFormatError(ValueError):
 
 def _fail(path: str, message: str):
     raise ModelFormatError(f"{path}: {message}")
+
+
+class Budget:
+    """The cells a model read from a file of ``n_bytes`` bytes may hold and walk.
+
+    Implements the bound :eq:`eq-model-budget` (chapter 18).
+
+    ``limit = max(MIN_CELLS, CELLS_PER_BYTE * n_bytes)``, or ``max_cells`` when
+    the caller gives one (to load a trusted model whose trees expand more,
+    e.g. dense category tables). Readers :meth:`spend` the cells of what they
+    are about to allocate *before* allocating it; going over the limit raises
+    :class:`ModelFormatError`.
+    """
+
+    def __init__(self, n_bytes: int, max_cells: int | None = None):
+        if max_cells is None:
+            self.limit = max(MIN_CELLS, CELLS_PER_BYTE * int(n_bytes))
+        elif type(max_cells) is int and max_cells > 0:
+            self.limit = max_cells
+        else:
+            raise ValueError(f"max_cells must be a positive int or None, got {max_cells!r}")
+        self.n_bytes = int(n_bytes)
+        self.used = 0
+
+    def spend(self, cells, path: str, what: str = "entries") -> None:
+        """Count ``cells`` more (an integer, possibly huge); refuse past the limit."""
+        self.used += int(cells)
+        if self.used > self.limit:
+            _fail(
+                path,
+                f"the model would hold {self.used} cells ({what}), more than the "
+                f"{self.limit} allowed for a file of {self.n_bytes} bytes (max_cells)",
+            )
 
 
 def check_name(name, path: str) -> str:
@@ -208,6 +275,8 @@ def _check_surrogates(tree, n: int, leaf: np.ndarray, n_features, bad) -> None:
     feature, threshold, low_slot, agreement = arrays
     if len({a.shape for a in arrays}) != 1:
         bad("surrogate_* share one shape")
+    if feature.shape[1] == 0:  # no surrogates
+        return
     if feature.dtype.kind not in "iu" or low_slot.dtype.kind not in "iu":
         bad("surrogate_feature and surrogate_low_slot are integers")
     used = feature >= 0
@@ -222,6 +291,15 @@ def _check_surrogates(tree, n: int, leaf: np.ndarray, n_features, bad) -> None:
 
 
 _SURROGATE_FIELDS = ("feature", "threshold", "low_slot", "agreement")
+
+
+def check_tree_features(tree, n_features: int, path: str = "tree") -> None:
+    """The features (and surrogate features) a valid tree tests are below ``n_features``."""
+    if tree.feature.size and tree.feature.max() >= n_features:
+        _fail(path, f"a node tests a feature >= {n_features}")
+    surrogates = tree.surrogate_feature
+    if surrogates.size and surrogates.max() >= n_features:
+        _fail(path, f"a surrogate split tests a feature >= {n_features}")
 
 
 def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> None:
@@ -317,7 +395,24 @@ def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> No
         bad("missing_slot is -2, -1 or a child slot of its node")
     if (tree.n_node_samples < 0).any() or not (tree.weighted_n_node_samples >= 0).all():
         bad("n_node_samples and weighted_n_node_samples are >= 0")
+    if not (np.isfinite(tree.weighted_n_node_samples).all() and np.isfinite(tree.impurity).all()):
+        bad("weighted_n_node_samples and impurity are finite")
     _check_surrogates(tree, n, leaf, n_features, bad)
+    # C4.5's nodes share a missing value among their children by the children's
+    # weights (Tree.branch_fraction): those must add up to the node's weight.
+    shared = internal[slot[internal] == -2]
+    if shared.size:
+        weight = tree.weighted_n_node_samples
+        sizes = n_children[shared]
+        offsets = np.cumsum(sizes) - sizes
+        children = np.repeat(first[shared] - offsets, sizes) + np.arange(int(sizes.sum()))
+        total = np.add.reduceat(weight[children], offsets)
+        parent = weight[shared]
+        if not ((parent > 0) & (np.abs(total - parent) <= 1e-9 * parent)).all():
+            bad(
+                "a node that shares missing values among its children has a positive "
+                "weight, the sum of theirs"
+            )
     categorical = internal[kind[internal] == CATEGORICAL_NODE]
     sizes = tree.n_categories.astype(np.int64)[categorical]
     offsets = tree.route_offset.astype(np.int64)[categorical]
@@ -329,6 +424,104 @@ def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> No
         limit = np.repeat(n_children[categorical], sizes)
         if ((slots < -1) | (slots >= limit)).any():
             bad("route_table entries are -1 or a child slot of their node")
+
+
+def tree_cells(tree) -> int:
+    """The cells of a (validated) tree's arrays: what one use of it costs (:class:`Budget`)."""
+    n = tree.feature.shape[0]
+    per_node = len(_INT_FIELDS) + len(_FLOAT_FIELDS) + tree.value.shape[1]
+    per_node += 4 * tree.surrogate_feature.shape[1]
+    return n * per_node + tree.route_table.size
+
+
+def binary_tree_levels(left, right, path: str) -> list:
+    """The node ids of a binary tree given by child links, level by level from node 0.
+
+    ``left[i]``, ``right[i]`` are the children of node ``i``, both negative
+    at a leaf (the form of XGBoost's files and of the Hoeffding tree). The
+    links must form a tree rooted at 0 (:eq:`eq-tree-links`): children in
+    range, every node reached exactly once. One vectorized step per level.
+
+    Raises
+    ------
+    ModelFormatError
+    """
+    left = np.asarray(left, dtype=np.int64)
+    right = np.asarray(right, dtype=np.int64)
+    n = left.size
+    leaf = left < 0
+    if right.shape != left.shape or left.ndim != 1 or n == 0:
+        _fail(path, "child links are two 1-D arrays of the same, non-zero length")
+    if ((left >= n) | (right >= n) | ((right < 0) != leaf)).any():
+        _fail(path, "child indices out of range (or one child missing)")
+    levels = [np.zeros(1, dtype=np.int64)]
+    seen = np.zeros(n, dtype=np.int64)
+    seen[0] = 1
+    level = levels[0]
+    while True:
+        inner = level[~leaf[level]]
+        if inner.size == 0:
+            break
+        level = np.column_stack([left[inner], right[inner]]).ravel()
+        np.add.at(seen, level, 1)
+        if seen.max() > 1:
+            _fail(path, "a node is reached twice (a cycle or a shared child)")
+        levels.append(level)
+    if sum(level.size for level in levels) != n:
+        _fail(path, f"{int((seen == 0).sum())} node(s) cannot be reached from the root")
+    return levels
+
+
+def expect(ok, path: str, message: str) -> None:
+    """Raise :class:`ModelFormatError` (``path: message``) unless ``ok``."""
+    if not ok:
+        _fail(path, message)
+
+
+def expect_int(value, path: str, low: int = 0, high: int | None = None) -> int:
+    """An integer (Python or NumPy) in ``[low, high]``."""
+    ok = isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+    if not ok or value < low or (high is not None and value > high):
+        _fail(path, f"an integer in [{low}, {'inf' if high is None else high}]")
+    return int(value)
+
+
+def expect_array(value, path: str, *, kinds="f", shape=None, ndim=None, low=None, high=None):
+    """An ndarray whose dtype kind is in ``kinds``, of the given shape, entries in [low, high]."""
+    expect(isinstance(value, np.ndarray), path, "an array")
+    expect(value.dtype.kind in kinds, path, f"an array of dtype kind {kinds!r}")
+    if shape is not None:
+        expect(value.shape == tuple(shape), path, f"an array of shape {tuple(shape)}")
+    if ndim is not None:
+        expect(value.ndim == ndim, path, f"a {ndim}-D array")
+    if value.size and value.dtype.kind in "iuf":
+        expect(low is None or value.min() >= low, path, f"entries >= {low}")
+        expect(high is None or value.max() <= high, path, f"entries <= {high}")
+    return value
+
+
+def check_finite(value, path: str) -> None:
+    """Refuse NaN and infinite numbers anywhere in a decoded value.
+
+    Walks numbers, NumPy arrays and scalars, lists, tuples and dicts; other
+    objects are left to their own checks.
+    """
+    if isinstance(value, float | np.floating):
+        if not math.isfinite(value):
+            _fail(path, f"a number is {value} (finite numbers only)")
+    elif isinstance(value, np.ndarray):
+        if value.dtype.kind in "fc" and not np.isfinite(value).all():
+            _fail(path, "an array holds NaN or infinite values (finite numbers only)")
+        elif value.dtype == object:
+            for i, item in enumerate(value.ravel().tolist()):
+                check_finite(item, f"{path}[{i}]")
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            check_finite(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_finite(key, f"{path}.key")
+            check_finite(item, f"{path}[{key!r}]")
 
 
 def validate_feature_spec(spec, path: str) -> None:
@@ -347,6 +540,8 @@ def validate_feature_spec(spec, path: str) -> None:
             _fail(path, "a numeric feature's values are floats, not NaN")
         if (np.diff(values) <= 0).any():
             _fail(path, "a numeric feature's values (or bin edges) increase strictly")
+    elif len(set(values.tolist())) != len(values):
+        _fail(path, "a categorical feature's categories are distinct")
     expected = len(values) + 1 if spec.kind == NUMERIC and not spec.exact else len(values)
     if type(spec.n_codes) is not int or spec.n_codes != expected:
         _fail(path, f"n_codes must be {expected}")

@@ -21,21 +21,37 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import os
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from mltrees.io.format import ModelFormatError, validate_tree
+from mltrees.io.format import (
+    Budget,
+    ModelFormatError,
+    binary_tree_levels,
+    check_tree_features,
+    expect,
+    expect_array,
+    expect_int,
+    validate_tree,
+)
+from mltrees.tree._tree import Tree
 
 __all__ = ["ImportedTreeModel", "import_lightgbm", "import_xgboost", "xgboost_threshold"]
 
+DEFAULT_MAX_BYTES = 1 << 31  # 2 GiB, as for mltrees model files
+
 _LINKS = ("identity", "logit", "log", "softmax")
+_SOURCES = ("xgboost", "lightgbm", "catboost")
 
 
 class ImportedTreeModel(BaseEstimator):
     """Trees trained by another library, held as mltrees :class:`Tree` arrays.
 
-    Built by :func:`import_xgboost` or :func:`import_lightgbm`, not by ``fit``.
+    Built by :func:`import_xgboost`, :func:`import_lightgbm` or
+    :func:`~mltrees.io.import_catboost`, not by ``fit``.
     The raw score of output ``k`` is ``base_margin_[k]`` plus the leaf values
     of the trees with ``tree_output_ == k`` (divided by the number of rounds
     when ``average_output_``: LightGBM's random forest mode).
@@ -49,18 +65,19 @@ class ImportedTreeModel(BaseEstimator):
         The output each tree adds to.
     base_margin_ : ndarray of float, shape (n_outputs,)
         The starting raw score (XGBoost's ``base_score`` as a margin; 0 for
-        LightGBM, whose initial score is folded into its first trees).
+        LightGBM, whose initial score is folded into its first trees;
+        CatBoost's bias, added after the trees).
     link_ : {"identity", "logit", "log", "softmax"}
         How :meth:`predict` maps raw scores to the library's prediction.
     sigmoid_ : float
         LightGBM's ``sigmoid`` of binary objectives (1 for XGBoost).
     objective_ : str
         The objective as the library names it.
-    source_ : {"xgboost", "lightgbm"}
+    source_ : {"xgboost", "lightgbm", "catboost"}
     categorical_ : ndarray of bool, shape ``(n_features_in_,)``
         Features tested by category membership (LightGBM).
     zero_as_missing_ : ndarray of bool, shape ``(n_features_in_,)``
-        Features whose nodes treat 0 (``|x| <= 1e-35``) as missing (LightGBM's
+        Features whose nodes treat 0 (``|x| <= float32(1e-35)``) as missing (LightGBM's
         ``zero_as_missing``): such values are mapped to NaN before the walk.
     n_codes_ : ndarray of int, shape ``(n_features_in_,)``
         For a categorical feature, the codes its routing tables cover; any
@@ -69,37 +86,78 @@ class ImportedTreeModel(BaseEstimator):
     """
 
     def _check(self):
-        n_features = self.n_features_in_
-        if not isinstance(self.trees_, list) or not self.trees_:
-            raise ModelFormatError("trees_: a non-empty list of Tree")
-        outputs = self.tree_output_
-        base = self.base_margin_
-        if (
-            not isinstance(outputs, np.ndarray)
-            or outputs.shape != (len(self.trees_),)
-            or not isinstance(base, np.ndarray)
-            or base.ndim != 1
-            or base.size < 1
-            or outputs.dtype.kind not in "iu"
-            or (outputs < 0).any()
-            or (outputs >= base.size).any()
-        ):
-            raise ModelFormatError("tree_output_: one output index in [0, n_outputs) per tree")
-        if self.link_ not in _LINKS or (self.link_ == "softmax") != (base.size > 1):
-            raise ModelFormatError(f"link_: one of {_LINKS}; softmax for several outputs only")
-        for i, tree in enumerate(self.trees_):
-            validate_tree(tree, n_features, path=f"trees_[{i}]")
-            if tree.value.shape[1] != 1:
-                raise ModelFormatError(f"trees_[{i}]: one value column")
-        categorical = self.categorical_
-        if not isinstance(categorical, np.ndarray) or categorical.shape != (n_features,):
-            raise ModelFormatError("categorical_: one boolean per feature")
-        zero = self.zero_as_missing_
-        if not isinstance(zero, np.ndarray) or zero.shape != (n_features,) or zero.dtype != bool:
-            raise ModelFormatError("zero_as_missing_: one boolean per feature")
-        codes = self.n_codes_
-        if not isinstance(codes, np.ndarray) or codes.shape != (n_features,) or (codes < 0).any():
-            raise ModelFormatError("n_codes_: one count per feature")
+        """Every field agrees with the others (run by the importers and by the loader).
+
+        Trees valid and of one value column, each adding to an existing
+        output; per-feature arrays of ``n_features_in_`` entries; categorical
+        nodes only on categorical features, each with the routing table of
+        its feature's codes; a finite starting score; raw scores bounded away
+        from overflow (through the link, for ``log``).
+        """
+        from mltrees.io._estimator_state import MAX_LOG_LINK_SCORE, MAX_RAW_SCORE, _bounded
+
+        n_features = expect_int(self.n_features_in_, "n_features_in_", 1)
+        trees = self.trees_
+        expect(
+            isinstance(trees, list) and trees and all(type(t) is Tree for t in trees),
+            "trees_",
+            "a non-empty list of Tree",
+        )
+        base = expect_array(self.base_margin_, "base_margin_", ndim=1)
+        n_outputs = base.size
+        expect(n_outputs >= 1 and np.isfinite(base).all(), "base_margin_", "finite margins")
+        expect_array(
+            self.tree_output_,
+            "tree_output_",
+            kinds="iu",
+            shape=(len(trees),),
+            low=0,
+            high=n_outputs - 1,
+        )
+        expect(
+            self.link_ in _LINKS and (self.link_ == "softmax") == (n_outputs > 1),
+            "link_",
+            f"one of {_LINKS}; softmax for several outputs only",
+        )
+        expect(self.source_ in _SOURCES, "source_", f"one of {_SOURCES}")
+        expect(isinstance(self.objective_, str), "objective_", "a string")
+        sigmoid = self.sigmoid_
+        expect(
+            isinstance(sigmoid, float) and math.isfinite(sigmoid) and sigmoid > 0,
+            "sigmoid_",
+            "a positive float",
+        )
+        expect(isinstance(self.average_output_, bool), "average_output_", "a boolean")
+        expect(len(trees) >= n_outputs, "trees_", "at least one tree per output")
+        categorical = expect_array(
+            self.categorical_, "categorical_", kinds="b", shape=(n_features,)
+        )
+        expect_array(self.zero_as_missing_, "zero_as_missing_", kinds="b", shape=(n_features,))
+        codes = expect_array(self.n_codes_, "n_codes_", kinds="iu", shape=(n_features,), low=0)
+        expect(not (codes[~categorical] > 0).any(), "n_codes_", "0 for numeric features")
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            expect_array(names, "feature_names_in_", kinds="OU", shape=(n_features,))
+        for i, tree in enumerate(trees):  # each a valid Tree (read from a file or built)
+            where = f"trees_[{i}]"
+            check_tree_features(tree, n_features, where)
+            expect(tree.value.shape[1] == 1, where, "one value column")
+            internal = tree.feature >= 0
+            on_categorical = internal & categorical[np.maximum(tree.feature, 0)]
+            expect(
+                np.array_equal(on_categorical, internal & (tree.kind == 1)),
+                where,
+                "categorical nodes test exactly the categorical features",
+            )
+            sizes = tree.n_categories[on_categorical]
+            expect(
+                np.array_equal(sizes, codes[tree.feature[on_categorical]] + 1),
+                where,
+                "a categorical node routes every code of its feature, plus one for the rest",
+            )
+        largest = [float(np.abs(tree.value).max()) for tree in trees]
+        limit = MAX_LOG_LINK_SCORE if self.link_ == "log" else MAX_RAW_SCORE
+        _bounded([float(np.abs(base).max()), *largest], "trees_", limit)
 
     def _values(self, X) -> np.ndarray:
         """The input as float64, categorical columns mapped to their codes."""
@@ -111,9 +169,11 @@ class ImportedTreeModel(BaseEstimator):
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have shape (n_samples, {self.n_features_in_}), got {X.shape}")
         zero = np.flatnonzero(self.zero_as_missing_)
-        if zero.size:  # LightGBM's missing type Zero: the band (-1e-35, 1e-35] is missing
+        if zero.size:  # LightGBM's missing type Zero: IsZero's closed band [-z, z] is missing
             X = X.copy()
-            band = (X[:, zero] > -_ZERO) & (X[:, zero] <= _ZERO)
+            # Prediction's IsZero (tree.h) is closed, -z <= x <= z; only the
+            # training-time binning uses the half-open (-z, z].
+            band = (X[:, zero] >= -_ZERO) & (X[:, zero] <= _ZERO)
             X[:, zero] = np.where(band, np.nan, X[:, zero])
         columns = np.flatnonzero(self.categorical_)
         if columns.size:
@@ -163,15 +223,34 @@ class ImportedTreeModel(BaseEstimator):
         values = self._values(X)
         return np.column_stack([tree.apply(values) for tree in self.trees_])
 
+    def _stacked(self):
+        """The trees as one walk (:class:`~mltrees.ensemble._walk.StackedTrees`), built once."""
+        from mltrees.ensemble._walk import StackedTrees
+
+        cached = self.__dict__.get("_stack")
+        if cached is None or cached[0] is not self.trees_:
+            stack = StackedTrees(
+                self.trees_,
+                [tree.value for tree in self.trees_],
+                self.tree_output_,
+                self.base_margin_.size,
+            )
+            cached = (self.trees_, stack)
+            self.__dict__["_stack"] = cached
+        return cached[1]
+
     def decision_function(self, X) -> np.ndarray:
-        """Raw scores (margins): shape (n_samples,) or (n_samples, n_outputs)."""
+        """Raw scores (margins): shape (n_samples,) or (n_samples, n_outputs).
+
+        The sum of every tree's leaf, per output, in tree order (one walk of
+        all trees), plus ``base_margin_``; averaged over rounds with
+        ``average_output_``.
+        """
         values = self._values(X)
-        raw = np.tile(self.base_margin_, (values.shape[0], 1))
-        for tree, k in zip(self.trees_, self.tree_output_, strict=True):
-            raw[:, k] += tree.value[tree.apply(values), 0]
+        raw = self._stacked().predict(values)
         if self.average_output_:
-            raw = (raw - self.base_margin_) / (len(self.trees_) // self.base_margin_.size)
-            raw += self.base_margin_
+            raw = raw / (len(self.trees_) // self.base_margin_.size)
+        raw = raw + self.base_margin_
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
     def predict(self, X) -> np.ndarray:
@@ -246,30 +325,12 @@ def _tree_from_links(
     tables of categorical nodes come from ``categorical``: a dict node ->
     array of slots (0 left, 1 right) per code.
     """
-    from mltrees.tree._tree import Tree
-
     left = np.asarray(left, dtype=np.int64)
     right = np.asarray(right, dtype=np.int64)
     n = left.size
     leaf = left < 0
-    if ((left >= n) | (right >= n) | ((right < 0) != leaf)).any():
-        raise ModelFormatError(f"{path}: child indices out of range")
-    order = [np.zeros(1, dtype=np.int64)]  # old ids, level by level
-    seen = np.zeros(n, dtype=np.int64)
-    seen[0] = 1
-    level = order[0]
-    for _ in range(n):
-        inner = level[~leaf[level]]
-        if inner.size == 0:
-            break
-        level = np.column_stack([left[inner], right[inner]]).ravel()
-        np.add.at(seen, level, 1)
-        if seen.max() > 1:
-            raise ModelFormatError(f"{path}: a node is reached twice (a cycle or shared child)")
-        order.append(level)
+    order = binary_tree_levels(left, right, path)  # old ids, level by level
     old = np.concatenate(order)
-    if old.size != n:
-        raise ModelFormatError(f"{path}: {n - old.size} node(s) unreachable from the root")
     new = np.empty(n, dtype=np.int64)
     new[old] = np.arange(n)
     is_leaf = leaf[old]
@@ -284,8 +345,9 @@ def _tree_from_links(
     weight = np.asarray(cover, dtype=np.float64)[old]
     value = np.where(is_leaf, np.asarray(leaf_value, dtype=np.float64)[old], 0.0)
     # Bottom-up: an internal node's value is the cover-weighted mean of its children.
-    for d in range(len(order) - 2, -1, -1):
-        ids = internal[depth[internal] == d]
+    for level in order[-2::-1]:
+        ids = new[level]
+        ids = ids[~is_leaf[ids]]
         a, b = first_child[ids], first_child[ids] + 1
         total = weight[a] + weight[b]
         value[ids] = np.where(
@@ -304,7 +366,7 @@ def _tree_from_links(
         n_categories[i] = slots.size
         route_offset[i] = offset
         offset += slots.size
-        tables.append(np.asarray(slots, dtype=np.int64))
+        tables.append(np.asarray(slots, dtype=np.int8))
     tree = Tree(
         feature=np.where(is_leaf, -1, np.asarray(feature, dtype=np.int64)[old]),
         kind=kind,
@@ -312,7 +374,7 @@ def _tree_from_links(
         first_child=first_child,
         n_children=np.where(is_leaf, 0, 2).astype(np.int64),
         route_offset=route_offset,
-        route_table=np.concatenate(tables) if tables else np.zeros(0, dtype=np.int64),
+        route_table=np.concatenate(tables) if tables else np.zeros(0, dtype=np.int8),
         n_categories=n_categories,
         value=value[:, None],
         impurity=np.zeros(n),
@@ -326,6 +388,85 @@ def _tree_from_links(
     )
     validate_tree(tree, path=path)
     return tree
+
+
+# ---------------------------------------------------------------- reading files
+
+
+def _file_text(model, max_bytes: int, *, json_object: bool) -> str:
+    """The text of a model given as text, bytes or a path (a ModelFormatError for anything bad)."""
+    if isinstance(model, bytes | bytearray):
+        data = bytes(model)
+    elif isinstance(model, str) and (
+        (json_object and model.lstrip().startswith("{")) or (not json_object and "\n" in model)
+    ):
+        if len(model) > max_bytes:
+            raise ModelFormatError(f"the model text is longer than max_bytes={max_bytes}")
+        return model
+    else:
+        path = os.fspath(model)
+        if os.path.getsize(path) > max_bytes:
+            raise ModelFormatError(f"{path} is larger than max_bytes={max_bytes}")
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ModelFormatError(f"the model is larger than max_bytes={max_bytes}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ModelFormatError(f"the model is not UTF-8 text: {error}") from None
+
+
+def _no_constant(token):
+    raise ModelFormatError(f"the file contains {token}, which is not standard JSON")
+
+
+def _json_document(model, max_bytes: int) -> tuple[dict, int]:
+    """A JSON model file (text, bytes, path or an already parsed dict) and its size in bytes."""
+    if isinstance(model, dict):
+        try:
+            text = json.dumps(model, allow_nan=False)
+        except (ValueError, TypeError, RecursionError) as error:
+            raise ModelFormatError(f"not a JSON model: {str(error)[:200]}") from None
+    else:
+        text = _file_text(model, max_bytes, json_object=True)
+    try:
+        document = json.loads(text, parse_constant=_no_constant)
+    except ModelFormatError:
+        raise
+    except (ValueError, RecursionError) as error:
+        raise ModelFormatError(f"not a JSON document: {str(error)[:200]}") from None
+    if not isinstance(document, dict):
+        raise ModelFormatError("a model file is a JSON object")
+    return document, len(text)
+
+
+def _numbers(values, path: str, *, n=None, integer=False, finite=True) -> np.ndarray:
+    """A JSON list of numbers as an array: float64, or int64 when ``integer``."""
+    expect(isinstance(values, list), path, "a list of numbers")
+    expect(n is None or len(values) == n, path, f"{n} entries")
+    if integer:
+        expect(all(type(v) is int for v in values), path, "integers")
+        expect(all(-(1 << 62) <= v < 1 << 62 for v in values), path, "integers below 2**62")
+        return np.asarray(values, dtype=np.int64).reshape(-1)
+    expect(all(type(v) in (int, float) for v in values), path, "numbers")
+    with np.errstate(over="ignore"):
+        out = np.asarray(values, dtype=np.float64).reshape(-1)
+    expect(not finite or np.isfinite(out).all(), path, "finite numbers")
+    return out
+
+
+def _header_int(value, path: str, low: int, high: int) -> int:
+    """An integer header field (XGBoost writes them as strings, e.g. ``"4"``)."""
+    try:
+        number = (
+            int(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
+        )
+    except ValueError:
+        number = None
+    if number is None or not low <= number <= high:
+        raise ModelFormatError(f"{path}: an integer in [{low}, {high}], got {str(value)[:40]!r}")
+    return number
 
 
 # ---------------------------------------------------------------- XGBoost
@@ -348,14 +489,17 @@ def xgboost_threshold(t) -> np.ndarray:
 
 def _parse_list(text) -> list[float]:
     """XGBoost writes scalars like base_score as "5E-1" or "[5E-1,2E-1]"."""
-    if isinstance(text, (int, float)):
+    if isinstance(text, int | float) and not isinstance(text, bool):
         return [float(text)]
     if not isinstance(text, str) or len(text) > 100_000:
         raise ModelFormatError("base_score: a number or a list of numbers")
     try:
-        return [float(v) for v in text.strip().strip("[]").split(",") if v.strip()]
+        values = [float(v) for v in text.strip().strip("[]").split(",") if v.strip()]
     except ValueError:
         raise ModelFormatError(f"base_score: cannot read {text[:40]!r}") from None
+    if not values or not all(math.isfinite(v) for v in values):
+        raise ModelFormatError(f"base_score: finite numbers, got {text[:40]!r}")
+    return values
 
 
 _XGB_LINKS = {
@@ -373,9 +517,14 @@ _XGB_LINKS = {
     "multi:softprob": "softmax",
     "multi:softmax": "softmax",
 }
+# Cells per node of an XGBoost tree while it is read: its JSON arrays, the
+# translated arrays and the mltrees Tree (see Budget).
+_CELLS_PER_NODE = 32
 
 
-def import_xgboost(model) -> ImportedTreeModel:
+def import_xgboost(
+    model, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | None = None
+) -> ImportedTreeModel:
     """An XGBoost ``gbtree`` model as an :class:`ImportedTreeModel`.
 
     Parameters
@@ -383,6 +532,11 @@ def import_xgboost(model) -> ImportedTreeModel:
     model : str, bytes, dict or path-like
         The JSON of ``Booster.save_model("m.json")`` (or ``save_raw("json")``),
         already parsed, or the path of the file.
+    max_bytes : int
+        A longer file is refused before it is read.
+    max_cells : int or None
+        The most cells (8-byte entries: nodes, routing tables) the model may
+        hold; None: ``max(2**22, 4 * file size)`` (:class:`~mltrees.io.format.Budget`).
 
     Notes
     -----
@@ -395,79 +549,108 @@ def import_xgboost(model) -> ImportedTreeModel:
     right and every other value (negative, unlisted, too large) left; pass
     categorical columns as the codes of the training categories (a pandas
     ``category`` column is converted to its codes). ``dart`` and ``gblinear``
-    boosters are refused.
+    boosters are refused. Every size is checked against the budget before
+    anything of that size is allocated, and any malformed content raises
+    :class:`ModelFormatError`.
     """
-    document = _load_document(model)
+    document, n_bytes = _json_document(model, max_bytes)
+    budget = Budget(n_bytes, max_cells)
     try:
         learner = document["learner"]
         param = learner["learner_model_param"]
         objective = learner["objective"]["name"]
         booster = learner["gradient_booster"]
-        if booster.get("name") != "gbtree":
-            raise ModelFormatError(
-                f"only gbtree boosters are imported, got {booster.get('name')!r}"
-            )
+        if not isinstance(booster, dict) or booster.get("name") != "gbtree":
+            name = booster.get("name") if isinstance(booster, dict) else booster
+            raise ModelFormatError(f"only gbtree boosters are imported, got {str(name)[:40]!r}")
         forest = booster["model"]
         trees_json = forest["trees"]
         tree_info = forest["tree_info"]
-        n_features = int(param["num_feature"])
-        n_class = int(param.get("num_class", "0"))
-        base = _parse_list(param["base_score"])
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        if isinstance(error, ModelFormatError):
-            raise
+        num_feature, num_class = param["num_feature"], param.get("num_class", "0")
+        base_score = param["base_score"]
+        names = learner.get("feature_names") or None
+    except (KeyError, TypeError, AttributeError) as error:
         raise ModelFormatError(f"not an XGBoost JSON model: {error!r}") from None
-    if objective not in _XGB_LINKS:
-        raise ModelFormatError(f"objective {objective!r} is not supported")
+    if not isinstance(objective, str) or objective not in _XGB_LINKS:
+        raise ModelFormatError(f"objective {str(objective)[:40]!r} is not supported")
     link = _XGB_LINKS[objective]
-    n_outputs = max(n_class, 1)
+    n_features = _header_int(num_feature, "num_feature", 1, 1 << 40)
+    budget.spend(4 * n_features, "num_feature", "entries per feature")
+    if names is not None and (
+        not isinstance(names, list)
+        or len(names) != n_features
+        or not all(isinstance(v, str) for v in names)
+    ):
+        raise ModelFormatError("feature_names: one string per feature")
+    expect(isinstance(trees_json, list) and trees_json, "trees", "a non-empty list")
+    outputs = _numbers(tree_info, "tree_info", n=len(trees_json), integer=True)
+    n_outputs = max(_header_int(num_class, "num_class", 0, len(trees_json)), 1)
+    expect(((outputs >= 0) & (outputs < n_outputs)).all(), "tree_info", "outputs of the model")
+    base = _parse_list(base_score)
     if len(base) == 1:
         base = base * n_outputs
     if len(base) != n_outputs:
         raise ModelFormatError(f"base_score has {len(base)} values for {n_outputs} outputs")
     base32 = np.asarray(base, dtype=np.float32)
     if link == "logit":
+        expect(((base32 > 0) & (base32 < 1)).all(), "base_score", "a probability in (0, 1)")
         margin = np.log(base32 / (np.float32(1) - base32))
     elif link == "log":
+        expect((base32 > 0).all(), "base_score", "positive")
         margin = np.log(base32)
     else:
         margin = base32
+    expect(np.isfinite(margin).all(), "base_score", "a finite margin")
     parsed = []
     n_codes = np.zeros(n_features, dtype=np.int64)
     categorical = np.zeros(n_features, dtype=bool)
     for i, tj in enumerate(trees_json):
+        path = f"trees[{i}]"
+        expect(isinstance(tj, dict), path, "a JSON object")
         try:
-            left = np.asarray(tj["left_children"], dtype=np.int64)
-            right = np.asarray(tj["right_children"], dtype=np.int64)
-            feature = np.asarray(tj["split_indices"], dtype=np.int64)
-            condition = np.asarray(tj["split_conditions"], dtype=np.float32)
-            default_left = np.asarray(tj["default_left"], dtype=np.int64)
-            cover = np.asarray(tj["sum_hessian"], dtype=np.float64)
-            split_type = np.asarray(tj.get("split_type", [0] * left.size), dtype=np.int64)
-            sets = _xgb_category_sets(tj, left.size)
-        except (KeyError, TypeError, ValueError, OverflowError) as error:
-            if isinstance(error, ModelFormatError):
-                raise
-            raise ModelFormatError(f"trees[{i}]: {error!r}") from None
-        arrays = (left, right, feature, condition, default_left, cover, split_type)
-        if len({a.size for a in arrays}) != 1 or left.size == 0:
-            raise ModelFormatError(f"trees[{i}]: node arrays of different lengths")
+            left = tj["left_children"]
+            expect(isinstance(left, list), f"{path}.left_children", "a list")
+            budget.spend(_CELLS_PER_NODE * len(left), path, "tree nodes")
+            n = len(left)
+            left = _numbers(left, f"{path}.left_children", integer=True)
+            right = _numbers(tj["right_children"], f"{path}.right_children", n=n, integer=True)
+            feature = _numbers(tj["split_indices"], f"{path}.split_indices", n=n, integer=True)
+            condition = _numbers(tj["split_conditions"], f"{path}.split_conditions", n=n)
+            default_left = _numbers(tj["default_left"], f"{path}.default_left", n=n, integer=True)
+            cover = _numbers(tj["sum_hessian"], f"{path}.sum_hessian", n=n)
+            split_type = tj.get("split_type", [0] * n)
+            split_type = _numbers(split_type, f"{path}.split_type", n=n, integer=True)
+            sets = _xgb_category_sets(tj, n, path)
+        except KeyError as error:
+            raise ModelFormatError(f"{path}: {error!r} missing") from None
+        expect(n > 0, path, "at least one node")
+        expect((cover >= 0).all(), f"{path}.sum_hessian", "covers >= 0")
+        with np.errstate(over="ignore"):
+            expect(
+                np.isfinite(condition.astype(np.float32)).all(),
+                f"{path}.split_conditions",
+                "float32 numbers",
+            )
         is_leaf = left < 0
         if ((feature < 0) | (feature >= n_features))[~is_leaf].any():
-            raise ModelFormatError(f"trees[{i}]: a split index out of range")
+            raise ModelFormatError(f"{path}: a split index out of range")
         if set(sets) != set(np.flatnonzero((split_type == 1) & ~is_leaf).tolist()):
-            raise ModelFormatError(f"trees[{i}]: categories_nodes and split_type disagree")
+            raise ModelFormatError(f"{path}: categories_nodes and split_type disagree")
         for node, codes in sets.items():
             categorical[feature[node]] = True
             largest = max(codes, default=-1) + 1
             n_codes[feature[node]] = max(n_codes[feature[node]], largest)
         parsed.append((i, left, right, feature, condition, default_left, cover, sets, is_leaf))
+    # Every categorical node routes every code of its feature: the tables'
+    # total size is known (and paid for) before any is built.
+    table_cells = sum(int(n_codes[tree[3][node]]) + 1 for tree in parsed for node in tree[7])
+    budget.spend(table_cells, "categories", "routing-table entries")
     trees = []
     for i, left, right, feature, condition, default_left, cover, sets, is_leaf in parsed:
         # XGBoost sends a category of the node's set right, any other value left.
         tables = {}
         for node, codes in sets.items():
-            table = np.zeros(n_codes[feature[node]] + 1, dtype=np.int64)
+            table = np.zeros(n_codes[feature[node]] + 1, dtype=np.int8)
             table[list(codes)] = 1
             tables[node] = table
         trees.append(
@@ -483,10 +666,9 @@ def import_xgboost(model) -> ImportedTreeModel:
                 path=f"trees[{i}]",
             )
         )
-    names = learner.get("feature_names") or None
     return _finish_model(
         trees,
-        np.asarray(tree_info, dtype=np.int64),
+        outputs,
         margin.astype(np.float64),
         link,
         objective,
@@ -501,41 +683,28 @@ def import_xgboost(model) -> ImportedTreeModel:
 _MAX_CATEGORY = 1 << 24  # XGBoost's categories are exact float32 integers
 
 
-def _xgb_category_sets(tree: dict, n_nodes: int) -> dict:
+def _xgb_category_sets(tree: dict, n_nodes: int, path: str) -> dict:
     """Node -> the category codes XGBoost sends right, from the ``categories*`` arrays."""
-    nodes = [int(v) for v in tree.get("categories_nodes", [])]
-    if not nodes:
+    nodes = _numbers(tree.get("categories_nodes", []), f"{path}.categories_nodes", integer=True)
+    if not nodes.size:
         return {}
-    segments = [int(v) for v in tree["categories_segments"]]
-    sizes = [int(v) for v in tree["categories_sizes"]]
-    values = [int(v) for v in tree["categories"]]
-    if not (len(nodes) == len(segments) == len(sizes)):
-        raise ModelFormatError("categories_nodes, _segments and _sizes differ in length")
+    segments = _numbers(
+        tree.get("categories_segments"), f"{path}.categories_segments", integer=True
+    )
+    sizes = _numbers(tree.get("categories_sizes"), f"{path}.categories_sizes", integer=True)
+    values = _numbers(tree.get("categories"), f"{path}.categories", integer=True)
+    if not (nodes.size == segments.size == sizes.size):
+        raise ModelFormatError(f"{path}: categories_nodes, _segments and _sizes differ in length")
+    if np.unique(nodes).size != nodes.size:
+        raise ModelFormatError(f"{path}: a node listed twice in categories_nodes")
+    if ((values < 0) | (values >= _MAX_CATEGORY)).any():
+        raise ModelFormatError(f"{path}: a category code is negative or >= 2**24")
     out = {}
-    for node, start, size in zip(nodes, segments, sizes, strict=True):
-        codes = values[start : start + size]
-        if not 0 <= node < n_nodes or start < 0 or size < 0 or len(codes) != size:
-            raise ModelFormatError("a categorical node's category list is out of range")
-        if any(not 0 <= c < _MAX_CATEGORY for c in codes):
-            raise ModelFormatError("a category code is negative or too large")
-        out[node] = set(codes)
+    for node, start, size in zip(nodes.tolist(), segments.tolist(), sizes.tolist(), strict=True):
+        if not 0 <= node < n_nodes or start < 0 or size < 0 or start + size > values.size:
+            raise ModelFormatError(f"{path}: a categorical node's category list is out of range")
+        out[node] = set(values[start : start + size].tolist())
     return out
-
-
-def _load_document(model):
-    if isinstance(model, dict):
-        return model
-    if isinstance(model, (bytes, bytearray)):
-        model = bytes(model).decode("utf-8")
-    if isinstance(model, str) and model.lstrip().startswith("{"):
-        text = model
-    else:
-        with open(model, encoding="utf-8") as handle:
-            text = handle.read()
-    try:
-        return json.loads(text)
-    except ValueError as error:
-        raise ModelFormatError(f"not a JSON document: {error}") from None
 
 
 # ---------------------------------------------------------------- LightGBM
@@ -568,7 +737,8 @@ def _lgb_sections(text: str):
     return header, trees
 
 
-def _numbers(block, key, dtype, n, path):
+def _lgb_numbers(block, key, n, path, *, integer=False, finite=True, low=None) -> np.ndarray:
+    """A space-separated list of a tree block as an array (int64 when ``integer``)."""
     text = block.get(key, "")
     try:
         values = np.array([float(v) for v in text.split()], dtype=np.float64)
@@ -576,20 +746,56 @@ def _numbers(block, key, dtype, n, path):
         raise ModelFormatError(f"{path}.{key}: numbers expected") from None
     if n is not None and values.size != n:
         raise ModelFormatError(f"{path}.{key}: {n} values expected, got {values.size}")
-    if dtype is np.int64:
-        if not np.all(np.isfinite(values)) or (values != np.round(values)).any():
+    if integer:
+        if not (np.abs(values) < 2**53).all() or (values != np.round(values)).any():
             raise ModelFormatError(f"{path}.{key}: integers expected")
-        return values.astype(np.int64)
+        values = values.astype(np.int64)
+    elif finite and not np.isfinite(values).all():
+        raise ModelFormatError(f"{path}.{key}: finite numbers expected")
+    if low is not None and (values < low).any():
+        raise ModelFormatError(f"{path}.{key}: values >= {low} expected")
     return values
 
 
-def import_lightgbm(model) -> ImportedTreeModel:
+# LightGBM objectives whose raw score is the prediction.
+_LGB_IDENTITY = {
+    "regression",
+    "regression_l2",
+    "l2",
+    "mean_squared_error",
+    "mse",
+    "l2_root",
+    "root_mean_squared_error",
+    "rmse",
+    "regression_l1",
+    "l1",
+    "mean_absolute_error",
+    "mae",
+    "huber",
+    "fair",
+    "quantile",
+    "mape",
+    "mean_absolute_percentage_error",
+    "lambdarank",
+    "rank_xendcg",
+    "custom",
+}
+
+
+def import_lightgbm(
+    model, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | None = None
+) -> ImportedTreeModel:
     """A LightGBM model (``Booster.model_to_string()``) as an :class:`ImportedTreeModel`.
 
     Parameters
     ----------
-    model : str or path-like
+    model : str, bytes or path-like
         The model text, or the path of a file written by ``Booster.save_model``.
+    max_bytes : int
+        A longer file is refused before it is read.
+    max_cells : int or None
+        The most cells (8-byte entries: nodes, routing tables) the model may
+        hold; None: ``max(2**22, 4 * file size)`` (:class:`~mltrees.io.format.Budget`).
 
     Notes
     -----
@@ -597,38 +803,47 @@ def import_lightgbm(model) -> ImportedTreeModel:
     threshold (``x <= t`` in double). Its
     ``decision_type`` decides where a missing value goes: missing type NaN
     sends NaN to the default child; missing type None treats NaN as 0; missing
-    type Zero sends NaN and every ``x`` in ``(-1e-35, 1e-35]`` to the default
+    type Zero sends NaN and every ``x`` with ``|x| <= float32(1e-35)`` to the default
     child, so the model maps that band to NaN for such features (a feature
     that is zero-as-missing at one node and NaN-aware at another is refused).
     Categorical nodes route the codes of their bitset left and everything
     else (NaN, negative, unlisted) right. ``predict`` equals LightGBM's
     ``Booster.predict`` (raw, sigmoid or softmax) to float32 precision.
-    Linear trees are refused.
+    Linear trees, one-vs-all multiclass and ranking-specific links
+    (``cross_entropy_lambda``) are refused; so is any malformed content, with
+    :class:`ModelFormatError`, before anything of its size is allocated.
     """
-    if not isinstance(model, str) or "\n" not in model:
-        with open(model, encoding="utf-8") as handle:
-            model = handle.read()
+    model = _file_text(model, max_bytes, json_object=False)
+    budget = Budget(len(model), max_cells)
     header, blocks = _lgb_sections(model)
-    try:
-        n_features = int(header["max_feature_idx"]) + 1
-        per_round = int(header.get("num_tree_per_iteration", "1"))
-        objective_text = header.get("objective", "regression")
-    except (KeyError, ValueError) as error:
-        raise ModelFormatError(f"not a LightGBM model: {error!r}") from None
-    if n_features < 1 or per_round < 1 or not blocks:
-        raise ModelFormatError("a LightGBM model has features and trees")
-    objective, *options = objective_text.split()
+    if "max_feature_idx" not in header or not blocks:
+        raise ModelFormatError("not a LightGBM model: no max_feature_idx or no Tree= block")
+    n_features = _header_int(header["max_feature_idx"], "max_feature_idx", 0, 1 << 40) + 1
+    budget.spend(6 * n_features, "max_feature_idx", "entries per feature")
+    per_round = _header_int(
+        header.get("num_tree_per_iteration", "1"), "num_tree_per_iteration", 1, len(blocks)
+    )
+    objective_text = header.get("objective", "regression")
+    objective, *options = objective_text.split() or [""]
     settings = dict(o.split(":", 1) for o in options if ":" in o)
-    link = "identity"
     sigmoid = 1.0
     if objective in ("binary", "cross_entropy", "xentropy"):
-        link, sigmoid = "logit", float(settings.get("sigmoid", 1.0))
+        link = "logit"
+        try:
+            sigmoid = float(settings.get("sigmoid", 1.0))
+        except ValueError:
+            sigmoid = math.nan
+        expect(math.isfinite(sigmoid) and sigmoid > 0, "objective", "a positive finite sigmoid")
     elif objective in ("multiclass", "softmax"):
         link = "softmax"
     elif objective in ("poisson", "gamma", "tweedie"):
         link = "log"
     elif objective in ("multiclassova", "multiclass_ova", "ova", "ovr"):
         raise ModelFormatError("one-vs-all multiclass models are not imported")
+    elif objective in _LGB_IDENTITY:
+        link = "identity"
+    else:
+        raise ModelFormatError(f"objective {objective_text[:40]!r} is not supported")
     names = header.get("feature_names", "").split() or None
     trees, codes_needed = [], np.zeros(n_features, dtype=np.int64)
     categorical = np.zeros(n_features, dtype=bool)
@@ -640,45 +855,38 @@ def import_lightgbm(model) -> ImportedTreeModel:
         path = f"Tree={i}"
         if block.get("is_linear", "0") != "0":
             raise ModelFormatError(f"{path}: linear trees are not imported")
-        try:
-            n_leaves = int(block["num_leaves"])
-        except (KeyError, ValueError):
-            raise ModelFormatError(f"{path}: num_leaves missing") from None
-        if not 1 <= n_leaves <= 1 << 24:
-            raise ModelFormatError(f"{path}: num_leaves out of range")
-        leaf_value = _numbers(block, "leaf_value", np.float64, n_leaves, path)
+        n_leaves = _header_int(block.get("num_leaves"), f"{path}.num_leaves", 1, 1 << 24)
+        budget.spend(_CELLS_PER_NODE * (2 * n_leaves - 1), path, "tree nodes")
+        leaf_value = _lgb_numbers(block, "leaf_value", n_leaves, path)
         m = n_leaves - 1
         if m == 0:
             parsed.append((path, leaf_value, None))
             continue
         node = {
-            key: _numbers(block, key, dtype, m, path)
-            for key, dtype in (
-                ("split_feature", np.int64),
-                ("threshold", np.float64),
-                ("decision_type", np.int64),
-                ("left_child", np.int64),
-                ("right_child", np.int64),
-            )
+            "split_feature": _lgb_numbers(block, "split_feature", m, path, integer=True),
+            "threshold": _lgb_numbers(block, "threshold", m, path, finite=False),
+            "decision_type": _lgb_numbers(block, "decision_type", m, path, integer=True),
+            "left_child": _lgb_numbers(block, "left_child", m, path, integer=True),
+            "right_child": _lgb_numbers(block, "right_child", m, path, integer=True),
+            "leaf_weight": _lgb_numbers(block, "leaf_weight", n_leaves, path, low=0),
+            "internal_weight": _lgb_numbers(block, "internal_weight", m, path, low=0),
         }
-        node["leaf_weight"] = _numbers(block, "leaf_weight", np.float64, n_leaves, path)
-        node["internal_weight"] = _numbers(block, "internal_weight", np.float64, m, path)
         node["count"] = np.concatenate(
             [
-                _numbers(block, "internal_count", np.int64, m, path),
-                _numbers(block, "leaf_count", np.int64, n_leaves, path),
+                _lgb_numbers(block, "internal_count", m, path, integer=True, low=0),
+                _lgb_numbers(block, "leaf_count", n_leaves, path, integer=True, low=0),
             ]
         )
         feature, decision = node["split_feature"], node["decision_type"]
         if ((feature < 0) | (feature >= n_features)).any() or (
-            (decision < 0) | (decision > 15)
+            (decision < 0) | (decision > 11)
         ).any():
             raise ModelFormatError(f"{path}: split_feature or decision_type out of range")
         is_cat = (decision & 1) == 1
         if is_cat.any():
-            n_cat = int(block.get("num_cat", "0"))
-            bounds = _numbers(block, "cat_boundaries", np.int64, n_cat + 1, path)
-            words = _numbers(block, "cat_threshold", np.int64, None, path)
+            n_cat = _header_int(block.get("num_cat", "0"), f"{path}.num_cat", 1, m)
+            bounds = _lgb_numbers(block, "cat_boundaries", n_cat + 1, path, integer=True)
+            words = _lgb_numbers(block, "cat_threshold", None, path, integer=True)
             if bounds[0] != 0 or (np.diff(bounds) < 0).any() or bounds[-1] != words.size:
                 raise ModelFormatError(f"{path}: cat_boundaries do not delimit cat_threshold")
             if ((words < 0) | (words >= 1 << 32)).any():
@@ -704,6 +912,14 @@ def import_lightgbm(model) -> ImportedTreeModel:
             f"feature {int(np.argmax(clash))} is zero-as-missing at some nodes and compared "
             "with NaN or inside the zero band at others: one preprocessing cannot serve both"
         )
+    # Every categorical node routes every code of its feature: pay for the tables first.
+    table_cells = sum(
+        int(codes_needed[f]) + 1
+        for _, _, node in parsed
+        if node is not None
+        for f in node["split_feature"][(node["decision_type"] & 1) == 1].tolist()
+    )
+    budget.spend(table_cells, "cat_threshold", "routing-table entries")
     for path, leaf_value, node in parsed:
         trees.append(_lgb_tree(path, leaf_value, node, codes_needed))
     if len(trees) % per_round:
@@ -760,7 +976,7 @@ def _lgb_tree(path, leaf_value, node, n_codes):
             inside = (codes < 32 * bits.size) & (
                 ((bits[word] >> (codes % 32).astype(np.uint64)) & np.uint64(1)) == 1
             )
-            tables[i] = np.where(inside, 0, 1)
+            tables[i] = np.where(inside, 0, 1).astype(np.int8)
         slot = np.where(is_cat, 1, slot)  # NaN at a categorical node goes right
     n = 2 * m + 1
     pad = np.zeros(m + 1)

@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mltrees._optional import import_optional
 from mltrees.tree._data import CATEGORICAL
 from mltrees.tree._tree import CATEGORICAL_NODE, MISSING_ALL_BRANCHES, MISSING_NONE, Tree
 
@@ -950,11 +951,9 @@ def to_onnx(model, path=None):
     with 1.23.0 to 1.32.0); 1.21 and 1.22 fail on category sets with a member
     above 30 or more than 30 members, and 1.20 has no ``TreeEnsemble`` of opset 5.
     """
-    try:
-        import onnx
-        from onnx import helper
-    except ImportError as error:  # pragma: no cover - the package is an optional extra
-        raise ImportError("to_onnx needs the onnx package: pip install mltrees[onnx]") from error
+    onnx = import_optional("onnx", extra="onnx", feature="to_onnx")
+    from onnx import helper
+
     from mltrees import __version__
 
     plan = _plan(model)

@@ -10,6 +10,7 @@ the caches that are rebuilt rather than stored.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import json
 import math
@@ -21,11 +22,15 @@ import numpy as np
 from sklearn.base import is_classifier as sklearn_is_classifier
 
 from mltrees.io.format import (
+    ESTIMATOR_CELLS,
     FORMAT_NAME,
     FORMAT_VERSION,
     MAX_DEPTH,
+    Budget,
     ModelFormatError,
+    check_finite,
     check_name,
+    check_tree_features,
     decode_array,
     decode_float,
     dtype_name,
@@ -49,6 +54,7 @@ class _EstimatorEntry:
     cls: type
     skip: tuple  # fitted attributes not stored (caches), rebuilt by ``rebuild``
     rebuild: Callable | None
+    non_finite: tuple  # fitted attributes that may hold NaN or inf
 
 
 @dataclass(frozen=True)
@@ -58,13 +64,14 @@ class _ObjectEntry:
     validate: Callable | None
     encode: Callable | None
     decode: Callable | None
+    cells: Callable | None  # cells one use of an instance costs the predictor
 
 
 _ESTIMATORS: dict[str, _EstimatorEntry] = {}
 _OBJECTS: dict[str, _ObjectEntry] = {}
 
 
-def register_estimator(cls, *, skip=(), rebuild=None, name=None) -> None:
+def register_estimator(cls, *, skip=(), rebuild=None, non_finite=(), name=None) -> None:
     """Allow estimators of class ``cls`` in model files.
 
     Parameters
@@ -76,13 +83,18 @@ def register_estimator(cls, *, skip=(), rebuild=None, name=None) -> None:
         Fitted attributes that are caches (e.g. a stacked walk over all
         trees): not written, and rebuilt after loading by ``rebuild``.
     rebuild : callable or None
-        ``rebuild(estimator)`` recomputes the skipped caches from the loaded
-        state. An exception it raises becomes a :class:`ModelFormatError`.
+        ``rebuild(estimator)`` checks the loaded state as a whole (shapes
+        that must agree, indices into other attributes) and recomputes the
+        skipped caches. An exception it raises becomes a
+        :class:`ModelFormatError`.
+    non_finite : tuple of str
+        Fitted attributes that may hold NaN or infinity; every other number
+        of the fitted state must be finite.
     name : str or None
         The name in files (default: the class name).
     """
     name = _free_name(name or cls.__name__, cls, _ESTIMATORS)
-    _ESTIMATORS[name] = _EstimatorEntry(cls, tuple(skip), rebuild)
+    _ESTIMATORS[name] = _EstimatorEntry(cls, tuple(skip), rebuild, tuple(non_finite))
 
 
 def _free_name(name: str, cls: type, table: dict) -> str:
@@ -96,18 +108,24 @@ def _free_name(name: str, cls: type, table: dict) -> str:
     return name
 
 
-def register_object(cls, *, attributes=None, validate=None, encode=None, decode=None, name=None):
+def register_object(
+    cls, *, attributes=None, validate=None, encode=None, decode=None, cells=None, name=None
+):
     """Allow instances of a plain class (tree, loss, rule...) inside model files.
 
     ``attributes`` is the exact set of instance attributes (dataclasses: their
-    fields by default); ``validate(obj, path)`` checks a decoded instance;
-    ``encode(obj) -> dict`` and ``decode(state) -> obj`` replace the default
-    (the instance ``__dict__``) for classes without one.
+    fields by default); ``validate(obj, path)`` checks a decoded instance
+    (without ``validate``, its numbers must be finite);
+    ``encode(obj) -> dict`` and ``decode(state, path) -> obj`` replace the
+    default (the instance ``__dict__``) for classes without one.
+    ``cells(obj)`` is what one use of an instance costs the predictor, in
+    cells of the :class:`~mltrees.io.format.Budget` (trees: their node
+    arrays); it is charged again for every ``{"ref": n}`` to it.
     """
     if attributes is None and dataclasses.is_dataclass(cls):
         attributes = tuple(f.name for f in dataclasses.fields(cls))
     name = _free_name(name or cls.__name__, cls, _OBJECTS)
-    _OBJECTS[name] = _ObjectEntry(cls, attributes, validate, encode, decode)
+    _OBJECTS[name] = _ObjectEntry(cls, attributes, validate, encode, decode, cells)
 
 
 def _registered_name(obj, table) -> str | None:
@@ -217,8 +235,26 @@ class _Encoder:
 
 
 class _Decoder:
-    def __init__(self):
+    """Tagged JSON values to Python objects, spending each one's cells from ``budget``.
+
+    A fresh array costs its entries; an object of a class registered with
+    ``cells`` (a tree) costs them again as the predictor's share, and an
+    estimator ``ESTIMATOR_CELLS``. ``uses[n]`` is what the ``n``-th decoded
+    value costs at each ``{"ref": n}``: the predictor's cells inside it (so a
+    repeated tree or member is paid in full every time, a shared array or
+    binning is free).
+    """
+
+    def __init__(self, budget: Budget):
         self.table: list = []
+        self.uses: list[int] = []
+        self.budget = budget
+        self.walked = 0  # predictor cells charged so far, references included
+
+    def _walk(self, cells: int, path: str) -> None:
+        if cells:
+            self.walked += cells
+            self.budget.spend(cells, path, "trees and estimators, counted at every use")
 
     def value(self, data, path: str, depth: int = 0):
         if depth > MAX_DEPTH:
@@ -236,6 +272,7 @@ class _Decoder:
             ref = data["ref"]
             if type(ref) is not int or not 0 <= ref < len(self.table):
                 raise ModelFormatError(f"{path}: a reference to an object not decoded before it")
+            self._walk(self.uses[ref], path)
             return self.table[ref]
         if tags == {"tuple"}:
             items = data["tuple"]
@@ -247,15 +284,20 @@ class _Decoder:
         if tags == {"scalar", "value"}:
             return self.scalar(data, path)
         if tags == {"ndarray", "shape", "data"}:
+            shape = data["shape"]
+            if isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape):
+                self.budget.spend(math.prod(shape), path, "array entries")
             out = decode_array(
                 data["ndarray"],
-                data["shape"],
+                shape,
                 data["data"],
                 path,
                 lambda v, p: self.value(v, p, depth + 1),
             )
             self.table.append(out)
+            self.uses.append(0)
             return out
+        before = self.walked
         if tags == {"object", "state"}:
             out = self.object(data, path, depth)
         elif tags in ({"estimator", "params"}, {"estimator", "params", "fitted"}):
@@ -263,6 +305,7 @@ class _Decoder:
         else:
             raise ModelFormatError(f"{path}: unknown tag(s) {sorted(tags)[:4]}")
         self.table.append(out)
+        self.uses.append(self.walked - before)
         return out
 
     def dict(self, pairs, path, depth):
@@ -318,6 +361,10 @@ class _Decoder:
             obj.__dict__.update(state)
         if entry.validate is not None:
             entry.validate(obj, path)
+        else:
+            check_finite(state, path)
+        if entry.cells is not None:
+            self._walk(entry.cells(obj), path)
         return obj
 
     def estimator(self, data, path, depth):
@@ -326,9 +373,9 @@ class _Decoder:
         if entry is None:
             raise ModelFormatError(f"{path}: {str(name)[:60]!r} is not a registered estimator")
         path = f"{path}<{name}>"
+        self._walk(ESTIMATOR_CELLS, path)  # the fixed work of one predict call
         params = self._state(data["params"], f"{path}.params", depth)
-        signature = inspect.signature(entry.cls.__init__).parameters
-        known = {k: p.default for k, p in signature.items() if k != "self"}
+        known = _init_parameters(entry.cls)
         unknown = sorted(set(params) - set(known))
         if unknown:
             raise ModelFormatError(f"{path}: unknown parameter(s) {unknown[:5]}")
@@ -344,6 +391,9 @@ class _Decoder:
                 raise ModelFormatError(f"{path}: fitted attribute(s) {clash[:5]} are reserved")
             _check_attributes(entry.cls, fitted, path)
             _check_fitted(fitted, path, sklearn_is_classifier(estimator))
+            for key, value in fitted.items():
+                if key not in entry.non_finite:
+                    check_finite(value, f"{path}.{key}")
             estimator.__dict__.update(fitted)
             if entry.rebuild is not None:
                 try:
@@ -358,11 +408,33 @@ class _Decoder:
         return estimator
 
 
+def _init_parameters(cls) -> dict:
+    """The constructor's named parameters and their defaults (``*args``/``**kwargs`` aside)."""
+    signature = inspect.signature(cls.__init__).parameters
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {k: p.default for k, p in signature.items() if k != "self" and p.kind in named}
+
+
+# The parameter checks an estimator's ``fit`` runs, by the name mltrees gives
+# them; scikit-learn's own estimators check theirs with ``_validate_params``
+# against their ``_parameter_constraints``.
+_PARAMETER_CHECKS = (
+    "_validate_params",
+    "_validate_ensemble_params",
+    "_check_params",
+    "_check_estimators",
+    "_check_common",
+)
+
+
 def _check_params(estimator, path: str) -> None:
     """The estimator's own parameter checks (those ``fit`` runs), as format errors."""
-    for method in ("_validate_params", "_validate_ensemble_params"):
+    for method in _PARAMETER_CHECKS:
         check = getattr(type(estimator), method, None)
-        if check is None or not getattr(check, "__module__", "").startswith("mltrees."):
+        module = getattr(check, "__module__", "") or ""
+        ours = module.startswith("mltrees.")
+        theirs = module.startswith("sklearn.") and hasattr(estimator, "_parameter_constraints")
+        if check is None or not (ours or theirs):
             continue
         try:
             check(estimator)
@@ -375,9 +447,14 @@ def _check_params(estimator, path: str) -> None:
 def _check_attributes(cls, state: dict, path: str) -> None:
     """Refuse attributes that would shadow a method or a property of the class."""
     for name in state:
-        static = inspect.getattr_static(cls, name, None)
-        if callable(static) or isinstance(static, (property, staticmethod, classmethod)):
+        if _shadows(cls, name):
             raise ModelFormatError(f"{path}: {name!r} would replace a method of {cls.__name__}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _shadows(cls, name: str) -> bool:
+    static = inspect.getattr_static(cls, name, None)
+    return callable(static) or isinstance(static, (property, staticmethod, classmethod))
 
 
 def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
@@ -406,19 +483,28 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
             raise ModelFormatError(f"{path}._specs: a list of FeatureSpec")
         if n_features is not None and len(specs) != n_features:
             raise ModelFormatError(f"{path}._specs: one FeatureSpec per feature")
+    n_classes = fitted.get("n_classes_")
+    if n_classes is not None and (classes is None or n_classes != classes.size):
+        raise ModelFormatError(f"{path}.n_classes_: the number of classes_")
     tree = fitted.get("tree_")
     if tree is not None:
         if not isinstance(tree, Tree):
             raise ModelFormatError(f"{path}.tree_: a Tree")
         width = len(specs) if specs is not None else n_features
-        if width is not None and (tree.feature >= width).any():
-            raise ModelFormatError(f"{path}.tree_: a node tests a feature >= {width}")
+        if width is not None:  # features and surrogate features in range
+            check_tree_features(tree, width, f"{path}.tree_")
         if specs is not None:
             _check_tree_specs(tree, specs, f"{path}.tree_")
         if classes is not None and tree.value.shape[1] != classes.size:
             raise ModelFormatError(f"{path}.tree_: one value column per class")
-        if classes is not None and ((tree.value < 0) | (tree.value > 1)).any():
-            raise ModelFormatError(f"{path}.tree_: class fractions lie in [0, 1]")
+        if classes is not None and (
+            ((tree.value < 0) | (tree.value > 1)).any()
+            or not np.allclose(tree.value.sum(axis=1), 1.0, rtol=0, atol=1e-9)
+        ):
+            raise ModelFormatError(f"{path}.tree_: class fractions lie in [0, 1] and sum to 1")
+        outputs = fitted.get("n_outputs_")
+        if classes is None and outputs is not None and tree.value.shape[1] != outputs:
+            raise ModelFormatError(f"{path}.tree_: one value column per output")
     stages = fitted.get("_trees")
     if isinstance(stages, list) and stages and all(_is_oblivious(t) for t in stages):
         stages = None  # oblivious trees: checked against the model's columns on rebuild
@@ -430,8 +516,8 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
         width = len(specs) if specs is not None else n_features
         for i, stage in enumerate(stages):
             for k, t in enumerate(stage):
-                if width is not None and (t.feature >= width).any():
-                    raise ModelFormatError(f"{path}._trees[{i}][{k}]: feature >= {width}")
+                if width is not None:
+                    check_tree_features(t, width, f"{path}._trees[{i}][{k}]")
                 if specs is not None:
                     _check_tree_specs(t, specs, f"{path}._trees[{i}][{k}]")
 
@@ -476,8 +562,13 @@ def to_json(model, *, indent=None) -> str:
     """
     _ensure_registry()
     if _registered_name(model, _ESTIMATORS) is None and _registered_name(model, _OBJECTS) is None:
+        hint = (
+            "; save model.to_local(), the same model on one machine"
+            if hasattr(model, "to_local")
+            else ""
+        )
         raise ModelFormatError(
-            f"model: {type(model).__name__} is not a registered mltrees estimator"
+            f"model: {type(model).__name__} is not a registered mltrees estimator{hint}"
         )
     from mltrees import __version__
 
@@ -494,12 +585,25 @@ def _no_constant(token):
     raise ModelFormatError(f"the file contains {token}, which is not standard JSON")
 
 
-def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES):
+def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | None = None):
     """The estimator stored in a model file's text (see :func:`to_json`).
 
     Executes nothing from the file: classes come from the fixed registry,
-    arrays are checked (dtype, shape, bounds) before they are built, and
-    trees are checked for well-formed child links (:func:`validate_tree`).
+    arrays are checked (dtype, shape, bounds) before they are built, trees
+    are checked for well-formed child links (:func:`validate_tree`), every
+    fitted number is finite unless the estimator documents otherwise, and
+    each estimator's state is checked as a whole before its prediction
+    caches are rebuilt.
+
+    Parameters
+    ----------
+    text : str or bytes
+    max_bytes : int
+        Longer text is refused before it is parsed.
+    max_cells : int or None
+        The most cells (8-byte array entries, a tree counted at every use)
+        the model may hold; None: ``max(2**22, 4 * len(text))``, see
+        :class:`mltrees.io.format.Budget`. Raise it only for a trusted file.
 
     Raises
     ------
@@ -542,9 +646,12 @@ def from_json(text, *, max_bytes: int = DEFAULT_MAX_BYTES):
     if extra or "model" not in document:
         raise ModelFormatError("top-level keys are format, format_version, mltrees_version, model")
     try:
-        return _Decoder().value(document["model"], "model")
+        model = _Decoder(Budget(len(text), max_cells)).value(document["model"], "model")
     except RecursionError:
         raise ModelFormatError("values are nested too deeply") from None
+    if _registered_name(model, _ESTIMATORS) is None and _registered_name(model, _OBJECTS) is None:
+        raise ModelFormatError("model: a registered estimator or object, not a plain value")
+    return model
 
 
 def save_model(model, path) -> None:
@@ -554,17 +661,19 @@ def save_model(model, path) -> None:
         handle.write(text)
 
 
-def load_model(path, *, max_bytes: int = DEFAULT_MAX_BYTES):
+def load_model(path, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | None = None):
     """Read an estimator from an mltrees model file (see :func:`from_json`).
 
-    A file larger than ``max_bytes`` is refused before it is read.
+    A file larger than ``max_bytes`` is refused before it is read; the
+    model may hold at most ``max_cells`` cells (default: four per byte of
+    the file, at least 2**22).
     """
     path = os.fspath(path)
     if os.path.getsize(path) > max_bytes:
         raise ModelFormatError(f"{path} is larger than max_bytes={max_bytes}")
     with open(path, "rb") as handle:
         data = handle.read(max_bytes + 1)
-    return from_json(data, max_bytes=max_bytes)
+    return from_json(data, max_bytes=max_bytes, max_cells=max_cells)
 
 
 # ---------------------------------------------------------------- the registry

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._optional import import_optional
 from mltrees._validation import check_int
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree
 from mltrees.tree.classes import _BaseTree
@@ -576,7 +577,7 @@ def plot_tree(
         isinstance(fontsize, bool) or not isinstance(fontsize, numbers.Real) or fontsize <= 0
     ):
         raise ValueError(f"fontsize must be a positive number or None, got {fontsize!r}")
-    import matplotlib.pyplot as plt
+    plt = import_optional("matplotlib.pyplot", extra="plot", feature="plot_tree")
     from matplotlib import patheffects
 
     tree = view.tree
