@@ -519,6 +519,8 @@ def _rebuild_hoeffding(estimator) -> None:
     shapes = {
         "_class_w": (K,),
         "_present": (K,),
+        "_key_rank": (K,),
+        "_estimator_rank": (K,),
         "_since": (),
         "_active": (),
         "_g_n": (F, K),
@@ -540,7 +542,14 @@ def _rebuild_hoeffding(estimator) -> None:
         )
         if kinds == "f":
             expect(not np.isnan(array).any(), f"{path}.{name}", "numbers, not NaN")
-            if name not in ("_g_min", "_g_max", "_g_mean"):
+            if name in ("_key_rank", "_estimator_rank"):  # river's dictionary orders
+                ranked = array[np.isfinite(array)]
+                expect(
+                    (ranked >= 0).all() and (ranked < K).all() and (ranked == ranked.round()).all(),
+                    f"{path}.{name}",
+                    f"whole ranks in [0, {K}) or inf",
+                )
+            elif name not in ("_g_min", "_g_max", "_g_mean"):
                 expect(
                     (array >= 0).all() and np.isfinite(array).all(),
                     f"{path}.{name}",

@@ -1162,3 +1162,51 @@ def test_hist_gradient_boosting_split_of_rounding_level_residuals():
     table = make_table(0, 20, ("continuous",), "none", 0.0, "regression", False)
     params = {"max_depth": None, "leaves": 6, "rounds": 9, "rate": 1.0, "min_samples_leaf": 1}
     compare_hist_gradient_boosting(table, params, None)
+
+
+def test_stacking_decision_function_with_a_fold_missing_a_class():
+    """Shrunk by the long profile: 20 rows of 4 classes, cv=2, members logistic
+    regression and XGBoost, stack_method='decision_function'. A training fold
+    lacks a class, and mltrees failed with numpy's shape mismatch where
+    scikit-learn warns and fills the missing class's column with the lowest
+    float. Both now give the same level-1 features and predictions; with a
+    fold of at most two classes both refuse."""
+    from sklearn.linear_model import LogisticRegression
+
+    table = make_table(
+        14529,
+        20,
+        ("integer1", "integer0", "binary", "integer0"),
+        "none",
+        0.0,
+        "multiclass",
+        False,
+        4,
+    )
+    X, y = table.X, table.y.astype(int)
+    members = [
+        ("logistic", LogisticRegression(max_iter=300)),
+        ("xgb", mltrees.XGBoostClassifier(n_estimators=3, max_depth=2)),
+    ]
+    params = {"cv": 2, "stack_method": "decision_function"}
+    with pytest.warns(RuntimeWarning, match="Number of classes in training fold"):
+        ours = mltrees.StackingClassifier(members, **params).fit(X, y)
+    with pytest.warns(RuntimeWarning, match="Number of classes in training fold"):
+        theirs = sk_ensemble.StackingClassifier(members, **params).fit(X, y)
+    assert ours.oof_predictions_.min() == np.finfo(np.float64).min
+    for rows in (X, table.X_test):
+        for method in ("transform", "predict", "predict_proba"):
+            np.testing.assert_array_equal(
+                getattr(ours, method)(rows), getattr(theirs, method)(rows), err_msg=method
+            )
+    # Rows sorted by class and unshuffled folds: a training fold holds two classes
+    from sklearn.model_selection import KFold
+
+    order = np.argsort(y, kind="stable")
+    halves = {"cv": KFold(2), "stack_method": "decision_function"}
+    for model in (mltrees.StackingClassifier, sk_ensemble.StackingClassifier):
+        with (
+            pytest.warns(RuntimeWarning),
+            pytest.raises(ValueError, match=r"(?i)only 2 (of the 4 )?class"),
+        ):
+            model(members, **halves).fit(X[order], y[order])
