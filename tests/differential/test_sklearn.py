@@ -42,9 +42,10 @@ part, and counts (``differential/report.py``):
   (``_sklearn_ties``: its eight seeds are tried first; one of them usually
   grows mltrees' tree), mltrees the lowest feature index.
 * ``best-first tie``: with max_leaf_nodes, two leaves whose best splits have
-  the same impurity decrease, split in a different order before the budget ran
-  out; ``best-first after a tie``: a leaf split in one tree only because a tie
-  elsewhere made the two trees spend their leaf budget on different subtrees;
+  the same impurity decrease (both split in the end or not), split in a
+  different order before the budget ran out; ``best-first after a tie``: a
+  leaf split in one tree only because a tie elsewhere made the two trees
+  spend their leaf budget on different subtrees;
   ``best-first after a pure node split``: likewise after a ``pure node
   split``, which spends one of scikit-learn's leaves (mltrees then has one
   left for a leaf scikit-learn never reaches).
@@ -298,13 +299,25 @@ def _classify(
     # After a tie elsewhere the two trees spend the leaf budget on different
     # subtrees, so leaves split in one tree only follow from that tie; and
     # likewise after a pure node split, which spends scikit-learn's budget.
+    # A tie with a split both trees made counts too: equal decreases popped in
+    # the other order (rounding decides), and the first split's children
+    # then take the budget the second would have had.
+    both_split = []
+    if budget:
+        for node in np.flatnonzero(a.feature >= 0):
+            if not any(node == i for (i, _), _, _ in budget):
+                rows = rows_of[:, node].toarray().ravel().astype(bool) & (targets.w > 0)
+                both_split.append(_decrease(targets, X, rows, *_split_of(a, node, sklearn=False)))
+    for pair, ours_leaf, gain in budget:
+        others = [g for _, leaf, g in budget if leaf != ours_leaf] + both_split
+        if any(abs(gain - g) <= tol for g in others):
+            named[pair] = "best-first tie"
     tied = any(name in PARTING for name in named.values())
     pure_split = "pure node split" in named.values()
     for pair, ours_leaf, gain in budget:
-        others = [g for _, leaf, g in budget if leaf != ours_leaf]
-        if any(abs(gain - g) <= tol for g in others):
-            named[pair] = "best-first tie"
-        elif tied:
+        if pair in named:
+            continue
+        if tied:
             named[pair] = "best-first after a tie"
         elif pure_split and not ours_leaf:
             named[pair] = "best-first after a pure node split"
@@ -1210,3 +1223,33 @@ def test_stacking_decision_function_with_a_fold_missing_a_class():
             pytest.raises(ValueError, match=r"(?i)only 2 (of the 4 )?class"),
         ):
             model(members, **halves).fit(X[order], y[order])
+
+
+def test_gradient_boosting_leaf_budget_after_equal_decreases_in_both_trees():
+    """Shrunk by the long profile: two leaves whose splits decrease the
+    impurity by 8/15 each (0.533333333333333 and 0.5333333333333332 in
+    float64); the libraries pop them in the other order, the first one's child
+    (decrease 2/3) takes the last leaf, and each tree ends with one of the two
+    splits the other lacks. Named 'best-first tie' (a tie with a split both
+    trees made) and 'best-first after a tie'."""
+    table = make_table(
+        0,
+        75,
+        ("integer0", "integer0", "mostly_zero", "integer0", "few"),
+        "none",
+        0.0,
+        "multiclass",
+        False,
+        3,
+    )
+    params = {
+        "n_estimators": 1,
+        "learning_rate": 0.05,
+        "max_depth": None,
+        "min_samples_split": 2,
+        "min_samples_leaf": 1,
+        "min_weight_fraction_leaf": 0.0,
+        "max_leaf_nodes": 12,
+        "max_features": None,
+    }
+    compare_gradient_boosting(table, "multiclass3", params)
