@@ -25,7 +25,7 @@ BENCHMARK_RESULTS = {
     "forest_defaults": (
         "benchmarks/bench_forest.py --defaults: RandomForestClassifier's max_bins='auto' "
         "and exact mode against scikit-learn's forest, median fit-time ratios and "
-        "accuracy by data size (chapter 10)"
+        "accuracy by data size (the appendix of the book)"
     ),
 }
 

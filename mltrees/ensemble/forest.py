@@ -20,7 +20,7 @@ __all__ = ["AUTO_HISTOGRAM_ROWS", "RandomForestClassifier", "RandomForestRegress
 # benchmarks/bench_forest.py --defaults (make_classification, 28 features,
 # 50 trees, 2 threads): exact forests take 1.8-2.0x scikit-learn's time at
 # 100k-1M rows, histogram forests less than 1x, for an accuracy change
-# within a few tenths of a point (chapter 10 shows it). Below it a forest
+# within a few tenths of a point (the book's appendix shows it). Below it a forest
 # fits in seconds either way, and exact trees equal scikit-learn's.
 AUTO_HISTOGRAM_ROWS = 50_000
 AUTO_BINS = 255
