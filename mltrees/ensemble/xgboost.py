@@ -21,20 +21,36 @@ Data are compared in float32, gradients are float32 and the gains follow
 XGBoost's float32 arithmetic, so that trees and margins equal the
 ``xgboost`` package's on data whose features have at most ``max_bin``
 distinct values (checked in the tests).
+
+Categorical columns of a DataFrame (``category``, ``str``/``string``,
+``bool``, ``object`` of strings: the package's one rule, :mod:`mltrees._frames`)
+are accepted and read as the numbers of their categories (ordinal encoding,
+in the categories' pandas order, else sorted; missing or unseen categories are
+missing values and follow the learned default direction). This is what
+XGBoost users did before its native categorical splits (``enable_categorical``):
+every threshold separates the categories below a code from those above, so an
+unordered feature may need several splits where XGBoost's native partition
+would need one; for set splits of categories use LightGBMClassifier or the
+tree estimators. XGBoost itself refuses such columns unless told to encode them.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._frames import frame_as_numbers, learn_frame_categories
 from mltrees._input_checks import check_unique_columns, validate_numbers
 from mltrees._progress import Progress
+from mltrees._threads import threads_for_jobs
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
 from mltrees._value_range import check_neighbour_sums
 from mltrees.ensemble._common import (
@@ -156,7 +172,8 @@ _XGB_PARAMS = """
         default ``random_state=0``, so that two fits on the same data give
         the same model.
     n_jobs : int or None, default None
-        Cores to use (None: all cores): threads for the histograms. The exact
+        Cores to use (None and -1: all cores; -2: all but one, as in
+        scikit-learn and joblib): threads for the histograms. The exact
         method on data of at least 2**15 cells (rows x features) forks
         ``n_jobs - 1`` worker processes on Linux, each scanning a share of the
         features (its model is the one a single thread grows); without fork,
@@ -176,19 +193,24 @@ def _xgb_doc(cls):
 
 
 def _as_float32(estimator, X, *, reset: bool):
-    """Validate ``X`` as float32 numbers, NaN allowed (missing), inf rejected."""
+    """Validate ``X`` as float32 numbers, NaN allowed (missing), inf rejected.
+
+    The categorical columns of a DataFrame (the package's one rule,
+    :mod:`mltrees._frames`) are read as the numbers of their categories
+    (ordinal encoding; categories in their pandas order, else sorted), learned
+    in ``fit``; a missing or unseen category is a missing value.
+    """
     check_unique_columns(X)
     if isinstance(X, pd.DataFrame):
-        bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        if bad:
-            raise TypeError(
-                f"X column {bad[0]!r} has dtype {X[bad[0]].dtype}; XGBoostClassifier and "
-                "XGBoostRegressor take numbers only (encode categories first)"
-            )
+        if reset:
+            estimator._frame_categories = learn_frame_categories(X)[0]
+        X = frame_as_numbers(X, getattr(estimator, "_frame_categories", {}))
+    elif reset:
+        estimator._frame_categories = {}
     return validate_numbers(
         estimator,
         X,
-        what="numbers only",
+        what="numbers or categories (read as their codes)",
         reset=reset,
         dtype=np.float32,
         ensure_all_finite="allow-nan",
@@ -219,7 +241,7 @@ class _BaseXGBoost(BaseEstimator):
         check_positive_int(self.max_bin, "max_bin", low=2)
         check_positive_int(self.early_stopping_rounds, "early_stopping_rounds", allow_none=True)
         check_positive_int(self.verbose, "verbose", low=0)
-        check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
+        threads_for_jobs(self.n_jobs, none=1)  # checks it: None or a non-zero int
 
     def _split_params(self, objective: _Objective) -> SplitParams:
         delta = self.max_delta_step
@@ -240,7 +262,7 @@ class _BaseXGBoost(BaseEstimator):
         self._unit_weights = bool(np.all(weight == 1.0))
         rng = library_rng(self.random_state)
         params = self._split_params(objective)
-        n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
+        n_threads = threads_for_jobs(self.n_jobs, none=available_cores())
         clock = time.perf_counter()
         data = None
         if self.tree_method == "hist":
@@ -451,7 +473,7 @@ class _BaseXGBoost(BaseEstimator):
         check_is_fitted(self, "_stack")
         return [list(stage) for stage in self._trees]
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf (node id) of every row in every tree, shape (n_samples, n_trees).
 
         Rows are cast to float32 first, as for prediction, so they take the
@@ -504,6 +526,15 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
         The metric of every round on every ``eval_set``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import XGBoostRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = XGBoostRegressor(n_estimators=30, max_depth=3, learning_rate=0.1).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.656
     """
 
     _objectives = ("reg:squarederror", "count:poisson")
@@ -555,7 +586,13 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
         self._validate_params()
         if self.objective not in self._objectives:
@@ -579,7 +616,12 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         base_margin = np.atleast_1d(objective.margin_of(base)).astype(np.float64)
         return self._fit(X, y, sample_weight, eval_set, objective, base_margin)
 
-    def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
+    def predict(
+        self,
+        X: MatrixLike,
+        output_margin: bool = False,
+        iteration_range: tuple[int, int] | None = None,
+    ) -> np.ndarray:
         """Predictions (the mean for Poisson), or raw margins with ``output_margin=True``."""
         check_is_fitted(self, "_stack")
         margin = self._margin(X, iteration_range)[:, 0]
@@ -587,7 +629,7 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
             return margin
         return np.exp(margin)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Predictions after each round."""
         for margin in self._staged_margin(X):
             yield np.exp(margin[:, 0]) if self._objective.name == "count:poisson" else margin[:, 0]
@@ -613,6 +655,15 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
     base_margin_ : ndarray of shape (1,) or (K,)
     best_iteration, best_score, evals_result_
         As for :class:`XGBoostRegressor`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import XGBoostClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = XGBoostClassifier(n_estimators=30, max_depth=3).fit(X, y)
+    >>> model.predict_proba(X[:2]).round(3).tolist()
+    [[0.977, 0.023], [0.993, 0.007]]
     """
 
     def __init__(
@@ -668,7 +719,13 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
             raise ValueError("eval_set has labels that are not among the training classes")
         return codes
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
@@ -707,17 +764,24 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
             np.asarray(base_margin, dtype=np.float64),
         )
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw margins: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
         margin = self._margin(X)
         return margin[:, 0] if margin.shape[1] == 1 else margin
 
-    def predict_proba(self, X, iteration_range=None) -> np.ndarray:
+    def predict_proba(
+        self, X: MatrixLike, iteration_range: tuple[int, int] | None = None
+    ) -> np.ndarray:
         """Class probabilities, shape (n, K)."""
         check_is_fitted(self, "_stack")
         return self._objective.loss.predict_proba(_squeeze(self._margin(X, iteration_range)))
 
-    def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
+    def predict(
+        self,
+        X: MatrixLike,
+        output_margin: bool = False,
+        iteration_range: tuple[int, int] | None = None,
+    ) -> np.ndarray:
         """Classes, or raw margins with ``output_margin=True``."""
         check_is_fitted(self, "_stack")
         margin = _squeeze(self._margin(X, iteration_range))
@@ -726,12 +790,12 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         proba = self._objective.loss.predict_proba(margin)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Class probabilities after each round."""
         for margin in self._staged_margin(X):
             yield self._objective.loss.predict_proba(_squeeze(margin))
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Classes after each round."""
         for proba in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(proba, axis=1)]

@@ -394,10 +394,11 @@ class VarianceRule:
 
         Missing values (the last bin of each stride) are scored on both sides
         of every cut, as the tree engine's ``missing="default_direction"``
-        does (:eq:`eq-default-direction`, chapter 6): a cut's gain is the
-        better of the two, missing values going left on ties. Where a node
+        does (:eq:`eq-default-direction`, chapter 6), in scikit-learn's order:
+        a feature sends missing values left only if its best "missing left"
+        cut beats its best "missing right" cut beyond rounding. Where a node
         has no missing value of the chosen feature, future ones go to the
-        heavier child (ties: left).
+        child with more rows (ties: right).
         """
         n_nodes, n_features, stride, _ = hist.shape
         n_cuts = stride - 1
@@ -432,13 +433,16 @@ class VarianceRule:
             return np.where(ok, children - parent[:, None, None], -np.inf), ok
 
         gain, ok = scored(prefix, within_right)  # missing values right
+        tolerance = self.TIE_TOLERANCE * self.variance(totals, squares) * totals[:, 1]
         to_left = np.zeros(gain.shape, dtype=bool)
         if has_missing.any():
             gain_left, ok_left = scored(prefix + missing[:, :, None, :], within)
-            to_left = has_missing[:, :, None] & ok_left & (gain_left >= gain)
+            feature_left = has_missing & (
+                gain_left.max(axis=2) > gain.max(axis=2) + tolerance[:, None]
+            )
+            to_left = np.broadcast_to(feature_left[:, :, None], gain.shape)
             gain = np.where(to_left, gain_left, gain)
-            ok = ok | (has_missing[:, :, None] & ok_left)
-        tolerance = self.TIE_TOLERANCE * self.variance(totals, squares) * totals[:, 1]
+            ok = np.where(to_left, ok_left, ok)
         # Within a feature: the first cut near its best.
         best_of_feature = gain.max(axis=2)
         near = gain >= best_of_feature[..., None] - tolerance[:, None, None]
@@ -458,9 +462,9 @@ class VarianceRule:
             default_left[:, None], missing[rows, chosen], 0.0
         )
         right = totals - left
-        # Nothing to learn from: the heavier child (the tree engine's rule).
+        # Nothing to learn from: the child with more rows, ties right (the tree engine's rule).
         learned = has_missing[rows, chosen]
-        default_left = np.where(learned, default_left, left[:, 1] >= right[:, 1])
+        default_left = np.where(learned, default_left, left[:, 2] > right[:, 2])
         return BestSplits(
             gain=best_gain,
             feature=chosen.astype(np.intp),
