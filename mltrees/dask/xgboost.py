@@ -48,6 +48,7 @@ from mltrees.ensemble.xgboost import (
     XGBoostRegressor,
     _Objective,
     newton_statistics,
+    softmax_base_margin,
 )
 from mltrees.hist.grower import DepthwiseGrower
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
@@ -62,7 +63,8 @@ def _bin(part, cuts, minimum, encode_target):
 
 
 def _start_margin(binned, base_margin):
-    return np.tile(base_margin, (binned[0].n_rows, 1)).astype(np.float64)
+    # float32 margins grown by float32 additions, as on one machine (and in XGBoost)
+    return np.tile(base_margin, (binned[0].n_rows, 1)).astype(np.float32)
 
 
 def _statistics(binned, margin, objective, unit_weights):
@@ -73,7 +75,7 @@ def _statistics(binned, margin, objective, unit_weights):
 def _add_leaves(margin, leaf_of_rows, values):
     out = margin.copy()
     for k, (leaf, value) in enumerate(zip(leaf_of_rows, values, strict=True)):
-        out[:, k] += value[leaf]
+        out[:, k] += value[leaf].astype(np.float32)
     return out
 
 
@@ -540,8 +542,8 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
                 metric="mlogloss",
             )
             if self.base_score is None:
-                # The class shares from the summed class weights: init(codes, weights).
-                base_margin = objective.loss.init(np.arange(K), weights)
+                # From the summed class weights, as on one machine.
+                base_margin = softmax_base_margin(weights, float(np.sum(weights)))
             else:
                 base_margin = np.full(K, float(self.base_score))
         return objective, np.asarray(base_margin, dtype=np.float64), encode_target, unit

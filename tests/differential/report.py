@@ -1,17 +1,20 @@
-"""Counting what a differential test saw, for the report printed after the run.
+"""What the differential tests saw, for the report printed after the run.
 
-A hypothesis test calls :meth:`Tally.count` once per example with the
-outcome: ``"equal"``, or the name of a documented exception that the test
-detected by itself (an exact tie broken differently, say). The counts are
-kept on the pytest item (``user_properties``), so they reach the report
-also from ``pytest-xdist`` workers; ``conftest.pytest_terminal_summary``
-prints them. A test thereby shows how often each exception occurred, and
-an exception that becomes common is seen.
+Two ways of counting, one per style of test:
 
-The scikit-learn, shap and river modules run their comparisons in check
-functions that the regression tests call too; they log each example with
-:func:`record` (``"equal"``, an exception's name, or ``"failed"`` with the
-example's recipe) to a file per process, and :func:`summary` counts the log.
+* :class:`Tally` (LightGBM, CatBoost, scikit-learn modules): a hypothesis
+  test calls :meth:`Tally.count` once per example with the outcome
+  (``"equal"``, or the name of a documented exception the test detected by
+  itself). The counts are kept on the pytest item (``user_properties``), so
+  they reach the report also from ``pytest-xdist`` workers.
+* :func:`record` (XGBoost module): one line per example appended to a file
+  of the process (``REPORT_DIR``), with ``"equal"``, an exception's name or,
+  under ``make difftest-latest``, ``"changed: ..."`` for a difference it
+  reports instead of failing; the counts survive an interrupted run.
+
+``conftest.pytest_terminal_summary`` prints both, so that the long profile's
+size and exception counts can be quoted, and an exception that becomes
+common is seen.
 """
 
 from __future__ import annotations
@@ -21,29 +24,15 @@ import os
 from collections import Counter, defaultdict
 from pathlib import Path
 
-PROPERTY = "difftest"
-
-
-class Tally:
-    """Outcome counts of one test, mirrored into the pytest item's properties."""
-
-    def __init__(self, request):
-        self.counts = Counter()
-        self._properties = request.node.user_properties
-
-    def count(self, outcome: str) -> None:
-        self.counts[outcome] += 1
-        self._properties[:] = [
-            (name, value) for name, value in self._properties if name != PROPERTY
-        ] + [(PROPERTY, dict(self.counts))]
-
-
 REPORT_DIR = Path(
     os.environ.get(
         "MLTREES_DIFFTEST_REPORT_DIR",
         Path(__file__).resolve().parents[2] / ".pytest_cache" / "difftest",
     )
 )
+
+#: Set by ``make difftest-latest``: differences are recorded as "changed", not failed.
+LATEST = os.environ.get("MLTREES_DIFFTEST_LATEST", "") not in ("", "0")
 
 
 def record(test: str, outcome: str, detail: str = "") -> None:
@@ -77,3 +66,20 @@ def summary() -> list[str]:
         parts = ", ".join(f"{name} {n}" for name, n in counts[test].most_common())
         lines.append(f"{test}: {total} examples ({parts})")
     return lines + changed
+
+
+PROPERTY = "difftest"
+
+
+class Tally:
+    """Outcome counts of one test, mirrored into the pytest item's properties."""
+
+    def __init__(self, request):
+        self.counts = Counter()
+        self._properties = request.node.user_properties
+
+    def count(self, outcome: str) -> None:
+        self.counts[outcome] += 1
+        self._properties[:] = [
+            (name, value) for name, value in self._properties if name != PROPERTY
+        ] + [(PROPERTY, dict(self.counts))]
