@@ -205,6 +205,13 @@ def test_equal_shap_interaction_values_on_every_model_kind(fitted):
     )
 
 
+def test_id3_at_its_defaults_has_no_shap_form():
+    # ID3's default sends a missing value down every branch (C4.5's rule).
+    model = mltrees.ID3Classifier().fit(X_CAT, MODELS["id3-categories"][2])
+    with pytest.raises(ValueError, match="rows_without_missing=True"):
+        to_shap_trees(model)
+
+
 def test_c45_on_rows_without_missing_values_equals_shap():
     model = mltrees.C45Classifier().fit(X_NUM, Y_3)
     rows = X_NUM[:80]

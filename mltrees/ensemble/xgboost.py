@@ -831,7 +831,7 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> model = XGBoostClassifier(n_estimators=30, max_depth=3).fit(X, y)
     >>> model.predict_proba(X[:2]).round(3).tolist()
-    [[0.977, 0.023], [0.993, 0.007]]
+    [[0.976, 0.024], [0.994, 0.006]]
     """
 
     def __init__(
