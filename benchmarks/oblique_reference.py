@@ -1,8 +1,11 @@
 """Reference accuracies of treeple's oblique tree, for the statistical check of OC1 (chapter 8).
 
-No installable OC1 exists, and treeple (random sparse oblique projections,
-Tomita et al. 2020) needs scikit-learn <= 1.6, so it runs in a separate
-environment and its results are committed as data::
+The one OC1 package on PyPI (oblique-classifier-1 0.3.0) leaves out the
+paper's random jumps and equal-cost moves and scores splits by sum minority
+(chapter 8 reads its source), so the reference is another oblique tree:
+treeple's (random sparse oblique projections, Tomita et al. 2020). treeple
+needs scikit-learn <= 1.6, so it runs in a separate environment and its
+results are committed as data::
 
     python3.11 -m venv /tmp/tp
     /tmp/tp/bin/pip install "scikit-learn==1.6.1" "treeple==0.10.3"

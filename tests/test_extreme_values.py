@@ -70,9 +70,11 @@ EXPECTED = {
     "ID5RClassifier": (F64, {}),
     "LightGBMClassifier": (LGB, {"huge": REFUSE}),
     "LightGBMRegressor": (LGB, {"huge": REFUSE}),
-    "ObliqueTreeClassifier": (F64, OBLIQUE),
-    # subnormal columns: the projections of 239 nodes' rows lose the bits
-    # that separate them in the input's units, so the fit is refused
+    # subnormal columns: the projections of a node's rows lose the bits that
+    # separate them in the input's units, so the fit is refused (the
+    # regressor at 239 nodes; the classifier once OC1's equal-cost moves
+    # follow the paper's schedule and find an oblique test there)
+    "ObliqueTreeClassifier": (F64, OBLIQUE | {"subnormal": REFUSE}),
     "ObliqueTreeRegressor": (F64, OBLIQUE | {"subnormal": REFUSE}),
     "ObliviousBoostingClassifier": FLOAT32_ROW,
     "ObliviousBoostingRegressor": FLOAT32_ROW,

@@ -27,7 +27,7 @@ from mltrees.datasets import (
     load_watermelon,
     load_weather,
 )
-from mltrees.incremental import id3_choice
+from mltrees.incremental import anytime_delta, id3_choice, tie_examples
 
 
 # --------------------------------------------------------------------- ID5R
@@ -191,6 +191,30 @@ def test_hoeffding_bound_holds_for_bernoulli_means():
     one_sided = np.mean(means - p > eps)
     assert one_sided <= delta  # P(mean - mu > eps) <= exp(-2 n eps^2 / R^2) = delta
     assert one_sided > 0 or eps > 0.1  # not vacuous
+
+
+def test_tie_examples_by_hand_and_as_the_bound_s_inverse():
+    # R = 1, delta = e^-2, tau = 0.1: n = 1 * 2 / (2 * 0.01) = 100
+    assert float(tie_examples(1.0, math.exp(-2.0), 0.1)) == pytest.approx(100.0)
+    n = tie_examples(np.log2(7), 1e-7, 0.05)
+    assert float(hoeffding_bound(np.log2(7), 1e-7, n)) == pytest.approx(0.05)
+
+
+def test_anytime_delta_sums_to_delta_and_keeps_repeated_tests_below_it():
+    """sum_{l<=L} delta / (l (l + 1)) = delta (1 - 1 / (L + 1)); coins tested every 20 flips."""
+    for L in (1, 10, 1000):
+        total = anytime_delta(0.05, np.arange(1, L + 1)).sum()
+        assert total == pytest.approx(0.05 * (1 - 1 / (L + 1)), rel=1e-12)
+    rng = np.random.default_rng(0)
+    sums = np.cumsum(rng.binomial(20, 0.5, size=(20_000, 200)), axis=1)
+    seen = 20 * np.arange(1, 201)
+    deviation = sums / seen - 0.5
+    fixed = (deviation > hoeffding_bound(1.0, 0.05, seen)).any(axis=1).mean()
+    anytime = deviation > hoeffding_bound(1.0, anytime_delta(0.05, np.arange(1, 201)), seen)
+    assert fixed > 0.05  # a fixed delta per test: the sequence errs more often than delta
+    assert anytime.any(axis=1).mean() < 0.05
+    with pytest.raises(ValueError, match="count from 1"):
+        anytime_delta(0.05, 0)
 
 
 # ---------------------------------------------------- Hoeffding tree vs river
@@ -372,6 +396,150 @@ def test_memory_is_bounded_by_the_tree_not_the_stream():
         model.partial_fit(X[start : start + 2000], y[start : start + 2000])
     assert model.n_leaves_ <= 4
     assert model.memory_bytes_ <= grown * 2  # at most the slots of the (bounded) tree
+
+
+def test_a_leaf_where_the_null_split_wins_keeps_learning_as_in_river():
+    """river deactivates such a leaf and, below its size limit, reactivates it at once.
+
+    The stream is nearly pure (0.5% of class 1, above max_share_to_split) for
+    5,000 rows, then the class follows x0: river's root starts again from
+    empty estimates after each null split and splits on x0 later.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(10_000, 3))
+    y = np.r_[rng.uniform(size=5000) < 0.005, X[5000:, 0] > 0.5].astype(int)
+    for leaf_prediction in ("mc", "nba"):
+        params = {"grace_period": 200, "leaf_prediction": leaf_prediction}
+        reference = learn_river(X, y, **params)
+        model = learn_batches(X, y, 1000, **params)
+        assert model.n_nodes_ > 3
+        assert model.structure() == river_structure(reference._root)
+
+
+def _one_split_bytes(model):
+    """Two nodes, one leaf row and one row of Gaussian estimates (5 arrays of F x K floats)."""
+    F, K = model.n_features_in_, model.classes_.size
+    node = 5 * 8 + 8  # feature, threshold, left, right, depth, slot
+    leaf = K * 8 + K + 8 + 1 + 8 + 8 + 8  # class weights, keys, since, active, row, mc, nb
+    return 2 * node + leaf + 5 * F * K * 8
+
+
+def test_memory_limit_holds_after_every_batch():
+    """max_size bounds memory_bytes_ (VFDT's memory management), and the tree keeps growing.
+
+    A limit of 0.06 MiB holds four rows of covertype's Gaussian estimates (54
+    features x 7 classes): the limit binds, leaves are deactivated, and the
+    bytes stay below it after every batch (one split more at most when even
+    inactive leaves no longer fit: then nothing grows).
+    """
+    X, y = _covertype()
+    limit = 0.06 * 2**20
+    model = HoeffdingTreeClassifier(grace_period=50, delta=1e-3, max_size=0.06)
+    inactive = []
+    for start in range(0, 20_000, 1000):
+        model.partial_fit(X[start : start + 1000], y[start : start + 1000], classes=np.unique(y))
+        if model.n_active_leaves_ > 0:
+            assert model.memory_bytes_ <= limit
+        else:
+            assert model.memory_bytes_ <= limit + _one_split_bytes(model)
+        inactive.append(model.n_inactive_leaves_)
+    assert max(inactive) > 0
+    unlimited = learn_batches(X[:20_000], y[:20_000], 1000, grace_period=50, delta=1e-3)
+    assert unlimited.memory_bytes_ > 2 * limit  # the limit made a difference
+    assert model.n_leaves_ > 4
+
+
+def test_the_least_promising_leaves_are_the_inactive_ones():
+    """After enforcement every active leaf has at least the promise of every inactive one."""
+    X, y = _covertype()
+    model = learn_batches(X[:15_000], y[:15_000], 1000, grace_period=50, delta=1e-3, max_size=0.1)
+    model._enforce_size_limit()
+    slots = model._slot[model._feature < 0]
+    promise = model._class_w[slots].sum(axis=1) - model._class_w[slots].max(axis=1)
+    active = model._active[slots]
+    assert active.any()
+    assert (~active).any()
+    assert promise[active].min() >= promise[~active].max()
+    # the estimates held are exactly the active leaves'
+    assert model._g_n.shape[0] == active.sum()
+
+
+@pytest.mark.parametrize("batch", [1, 777, 12_000])
+def test_memory_limit_gives_the_same_tree_in_any_batches(batch):
+    """When the limit binds, batches are cut at every attempt: the same tree as row by row."""
+    X, y = _covertype()
+    X, y = X[:12_000], y[:12_000]
+    params = {"grace_period": 40, "delta": 1e-2, "leaf_prediction": "nba", "max_size": 0.045}
+    reference = learn_batches(X, y, 1000, **params)
+    assert reference.n_inactive_leaves_ > 0
+    model = learn_batches(X, y, batch, **params)
+    assert model.structure() == reference.structure()
+    leaves_m = model._slot[_leaves_in_order(model)]
+    leaves_r = reference._slot[_leaves_in_order(reference)]
+    np.testing.assert_array_equal(model._active[leaves_m], reference._active[leaves_r])
+    np.testing.assert_allclose(model._class_w[leaves_m], reference._class_w[leaves_r], rtol=1e-12)
+    np.testing.assert_array_equal(model._nb_right[leaves_m], reference._nb_right[leaves_r])
+    np.testing.assert_array_equal(model.predict(X), reference.predict(X))
+
+
+def test_stop_mem_management_stops_growing_at_the_limit():
+    X, y = _covertype()
+    params = {"grace_period": 50, "delta": 1e-3, "max_size": 0.06, "stop_mem_management": True}
+    model = HoeffdingTreeClassifier(**params)
+    sizes = []
+    for start in range(0, 20_000, 2000):
+        model.partial_fit(X[start : start + 2000], y[start : start + 2000], classes=np.unique(y))
+        sizes.append(model.n_nodes_)
+    assert not model._growth_allowed
+    assert sizes[-1] == sizes[-2]  # no split once stopped
+    assert model.n_inactive_leaves_ == 0  # stopped, not deactivated
+    assert model.memory_bytes_ <= 0.06 * 2**20 + _one_split_bytes(model)
+
+
+def test_stop_mem_management_differs_from_river_as_documented():
+    """river 0.26 stops growing at the first null split when stop_mem_management is on.
+
+    Its _enforce_size_limit stops growth as soon as any leaf is inactive, and
+    a null split deactivates the leaf just before calling it. Here growth
+    stops only at the memory limit, far away on this stream.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(10_000, 3))
+    y = np.r_[rng.uniform(size=5000) < 0.005, X[5000:, 0] > 0.5].astype(int)
+    params = {"grace_period": 200, "stop_mem_management": True}
+    reference = learn_river(X, y, **params)
+    assert reference.n_nodes == 1
+    assert not reference._growth_allowed
+    model = learn_batches(X, y, 1000, **params)
+    assert model.n_nodes_ > 3
+
+
+def test_a_tree_with_inactive_leaves_survives_its_model_file():
+    from mltrees.io import from_json, to_json
+
+    X, y = _covertype()
+    model = learn_batches(X[:8000], y[:8000], 1000, grace_period=50, delta=1e-3, max_size=0.05)
+    assert model.n_inactive_leaves_ > 0
+    back = from_json(to_json(model))
+    np.testing.assert_array_equal(
+        back.predict_proba(X[8000:9000]), model.predict_proba(X[8000:9000])
+    )
+    model.partial_fit(X[8000:10_000], y[8000:10_000])
+    back.partial_fit(X[8000:10_000], y[8000:10_000])
+    assert back.structure() == model.structure()
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "match"),
+    [
+        ({"max_size": 0}, ValueError, "max_size must be > 0"),
+        ({"max_size": "big"}, TypeError, "max_size must be a real number"),
+        ({"stop_mem_management": 1}, TypeError, "stop_mem_management must be True or False"),
+    ],
+)
+def test_memory_parameter_errors(params, error, match):
+    with pytest.raises(error, match=match):
+        HoeffdingTreeClassifier(**params).partial_fit(np.zeros((3, 2)), [0, 1, 0], classes=[0, 1])
 
 
 # ---------------------------------------------------------------- bad input

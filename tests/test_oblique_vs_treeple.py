@@ -1,8 +1,9 @@
 """OC1 against treeple's oblique tree, statistically (chapter 8).
 
-No installable OC1 exists and treeple needs an older scikit-learn, so its
-accuracies were computed in a separate environment by
-``benchmarks/oblique_reference.py`` and are committed in
+The OC1 package on PyPI does not implement the paper's search (chapter 8),
+and treeple needs an older scikit-learn, so treeple's accuracies were
+computed in a separate environment by ``benchmarks/oblique_reference.py``
+and are committed in
 ``tests/data/oblique_treeple.json`` (library versions inside). The data and
 the ten folds are rebuilt here with the script's own functions; OC1's
 accuracy is computed now and compared fold by fold: its mean must not be

@@ -16,12 +16,18 @@ rows before a cut update the statistics together (one grouped reduction),
 the leaves that are due attempt, and the rows after a cut of a leaf that split
 are routed again. This is what learning one row at a time does, in a few
 vectorized rounds per batch.
+
+Memory is bounded as in VFDT and river: ``max_size`` caps the bytes of the
+tree, and when the cap is reached the leaves of least promise (fewest rows
+outside their majority class) are deactivated, keeping their class weights
+but no Gaussian estimates, until the tree fits (:meth:`_enforce_size_limit`).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -61,6 +67,33 @@ def hoeffding_bound(value_range, delta, n):
     """
     value_range, delta, n = (np.asarray(v, dtype=np.float64) for v in (value_range, delta, n))
     return np.sqrt(value_range**2 * np.log(1.0 / delta) / (2.0 * n))
+
+
+def tie_examples(value_range, delta, tau):
+    """Examples after which the tie threshold forces a split: ``R^2 ln(1/delta) / (2 tau^2)``.
+
+    Implements :eq:`eq-vfdt-tie-n`: the bound :eq:`eq-hoeffding-bound` falls
+    below ``tau`` exactly when ``n`` exceeds this number, so a leaf whose two
+    best attributes stay within the bound of each other splits on its current
+    best once it has seen more examples (:eq:`eq-vfdt-rule`).
+    """
+    value_range, delta, tau = (np.asarray(v, dtype=np.float64) for v in (value_range, delta, tau))
+    return value_range**2 * np.log(1.0 / delta) / (2.0 * tau**2)
+
+
+def anytime_delta(delta, test):
+    """Error probability of test ``test`` (1, 2, ...) so that all tests together keep ``delta``.
+
+    Implements :eq:`eq-anytime-delta`: ``delta / (test (test + 1))``. Since
+    ``1 / (l (l + 1)) = 1 / l - 1 / (l + 1)``, these probabilities sum to
+    ``delta`` over every test a leaf may ever make, so by the union bound the
+    chance that *any* of its tests errs stays below ``delta``, however long
+    the leaf waits (a fixed ``delta`` per test gives no such guarantee).
+    """
+    delta, test = np.asarray(delta, dtype=np.float64), np.asarray(test, dtype=np.float64)
+    if np.any(test < 1):
+        raise ValueError(f"test must count from 1, got {test!r}")
+    return delta / (test * (test + 1.0))
 
 
 def _entropy_bits(weights: np.ndarray) -> np.ndarray:
@@ -216,6 +249,21 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         A leaf whose majority class holds more than this share stops growing.
     nb_threshold : float, default 0
         Weight a leaf needs before naive Bayes predicts ("nb").
+    max_size : float, default 100
+        Largest size of the tree in MiB (river's ``max_size``), counted
+        exactly as :attr:`memory_bytes_`. After every split, if the tree with
+        all its leaves active would not fit, the leaves of least promise (the
+        weight outside their majority class, river's ``calculate_promise``)
+        are deactivated: they keep their class weights and predict their
+        majority class, but drop their Gaussian estimates and stop growing,
+        and they are reactivated (with fresh estimates) when they rank among
+        the most promising again. ``inf`` switches the limit off.
+    stop_mem_management : bool, default False
+        Stop all growth when the limit is reached, instead of deactivating
+        leaves (river's parameter of the same name; river 0.26 also stops at
+        the first leaf that becomes inactive for another reason, a leaf at
+        ``max_depth`` or one where the null split wins, which is not followed
+        here).
 
     Attributes
     ----------
@@ -224,8 +272,14 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         Weight seen so far.
     n_nodes_, n_leaves_, depth_ : int
     memory_bytes_ : int
-        Bytes held by the tree's arrays: it grows with the number of leaves,
-        never with the length of the stream.
+        Bytes held by the tree's arrays. It grows with the number of leaves,
+        never with the length of the stream, and ``max_size`` bounds it: at
+        most ``max_size`` MiB after every split, or the bytes of one more
+        split when even a tree of inactive leaves does not fit (the tree then
+        stops growing).
+    n_active_leaves_, n_inactive_leaves_ : int
+        Leaves that keep Gaussian estimates and may split, and the others
+        (deactivated by the memory limit, or at ``max_depth``).
 
     Notes
     -----
@@ -236,6 +290,15 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     the tree is the same after scaling X by a power of two with
     ``leaf_prediction="mc"``; naive Bayes leaves leave out features without
     variance, which makes their votes depend on the scale.
+
+    river 0.26 measures the size of its Python objects (every
+    ``memory_estimate_period`` rows) and this tree the bytes of its arrays,
+    exactly, at every split; a river leaf takes several times the bytes of
+    one here, so at the same ``max_size`` river deactivates leaves earlier.
+    The trees are the same while neither reaches its limit. river's
+    ``remove_poor_attrs`` (off by default) is not implemented: it saves
+    memory only where statistics are stored per attribute, and here they are
+    dense arrays.
     """
 
     def __init__(
@@ -251,6 +314,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         min_branch_fraction=0.01,
         max_share_to_split=0.99,
         nb_threshold=0,
+        max_size=100.0,
+        stop_mem_management=False,
     ):
         self.grace_period = grace_period
         self.delta = delta
@@ -262,6 +327,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         self.min_branch_fraction = min_branch_fraction
         self.max_share_to_split = max_share_to_split
         self.nb_threshold = nb_threshold
+        self.max_size = max_size
+        self.stop_mem_management = stop_mem_management
 
     # ------------------------------------------------------------ parameters
     def _check_params(self):
@@ -285,6 +352,14 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         number("min_branch_fraction", 0, 1, open_low=False, open_high=True)
         number("max_share_to_split", 0, 1)
         number("nb_threshold", 0, np.inf, open_low=False)
+        if not (isinstance(self.max_size, numbers.Real) and not isinstance(self.max_size, bool)):
+            raise TypeError(f"max_size must be a real number (MiB), got {self.max_size!r}")
+        if not self.max_size > 0:  # inf allowed: no limit
+            raise ValueError(f"max_size must be > 0 MiB (or inf), got {self.max_size!r}")
+        if not isinstance(self.stop_mem_management, bool | np.bool_):
+            raise TypeError(
+                f"stop_mem_management must be True or False, got {self.stop_mem_management!r}"
+            )
         if self.max_depth is not None:
             number("max_depth", 0, np.inf, integer=True, open_low=False)
         if self.leaf_prediction not in ("mc", "nb", "nba"):
@@ -336,9 +411,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         self._left = np.full(1, -1, dtype=np.intp)
         self._right = np.full(1, -1, dtype=np.intp)
         self._depth = np.zeros(1, dtype=np.intp)
-        self._slot = np.zeros(1, dtype=np.intp)  # a leaf's row in the statistics arrays
+        self._slot = np.zeros(1, dtype=np.intp)  # a leaf's row in the leaf arrays
         self._free_slots = []
-        shape = (1, n_features, n_classes)
         self._class_w = np.zeros((1, n_classes))
         self._present = np.zeros((1, n_classes), dtype=bool)  # river's class keys of a leaf
         # The weight since a leaf's last attempt, counted directly. river takes the
@@ -346,48 +420,83 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         # weights can leave a hair below grace_period (an attempt one row late).
         self._since = np.zeros(1)
         self._active = np.ones(1, dtype=bool)
+        # An active leaf's row in the Gaussian arrays; -1 for an inactive leaf,
+        # which keeps its class weights only (river drops its splitters).
+        self._stats = np.zeros(1, dtype=np.intp)
+        self._free_stats = []
+        self._mc_right = np.zeros(1)
+        self._nb_right = np.zeros(1)
+        shape = (1, n_features, n_classes)
         self._g_n = np.zeros(shape)
         self._g_mean = np.zeros(shape)
         self._g_m2 = np.zeros(shape)
         self._g_min = np.full(shape, np.inf)
         self._g_max = np.full(shape, -np.inf)
-        self._mc_right = np.zeros(1)
-        self._nb_right = np.zeros(1)
+        self._growth_allowed = True
         self.n_samples_seen_ = 0.0
 
+    _NODE_ARRAYS = ("_feature", "_threshold", "_left", "_right", "_depth", "_slot")
     _SLOT_ARRAYS = (
         "_class_w",
         "_present",
         "_since",
         "_active",
-        "_g_n",
-        "_g_mean",
-        "_g_m2",
-        "_g_min",
-        "_g_max",
+        "_stats",
         "_mc_right",
         "_nb_right",
     )
-    _NODE_ARRAYS = ("_feature", "_threshold", "_left", "_right", "_depth", "_slot")
+    _STATS_ARRAYS = ("_g_n", "_g_mean", "_g_m2", "_g_min", "_g_max")
+    _STATS_FILL: ClassVar[dict] = {
+        "_g_n": 0.0,
+        "_g_mean": 0.0,
+        "_g_m2": 0.0,
+        "_g_min": np.inf,
+        "_g_max": -np.inf,
+    }
+
+    def _new_stats(self, k: int = 1) -> np.ndarray:
+        """``k`` rows of empty Gaussian estimates: freed rows first, then new ones."""
+        reused = [self._free_stats.pop() for _ in range(min(k, len(self._free_stats)))]
+        extra = k - len(reused)
+        start = self._g_n.shape[0]
+        if extra:
+            for name in self._STATS_ARRAYS:
+                arr = getattr(self, name)
+                fill = np.full((extra, *arr.shape[1:]), self._STATS_FILL[name])
+                setattr(self, name, np.concatenate([arr, fill]))
+        rows = np.array(reused + list(range(start, start + extra)), dtype=np.intp)
+        for name in self._STATS_ARRAYS:
+            getattr(self, name)[rows] = self._STATS_FILL[name]
+        return rows
+
+    def _deactivate(self, slots) -> None:
+        """Leaves stop growing: they keep their class weights, their estimates are freed."""
+        slots = np.asarray(slots, dtype=np.intp)
+        rows = self._stats[slots]
+        self._free_stats.extend(int(r) for r in rows[rows >= 0])
+        self._stats[slots] = -1
+        self._active[slots] = False
+
+    def _activate(self, slots) -> None:
+        """Leaves grow again, from fresh (empty) Gaussian estimates, as river's ``activate``."""
+        slots = np.asarray(slots, dtype=np.intp)
+        self._stats[slots] = self._new_stats(slots.size)
+        self._active[slots] = True
 
     def _new_slot(self):
         if self._free_slots:
             s = self._free_slots.pop()
         else:
             s = self._class_w.shape[0]
-            fill = {"_g_min": np.inf, "_g_max": -np.inf, "_active": True}
             for name in self._SLOT_ARRAYS:
                 arr = getattr(self, name)
-                extra = np.full((1, *arr.shape[1:]), fill.get(name, 0), dtype=arr.dtype)
+                extra = np.zeros((1, *arr.shape[1:]), dtype=arr.dtype)
                 setattr(self, name, np.concatenate([arr, extra]))
-            return s
         self._class_w[s] = 0
         self._present[s] = False
         self._since[s] = 0
-        self._active[s] = True
-        for name in ("_g_n", "_g_mean", "_g_m2", "_mc_right", "_nb_right"):
-            getattr(self, name)[s] = 0
-        self._g_min[s], self._g_max[s] = np.inf, -np.inf
+        self._mc_right[s] = self._nb_right[s] = 0
+        self._activate([s])
         return s
 
     def _new_leaf(self, depth, class_w, present):
@@ -483,12 +592,20 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             # max_depth stops growing after its first row.
             at_limit = (self._depth[node] >= max_depth)[group]
             hit = ((since >= self.grace_period) | at_limit) & self._active[slot][group]
+            hit &= self._growth_allowed
             first_hit = np.full(starts.size, pending.size)
             hit_rows = np.flatnonzero(hit)
             np.minimum.at(first_hit, group[hit_rows], hit_rows)
             learn = np.arange(pending.size) <= first_hit[group]
+            due = np.flatnonzero(first_hit < pending.size)
+            if due.size and self._limit_may_bind(due.size):
+                # A split may now (de)activate other leaves: only the rows up to
+                # the first due attempt in stream order are learned this round.
+                first = pending[first_hit[due]].min()
+                learn &= pending <= first
+                due = due[pending[first_hit[due]] == first]
             self._learn_rows(values, labels, weights, pending[learn], slot[group[learn]])
-            for g in np.flatnonzero(first_hit < pending.size):
+            for g in due:
                 self._attempt(int(node[g]), max_depth)
             rest = ~learn
             pending, leaf = pending[rest], leaf[rest]
@@ -535,13 +652,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         segment_size = 1 + np.bincount(leaf * n_classes + y, minlength=n_leaves * n_classes)
         segment_head = np.r_[0, np.cumsum(segment_size)[:-1]]
         n_elements = segment_size.sum()
-        leaf_slot = slot[leaf_first]
+        leaf_stats = self._stats[slot[leaf_first]]
         n_features = x.shape[1]
         g_n = np.zeros((n_elements, n_features))
         g_mean = np.zeros((n_elements, n_features))
         g_m2 = np.zeros((n_elements, n_features))
         for array, state in ((g_n, self._g_n), (g_mean, self._g_mean), (g_m2, self._g_m2)):
-            array[segment_head] = state[leaf_slot].transpose(0, 2, 1).reshape(-1, n_features)
+            array[segment_head] = state[leaf_stats].transpose(0, 2, 1).reshape(-1, n_features)
         own = segment_head[leaf * n_classes + y] + 1 + before[np.arange(n_rows), y]
         g_n[own] = w[:, None]
         g_mean[own] = np.where(w[:, None] > 0, x, 0.0)
@@ -582,7 +699,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         key, x, w = key[order], values[rows[order]], w[order]
         starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
         cell = key[starts]
-        s, k = cell // n_classes, cell % n_classes
+        s, k = self._stats[cell // n_classes], cell % n_classes
         wb = np.add.reduceat(w, starts)
         mean_b = np.add.reduceat(w[:, None] * x, starts, axis=0) / wb[:, None]
         size = np.diff(np.r_[starts, key.size])
@@ -604,6 +721,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         The class weights on each side of a threshold come from the Gaussian
         estimates (:eq:`eq-gaussian-split`), as river's ``GaussianSplitter``.
         """
+        class_w, s = self._class_w[s], self._stats[s]  # s: the leaf's Gaussian row
         n = self._g_n[s]  # (F, K)
         seen = n > 0
         low = np.where(seen, self._g_min[s], np.inf).min(axis=1)
@@ -631,7 +749,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         ) >= 2
         if self.split_criterion == "info_gain":
             merit = (
-                _entropy_bits(self._class_w[s])
+                _entropy_bits(class_w)
                 - (wl * _entropy_bits(left) + wr * _entropy_bits(right)) / safe
             )
         else:
@@ -649,12 +767,12 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         total = class_w.sum()
         self._since[s] = 0.0
         if self._depth[node] >= max_depth:
-            self._active[s] = False
+            self._deactivate([s])  # for good: never reactivated
             return
         if (class_w != 0).sum() < 2:
             return  # pure: nothing to split
         if class_w.max() > 0 and class_w.max() / total > self.max_share_to_split:
-            self._active[s] = False  # river: the null split wins and the leaf stops growing
+            self._null_split(s)
             return
         merit, cut, left, right, left_keys, right_keys = self._candidates(s)
         best_cut = np.argmax(merit, axis=1)  # first best threshold of each feature
@@ -674,23 +792,108 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         if not (wins or bound < self.tau):
             return
         if not np.isfinite(scores[best]):
-            self._active[s] = False  # the null split: stop growing here
+            self._null_split(s)
             return
         j = best - 1
         c = best_cut[j]
         depth = self._depth[node] + 1
+        self._deactivate([s])  # the leaf's rows go to its children
+        self._slot[node] = -1
+        self._free_slots.append(s)
         left_node = self._new_leaf(depth, left[j, c], left_keys[j, c])
         right_node = self._new_leaf(depth, right[j, c], right_keys[j, c])
         self._feature[node], self._threshold[node] = j, cut[j, c]
         self._left[node], self._right[node] = left_node, right_node
-        self._slot[node] = -1
-        self._free_slots.append(s)
+        self._enforce_size_limit()
+
+    def _null_split(self, s):
+        """The null split wins: river deactivates the leaf, then enforces the size limit.
+
+        Below the limit that reactivates it at once, with empty estimates: the
+        leaf keeps learning and may split later, from the rows after this one.
+        """
+        self._deactivate([s])
+        self._enforce_size_limit()
+
+    # ---------------------------------------------------------------- memory
+    @property
+    def _stats_row_bytes(self) -> int:
+        return int(sum(getattr(self, n)[0].nbytes for n in self._STATS_ARRAYS))
+
+    def _fixed_bytes(self) -> int:
+        """Bytes of the node and leaf arrays: what the tree holds with no active leaf."""
+        return int(sum(getattr(self, n).nbytes for n in self._NODE_ARRAYS + self._SLOT_ARRAYS))
+
+    def _limit_may_bind(self, n_attempts: int) -> bool:
+        """Whether ``n_attempts`` splits could make the size limit (de)activate leaves.
+
+        Each split adds two nodes, a leaf row and a row of estimates. Inactive
+        leaves below ``max_depth`` exist only because of the limit.
+        """
+        if not np.isfinite(self.max_size):
+            return False
+        leaves = self._feature < 0
+        capped = (~self._active[self._slot[leaves]]) & (
+            self._depth[leaves] < (np.inf if self.max_depth is None else self.max_depth)
+        )
+        per_split = (
+            2 * sum(getattr(self, n).itemsize for n in self._NODE_ARRAYS)
+            + sum(getattr(self, n)[0].nbytes for n in self._SLOT_ARRAYS)
+            + self._stats_row_bytes
+        )
+        after = self.memory_bytes_ + n_attempts * per_split
+        return bool(capped.any()) or after > self.max_size * 2**20
+
+    def _enforce_size_limit(self) -> None:
+        """VFDT's memory management, as river's ``_enforce_size_limit`` (after Kirkby 2007).
+
+        With ``L`` leaves the tree holds the node and leaf arrays plus one row
+        of Gaussian estimates per active leaf. The largest number ``m`` of
+        active leaves that fits in ``max_size`` stays active: the ``m`` leaves
+        of highest promise (weight outside the majority class, ties by node
+        id), except those at ``max_depth``; the others are deactivated.
+        Freed rows of estimates are given back, so the arrays hold exactly
+        the active leaves' rows. Runs after every split, as in river.
+        """
+        limit = self.max_size * 2**20
+        leaves = np.flatnonzero(self._feature < 0)
+        slots = self._slot[leaves]
+        row = self._stats_row_bytes
+        fixed = self._fixed_bytes()
+        if self.stop_mem_management and fixed + int(self._active[slots].sum()) * row > limit:
+            self._growth_allowed = False  # instead of deactivating leaves
+            return
+        room = (limit - fixed) // row if np.isfinite(limit) else leaves.size
+        max_active = int(np.clip(room, 0, leaves.size))
+        class_w = self._class_w[slots]
+        promise = class_w.sum(axis=1) - class_w.max(axis=1)
+        order = np.argsort(promise, kind="stable")
+        cutoff = leaves.size - max_active
+        low, high = order[:cutoff], order[cutoff:]
+        self._deactivate(slots[low][self._active[slots[low]]])
+        depth_limit = np.inf if self.max_depth is None else self.max_depth
+        revive = high[(~self._active[slots[high]]) & (self._depth[leaves[high]] < depth_limit)]
+        self._activate(slots[revive])
+        if self._free_stats:
+            self._compact_stats()
+
+    def _compact_stats(self) -> None:
+        """Drop the freed rows of Gaussian estimates (renumbering the leaves' rows)."""
+        used = self._stats >= 0
+        keep = np.sort(self._stats[used])
+        for name in self._STATS_ARRAYS:
+            setattr(self, name, getattr(self, name)[keep])
+        renumber = np.full(self._g_n.shape[0] + len(self._free_stats), -1, dtype=np.intp)
+        renumber[keep] = np.arange(keep.size)
+        self._stats[used] = renumber[self._stats[used]]
+        self._free_stats = []
 
     # ------------------------------------------------------------ prediction
     def _naive_bayes(self, x, slot):
         """Naive Bayes class probabilities of rows ``x`` at leaf slots ``slot``."""
         # -1 / (2 var) and the log normalisers per leaf, not per row
-        leaves, row_leaf = np.unique(slot, return_inverse=True)
+        unique_slots, row_leaf = np.unique(slot, return_inverse=True)
+        leaves = self._stats[unique_slots]  # active leaves only: their Gaussian rows
         scale, offset = _gaussian_log_terms(self._g_n[leaves], self._g_m2[leaves])
         return _naive_bayes_proba(
             x,
@@ -765,8 +968,19 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         return int(self._depth[self._feature < 0].max())
 
     @property
-    def memory_bytes_(self):
-        """Bytes held by the tree's arrays (nodes and leaf statistics)."""
+    def n_active_leaves_(self):
+        """Leaves that keep Gaussian estimates and may split."""
         check_is_fitted(self, "classes_")
-        names = self._NODE_ARRAYS + self._SLOT_ARRAYS
+        return int(self._active[self._slot[self._feature < 0]].sum())
+
+    @property
+    def n_inactive_leaves_(self):
+        """Leaves deactivated by the memory limit or at ``max_depth``."""
+        return self.n_leaves_ - self.n_active_leaves_
+
+    @property
+    def memory_bytes_(self):
+        """Bytes held by the tree's arrays (nodes, leaves, Gaussian estimates)."""
+        check_is_fitted(self, "classes_")
+        names = self._NODE_ARRAYS + self._SLOT_ARRAYS + self._STATS_ARRAYS
         return int(sum(getattr(self, name).nbytes for name in names))

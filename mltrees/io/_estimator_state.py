@@ -516,27 +516,19 @@ def _rebuild_hoeffding(estimator) -> None:
         expected_depth[level] = d
     expect(np.array_equal(depth, expected_depth), f"{path}._depth", "the depth of each node")
     expect(np.isfinite(threshold[~leaf]).all(), f"{path}._threshold", "finite at internal nodes")
-    shapes = {
-        "_class_w": (K,),
-        "_present": (K,),
-        "_since": (),
-        "_active": (),
-        "_g_n": (F, K),
-        "_g_mean": (F, K),
-        "_g_m2": (F, K),
-        "_g_min": (F, K),
-        "_g_max": (F, K),
-        "_mc_right": (),
-        "_nb_right": (),
-    }
+    shapes = {"_class_w": (K,), "_present": (K,), **dict.fromkeys(("_g_n", "_g_mean"), (F, K))}
+    shapes.update(dict.fromkeys(("_g_m2", "_g_min", "_g_max"), (F, K)))
     n_slots = estimator._class_w.shape[0] if isinstance(estimator._class_w, np.ndarray) else 0
-    for name in type(estimator)._SLOT_ARRAYS:
-        kinds = "b" if name in ("_present", "_active") else "f"
+    n_rows = estimator._g_n.shape[0] if isinstance(estimator._g_n, np.ndarray) else 0
+    arrays = [(name, n_slots) for name in type(estimator)._SLOT_ARRAYS]
+    arrays += [(name, n_rows) for name in type(estimator)._STATS_ARRAYS]
+    for name, length in arrays:
+        kinds = {"_present": "b", "_active": "b", "_stats": "iu"}.get(name, "f")
         array = expect_array(
             getattr(estimator, name),
             f"{path}.{name}",
             kinds=kinds,
-            shape=(n_slots, *shapes.get(name, ())),
+            shape=(length, *shapes.get(name, ())),
         )
         if kinds == "f":
             expect(not np.isnan(array).any(), f"{path}.{name}", "numbers, not NaN")
@@ -547,22 +539,39 @@ def _rebuild_hoeffding(estimator) -> None:
                     "finite values >= 0",
                 )
     used = slot[leaf]
-    free = estimator._free_slots
-    expect(
-        isinstance(free, list)
-        and all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in free),
-        f"{path}._free_slots",
-        "a list of slots",
-    )
-    # A slot freed by a split may have been saved as a NumPy integer.
-    estimator._free_slots = [int(v) for v in free]
-    taken = np.concatenate([used, np.asarray(free, dtype=np.int64)])
+    # Freed slots and rows may have been saved as NumPy integers.
+    for name in ("_free_slots", "_free_stats"):
+        free = getattr(estimator, name)
+        expect(
+            isinstance(free, list)
+            and all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in free),
+            f"{path}.{name}",
+            "a list of rows",
+        )
+        setattr(estimator, name, [int(v) for v in free])
+    taken = np.concatenate([used, np.asarray(estimator._free_slots, dtype=np.int64)])
     expect(
         (slot[~leaf] == -1).all()
         and ((taken >= 0) & (taken < n_slots)).all()
         and np.unique(taken).size == taken.size,
         f"{path}._slot",
         "a distinct statistics row per leaf",
+    )
+    # Active leaves own distinct rows of Gaussian estimates; inactive leaves none.
+    rows = estimator._stats[used]
+    active = estimator._active[used]
+    held = np.concatenate([rows[active], np.asarray(estimator._free_stats, dtype=np.int64)])
+    expect(
+        (rows[~active] == -1).all()
+        and ((held >= 0) & (held < n_rows)).all()
+        and np.unique(held).size == held.size,
+        f"{path}._stats",
+        "a distinct row of Gaussian estimates per active leaf, -1 for an inactive one",
+    )
+    expect(
+        isinstance(estimator._growth_allowed, bool | np.bool_),
+        f"{path}._growth_allowed",
+        "True or False",
     )
     seen = estimator.n_samples_seen_
     expect(isinstance(seen, float) and 0 <= seen < math.inf, f"{path}.n_samples_seen_", ">= 0")

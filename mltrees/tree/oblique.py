@@ -44,10 +44,12 @@ __all__ = [
     "ObliqueTreeClassifier",
     "ObliqueTreeRegressor",
     "best_coefficient_step",
+    "best_coefficient_steps",
     "best_threshold",
     "least_squares_direction",
     "oc1_split",
     "pocket_perceptron",
+    "staircase_error",
 ]
 
 _MAX_CYCLES = 50  # coordinate cycles per local search; OC1 stops far earlier in practice
@@ -98,6 +100,23 @@ class ObliqueTree(Tree):
         return node
 
 
+def staircase_error(n_steps, centred: bool = False):
+    """Share of the unit square misclassified by a staircase that replaces its diagonal.
+
+    Implements :eq:`eq-staircase-error`. The classes are split by the
+    diagonal ``x_2 = x_1``; an axis-parallel tree draws ``n_steps`` equal
+    steps of width ``1 / n_steps``. A one-sided staircase (every step below
+    the diagonal, touching it at the corners) leaves ``n_steps`` triangles
+    of area ``1 / (2 n_steps**2)``: an error of ``1 / (2 n_steps)``. A
+    centred one (each step crossing the diagonal at its middle) leaves
+    ``2 n_steps`` triangles of area ``1 / (8 n_steps**2)``: ``1 / (4 n_steps)``.
+    """
+    n_steps = np.asarray(n_steps, dtype=np.float64)
+    if np.any(n_steps < 1):
+        raise ValueError(f"n_steps must be >= 1, got {n_steps!r}")
+    return 1.0 / ((4.0 if centred else 2.0) * n_steps)
+
+
 # ---------------------------------------------------------------------------
 # Split costs from sufficient statistics
 # ---------------------------------------------------------------------------
@@ -125,14 +144,146 @@ def _cost(stats: np.ndarray, criterion: str) -> np.ndarray:
     return np.maximum(total * log_total - np.einsum("...k,...k->...", s, logs), 0.0)
 
 
-def _partition_cost(stats, right, criterion: str, min_samples_leaf: int, total=None) -> float:
-    """Cost W_L Q(D_L) + W_R Q(D_R) of one partition; inf if a side is too small."""
+def _partition_costs(stats, right, criterion: str, min_samples_leaf: int, total=None):
+    """Costs W_L Q(D_L) + W_R Q(D_R) of partitions; inf where a side is too small.
+
+    ``right`` is a boolean array (n,) or (R, n), one partition per row; the
+    result is a float or an (R,) array.
+    """
     total = stats.sum(axis=0) if total is None else total
-    r = right.astype(np.float64) @ stats
-    pair = np.stack([total - r, r])
-    if pair[:, -1].min() < min_samples_leaf:
-        return np.inf
-    return float(_cost(pair, criterion).sum())
+    r = np.asarray(right, dtype=np.float64) @ stats
+    pair = np.stack([total - r, r])  # (2, [R,] k + 1)
+    cost = _cost(pair, criterion).sum(axis=0)
+    cost = np.where(pair[..., -1].min(axis=0) < min_samples_leaf, np.inf, cost)
+    return float(cost) if np.ndim(cost) == 0 else cost
+
+
+def best_coefficient_steps(
+    V,
+    D,
+    stats,
+    criterion: str = "gini",
+    min_samples_leaf: int = 1,
+    *,
+    current=None,
+    total=None,
+    rng=None,
+    tolerance: float = 0.0,
+    stagnant=None,
+):
+    """The best change beta of one coefficient of several hyperplanes at once, in closed form.
+
+    Implements :eq:`eq-oc1-u` and :eq:`eq-oc1-cost` for ``R`` hyperplanes
+    together (OC1's restarts run side by side). Row ``i`` lies on the
+    positive side of hyperplane ``r`` when ``V[r, i] > 0``; changing one
+    coefficient (or moving along a direction) by ``beta[r]`` turns ``V[r, i]``
+    into ``V[r, i] + beta[r] * D[r, i]``. Where ``D[r, i] != 0`` the row
+    changes side exactly at ``U = -V / D``, so the cost is constant between
+    consecutive sorted breakpoints: one sort per hyperplane and a cumulative
+    sum of the rows' statistics, signed by the direction in which each row
+    crosses, give the cost of every interval; the midpoint of the best one is
+    returned.
+
+    Parameters
+    ----------
+    V : ndarray (R, n)
+        Current signed values ``a^T x~_i`` of the rows (``x~ = (x, 1)``).
+    D : ndarray (R, n) or (n,)
+        Derivative of ``V`` with respect to the change: the column ``x_j`` for
+        coefficient ``j`` (shared by all hyperplanes), 1 for the constant,
+        ``u^T x~_i`` for a direction ``u``.
+    stats : ndarray (n, k + 1)
+        Per-row statistics of the criterion and, last, a column of ones.
+    criterion : {"gini", "entropy", "squared_error"}
+    min_samples_leaf : int
+        Intervals leaving fewer rows on a side cost inf.
+    current, total : optional
+        The costs of the current partitions (R,) and ``stats.sum(axis=0)``.
+    rng : numpy Generator, optional
+        With ``stagnant``: where no interval beats the current position by
+        more than ``tolerance``, another interval of the same cost is drawn at
+        random (OC1's *stagnant* move :cite:p:`murthy1994`).
+    tolerance : float, default 0
+        Costs within this distance of the current cost count as equal.
+    stagnant : ndarray (R,) of bool, optional
+        The hyperplanes for which a stagnant move may be proposed.
+
+    Returns
+    -------
+    beta : ndarray (R,)
+        The changes (0 where no interval beats, or for a stagnant move
+        equals, the current position).
+    cost : ndarray (R,)
+        ``W_L Q(D_L) + W_R Q(D_R)`` after the change (inf where no valid split).
+    order, best : ndarray
+        The rows sorted by breakpoint, per hyperplane, and the chosen
+        interval: it lies between the rows ``order[r, best - 1]`` and
+        ``order[r, best]``.
+    """
+    V = np.atleast_2d(np.asarray(V, dtype=np.float64))
+    R, n = V.shape
+    D = np.broadcast_to(np.asarray(D, dtype=np.float64), V.shape)
+    total = stats.sum(axis=0) if total is None else total
+    if current is None:
+        current = _partition_costs(stats, V > 0, criterion, min_samples_leaf, total)
+    current = np.broadcast_to(np.asarray(current, dtype=np.float64), (R,))
+    moves = D != 0
+    n_moving = moves.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        U = np.where(moves, -V / np.where(moves, D, 1.0), np.inf)  # rows that never move: last
+    # Rows with D = 0 keep their side whatever beta is: a fixed part of the positive side.
+    still = (~moves).astype(np.float64)
+    fixed = (still * (V > 0)) @ stats
+    moving = total - still @ stats
+    # Any sort will do: rows with equal U change side together, and cuts are
+    # only scored between distinct values.
+    order = np.argsort(U, axis=1)
+    U = np.take_along_axis(U, order, axis=1)
+    # Candidate c puts beta between U[c-1] and U[c]: rows with D > 0 and
+    # U < beta are on the positive side, and so are rows with D < 0 and
+    # U > beta. With sign = ±1 (0 for rows that never move) both are one
+    # cumulative sum: right(c) = fixed + (falling total) + sum_{q<c} sign_q s_q.
+    sign = np.take_along_axis(np.sign(D), order, axis=1)
+    cum = np.zeros((R, n + 1, stats.shape[1]))
+    np.cumsum(stats[order] * sign[..., None], axis=1, out=cum[:, 1:])
+    right = cum + (fixed + (moving - cum[:, -1]) / 2.0)[:, None, :]
+    left = total - right
+    cost = _cost(left, criterion) + _cost(right, criterion)  # (R, n + 1)
+    candidate = np.arange(n + 1)
+    valid = candidate <= n_moving[:, None]  # beyond the last moving row: nothing new
+    valid[:, 1:-1] &= U[:, 1:] > U[:, :-1]
+    valid &= np.minimum(left[..., -1], right[..., -1]) >= min_samples_leaf - 0.5
+    cost = np.where(valid, cost, np.inf)
+    best = np.argmin(cost, axis=1)
+    rows = np.arange(R)
+    take = cost[rows, best] < current - tolerance
+    if rng is not None and stagnant is not None:
+        # A stagnant move: another interval of the same cost. The intervals
+        # next to beta = 0 are left out, since one of them is where we are.
+        ask = ~take & np.asarray(stagnant, dtype=bool) & np.isfinite(current)
+        if ask.any():
+            tied = np.abs(cost[ask] - current[ask, None]) <= tolerance
+            at = np.flatnonzero(ask)
+            for side in ("left", "right"):
+                zero = (U[ask] < 0).sum(axis=1) if side == "left" else (U[ask] <= 0).sum(axis=1)
+                tied[np.arange(at.size), zero] = False
+            count = tied.sum(axis=1)
+            some = count > 0
+            pick = np.floor(rng.random(int(some.sum())) * count[some]).astype(np.intp)
+            chosen = np.argmax(np.cumsum(tied[some], axis=1) > pick[:, None], axis=1)
+            best[at[some]] = chosen
+            take[at[some]] = True
+    last = np.maximum(n_moving - 1, 0)
+    low, high = U[rows, np.maximum(best - 1, 0)], U[rows, np.minimum(best, last)]
+    gap = np.maximum(1.0, U[rows, last] - U[:, 0])
+    with np.errstate(invalid="ignore", over="ignore"):
+        beta = np.where(
+            best == 0, U[:, 0] - gap, np.where(best >= n_moving, U[rows, last] + gap, 0.0)
+        )
+        inside = (best > 0) & (best < n_moving)
+        beta[inside] = midpoint(low[inside], high[inside])
+    beta = np.where(take, beta, 0.0)
+    return beta, np.where(take, cost[rows, best], current), order, best
 
 
 def best_coefficient_step(
@@ -144,105 +295,39 @@ def best_coefficient_step(
     *,
     current=None,
     total=None,
-    bounds=False,
+    rng=None,
+    tolerance: float = 0.0,
 ):
-    """The best change beta of one coefficient of a hyperplane, in closed form.
+    """The best change beta of one coefficient of one hyperplane (:eq:`eq-oc1-u`).
 
-    Implements :eq:`eq-oc1-u` and :eq:`eq-oc1-cost`. Row ``i`` lies on the
-    positive side of the hyperplane when ``V_i > 0``; changing one
-    coefficient (or moving along a direction) by ``beta`` turns ``V_i``
-    into ``V_i + beta * D_i``. For ``D_i != 0`` the row changes side exactly
-    at ``U_i = -V_i / D_i``, so the cost is constant between consecutive
-    sorted ``U_i``: one sort and a cumulative sum of the statistics give the
-    cost of every interval, and the midpoint of the best one is returned.
-
-    Parameters
-    ----------
-    V : ndarray (n,)
-        Current signed values ``a^T x~_i`` of the rows (``x~ = (x, 1)``).
-    D : ndarray (n,)
-        Derivative of ``V_i`` with respect to the change: ``x_ij`` for
-        coefficient ``j``, 1 for the constant, ``b_i = u^T x~_i`` for a direction ``u``.
-    stats : ndarray (n, k + 1)
-        Per-row statistics of the criterion and, last, a column of ones.
-    criterion : {"gini", "entropy", "squared_error"}
-    min_samples_leaf : int
-        Candidates leaving fewer rows on a side cost inf.
-    current, total : optional
-        The cost of the current partition and ``stats.sum(axis=0)``, when the
-        caller knows them (saves two passes over the rows).
-    bounds : bool, default False
-        Also return the rows whose ``U_i`` bound the chosen interval.
-
-    Returns
-    -------
-    beta : float
-        The change (0 if no interval beats the current position).
-    cost : float
-        ``W_L Q(D_L) + W_R Q(D_R)`` after the change (inf if no valid split).
-    rows : tuple of two ints or None
-        With ``bounds``: the rows with the largest ``U_i`` below ``beta`` and
-        the smallest above it (None when ``beta`` is outside every ``U_i``
-        or 0).
+    :func:`best_coefficient_steps` for a single hyperplane: ``V`` and ``D``
+    are (n,) arrays; with ``rng`` a stagnant move may be returned. Returns
+    ``(beta, cost)`` as floats; beta is 0 when nothing beats the current
+    position.
     """
-    total = stats.sum(axis=0) if total is None else total
-    if current is None:
-        current = _partition_cost(stats, V > 0, criterion, min_samples_leaf, total)
-    moves = D != 0
-    if moves.all():
-        U, s, d, fixed, moving = -V / D, stats, D, 0.0, total
-    else:
-        if not moves.any():
-            return (0.0, current, None) if bounds else (0.0, current)
-        # Rows with D_i = 0 keep their side whatever beta is.
-        still = ~moves
-        fixed = (still & (V > 0)).astype(np.float64) @ stats
-        moving = total - still.astype(np.float64) @ stats
-        U, s, d = -V[moves] / D[moves], stats[moves], D[moves]
-    # Any sort will do: rows with equal U_i change side together, and cuts
-    # are only scored between distinct values.
-    order = np.argsort(U)
-    U = U[order]
-    # Candidate c puts beta between U[c-1] and U[c]: rows with D > 0 and
-    # U < beta are on the positive side, and so are rows with D < 0 and
-    # U > beta. With sign_i = ±1 both are one cumulative sum:
-    # right(c) = fixed + (falling total) + Σ_{i<c} sign_i s_i.
-    signed = s[order]
-    signed *= np.where(d > 0, 1.0, -1.0)[order, None]
-    cum = np.empty((U.size + 1, s.shape[1]))
-    cum[0] = 0.0
-    np.cumsum(signed, axis=0, out=cum[1:])
-    right = cum + (fixed + (moving - cum[-1]) / 2.0)
-    left = total - right
-    cost = _cost(left, criterion) + _cost(right, criterion)
-    m = U.size
-    distinct = np.ones(m + 1, dtype=bool)
-    distinct[1:-1] = U[1:] > U[:-1]
-    small = np.minimum(left[:, -1], right[:, -1]) < min_samples_leaf - 0.5
-    cost = np.where(distinct & ~small, cost, np.inf)
-    best = int(np.argmin(cost))
-    if not cost[best] < current:
-        return (0.0, current, None) if bounds else (0.0, current)
-    if best in (0, m):
-        gap = max(1.0, float(U[-1] - U[0]))
-        beta = float(U[0] - gap) if best == 0 else float(U[-1] + gap)
-        return (beta, float(cost[best]), None) if bounds else (beta, float(cost[best]))
-    beta = float(midpoint(U[best - 1], U[best]))
-    if not bounds:
-        return beta, float(cost[best])
-    moving_rows = np.flatnonzero(moves)
-    rows = (int(moving_rows[order[best - 1]]), int(moving_rows[order[best]]))
-    return beta, float(cost[best]), rows
+    beta, cost, _, _ = best_coefficient_steps(
+        np.asarray(V, dtype=np.float64)[None],
+        D,
+        stats,
+        criterion,
+        min_samples_leaf,
+        current=None if current is None else [current],
+        total=total,
+        rng=rng,
+        tolerance=tolerance,
+        stagnant=None if rng is None else [True],
+    )
+    return float(beta[0]), float(cost[0])
 
 
 def best_threshold(z, stats, criterion: str = "gini", min_samples_leaf: int = 1):
     """CART's best threshold t of the test ``z <= t`` over projected values ``z``.
 
     Implements :eq:`eq-oblique-threshold`: the special case of
-    :func:`best_coefficient_step` for the constant term (``D_j = 1``) started
-    at ``V = z``, so the candidates are the midpoints between consecutive
-    distinct values of ``z``. Returns ``(t, cost)``; ``t`` is NaN if no split
-    leaves ``min_samples_leaf`` rows on both sides.
+    :func:`best_coefficient_steps` for the constant term (``D = 1``) started
+    below every value, so the candidates are the midpoints between
+    consecutive distinct values of ``z``. Returns ``(t, cost)``; ``t`` is NaN
+    if no split leaves ``min_samples_leaf`` rows on both sides.
     """
     z = np.asarray(z, dtype=np.float64)
     # Start below every value: all rows on the positive side, so any valid
@@ -255,13 +340,15 @@ def best_threshold(z, stats, criterion: str = "gini", min_samples_leaf: int = 1)
     rank = np.empty(z.size)
     if z.size:
         rank[order] = np.cumsum(np.r_[True, z[order][1:] != z[order][:-1]])
-    _, cost, rows = best_coefficient_step(
-        rank, np.ones_like(z), stats, criterion, min_samples_leaf, bounds=True
+    _, cost, sorted_rows, best = best_coefficient_steps(
+        rank[None], np.ones_like(z), stats, criterion, min_samples_leaf
     )
-    if not np.isfinite(cost) or rows is None:
+    b = int(best[0])
+    if not np.isfinite(cost[0]) or not 0 < b < z.size:
         return np.nan, np.inf
-    high, low = z[rows[0]], z[rows[1]]  # U = -(z - lowest + 1) sorts z downwards
-    return float(midpoint(low, high)), cost
+    # U = -rank sorts z downwards: the interval lies between a higher and a lower value
+    high, low = z[sorted_rows[0, b - 1]], z[sorted_rows[0, b]]
+    return float(midpoint(low, high)), float(cost[0])
 
 
 # ---------------------------------------------------------------------------
@@ -269,46 +356,136 @@ def best_threshold(z, stats, criterion: str = "gini", min_samples_leaf: int = 1)
 # ---------------------------------------------------------------------------
 
 
-def _hyperplane(Xa, a, stats, criterion, min_samples_leaf, total):
-    V = Xa @ a
-    return V, _partition_cost(stats, V > 0, criterion, min_samples_leaf, total)
+def _random_vectors(rng, shape):
+    """Random hyperplanes or directions: coefficients uniform on [-1, 1] (OC1 3.0's)."""
+    return rng.uniform(-1.0, 1.0, shape)
 
 
-def _local_search(Xa, a, stats, criterion, rng, n_perturbations, min_samples_leaf):
-    """OC1's hill climbing from hyperplane ``a``: coordinates in sequence, then random jumps."""
+class _StagnantMoves:
+    """OC1's rule for moves that leave the cost unchanged :cite:p:`murthy1994`, per search.
+
+    Such a move is taken with probability ``P_move``: 1 after every
+    improvement, lower by ``1 / max_stagnant_moves`` after each equal-cost
+    move taken, so at most ``max_stagnant_moves`` of them follow one another
+    (Murthy et al.'s P_stag schedule, which lowers the probability with
+    every stagnant move made; OC1 3.0's code takes them without a draw, up
+    to 11 in a row: its counter is tested against
+    ``MAX_NO_OF_STAGNANT_PERTURBATIONS = 10`` before it is incremented).
+    With 0 no such move is taken.
+    One probability is kept for each of ``size`` searches run side by side.
+    """
+
+    def __init__(self, max_stagnant_moves: int, size: int = 1):
+        self.step = 1.0 / max_stagnant_moves if max_stagnant_moves > 0 else 0.0
+        self.p_move = np.zeros(size)
+        self.reset(np.arange(size))
+
+    def reset(self, which):
+        """After an improvement: P_move back to 1 (0 when stagnant moves are off)."""
+        self.p_move[which] = 1.0 if self.step > 0 else 0.0
+
+    @property
+    def possible(self) -> np.ndarray:
+        return self.p_move > 1e-9
+
+    def accept(self, rng, which) -> np.ndarray:
+        """Equal-cost proposals of searches ``which``: each taken with probability P_move.
+
+        Only a move taken lowers P_move (a rejected proposal leaves it).
+        """
+        which = np.asarray(which, dtype=np.intp)
+        taken = rng.random(which.size) < self.p_move[which]
+        self.p_move[which[taken]] -= self.step
+        return taken
+
+
+def _local_searches(
+    Xa, A, stats, criterion, rng, n_perturbations, min_samples_leaf, max_stagnant_moves=0
+):
+    """OC1's hill climbing from the hyperplanes ``A`` (one per row), side by side.
+
+    Each search perturbs ``a_1, ..., a_d`` and then the constant in turn
+    (OC1's sequential order; OC1 3.0's loop stops at ``a_d`` and moves the
+    constant only by random jumps), each by the closed-form step
+    :func:`best_coefficient_steps`, taken for all searches at once. A step
+    that lowers the cost is taken; a step to another position of the same
+    cost (a stagnant move) follows :class:`_StagnantMoves`. When a whole
+    cycle moves nothing, up to ``n_perturbations`` random directions are
+    tried (:eq:`eq-oc1-random`); the first that lowers the cost is taken and
+    the cycles resume. All searches stop once one of them reaches a pure
+    split. Returns the hyperplanes and their costs.
+    """
+    A = np.array(A, dtype=np.float64)
+    n_searches, n_coef = A.shape
     total = stats.sum(axis=0)
-    V, cost = _hyperplane(Xa, a, stats, criterion, min_samples_leaf, total)
-    tolerance = 1e-12 * max(1.0, float(stats[:, :-1].sum()))
+    V = A @ Xa.T
+    cost = _partition_costs(stats, V > 0, criterion, min_samples_leaf, total)
+    tolerance = 1e-9 * max(1.0, float(stats[:, :-1].sum()))
+    stagnant = _StagnantMoves(max_stagnant_moves, n_searches)
+    running = np.ones(n_searches, dtype=bool)
+
+    def move(which, trial, improved_only):
+        """Recompute the trial hyperplanes' costs (not trusted from the search); keep good ones."""
+        V_new = trial @ Xa.T
+        new = _partition_costs(stats, V_new > 0, criterion, min_samples_leaf, total)
+        improved = new < cost[which] - tolerance
+        taken = improved.copy()
+        if not improved_only:
+            equal = ~improved & (new <= cost[which] + tolerance) & stagnant.possible[which]
+            taken[equal] = stagnant.accept(rng, which[equal])
+        keep = which[taken]
+        A[keep], V[keep], cost[keep] = trial[taken], V_new[taken], new[taken]
+        stagnant.reset(which[improved])
+        return keep
+
     for _ in range(_MAX_CYCLES):
-        improved = False
-        for m in range(Xa.shape[1]):  # a_1, ..., a_d, then the constant (OC1's "Seq")
-            delta, _ = best_coefficient_step(
-                V, Xa[:, m], stats, criterion, min_samples_leaf, current=cost, total=total
-            )
-            if delta == 0.0:
-                continue
-            trial = a.copy()
-            trial[m] += delta
-            V_new, new = _hyperplane(Xa, trial, stats, criterion, min_samples_leaf, total)
-            if new < cost - tolerance:  # recomputed, not trusted from the search
-                a, V, cost, improved = trial, V_new, new, True
-        if improved:
-            continue
-        for _ in range(n_perturbations):  # a local minimum: try random directions r
-            r = rng.standard_normal(Xa.shape[1])
-            delta, _ = best_coefficient_step(
-                V, Xa @ r, stats, criterion, min_samples_leaf, current=cost, total=total
-            )
-            if delta == 0.0:
-                continue
-            trial = a + delta * r
-            V_new, new = _hyperplane(Xa, trial, stats, criterion, min_samples_leaf, total)
-            if new < cost - tolerance:
-                a, V, cost, improved = trial, V_new, new, True
+        moved = np.zeros(n_searches, dtype=bool)
+        for m in range(n_coef):  # a_1, ..., a_d, then the constant (OC1's "Seq" order)
+            which = np.flatnonzero(running)
+            if which.size == 0 or (cost <= tolerance).any():
                 break
-        if not improved:
+            beta, _, _, _ = best_coefficient_steps(
+                V[which],
+                Xa[:, m],
+                stats,
+                criterion,
+                min_samples_leaf,
+                current=cost[which],
+                total=total,
+                rng=rng,
+                tolerance=tolerance,
+                stagnant=stagnant.possible[which],
+            )
+            step = beta != 0.0
+            trial = A[which[step]].copy()
+            trial[:, m] += beta[step]
+            moved[move(which[step], trial, improved_only=False)] = True
+        if (cost <= tolerance).any():
+            break  # a pure split cannot be beaten (OC1 3.0 stops there too)
+        stuck = running & ~moved
+        for _ in range(n_perturbations):  # local minima: try random directions u
+            which = np.flatnonzero(stuck)
+            if which.size == 0:
+                break
+            u = _random_vectors(rng, (which.size, n_coef))
+            beta, _, _, _ = best_coefficient_steps(
+                V[which],
+                u @ Xa.T,
+                stats,
+                criterion,
+                min_samples_leaf,
+                current=cost[which],
+                total=total,
+                tolerance=tolerance,
+            )
+            step = beta != 0.0
+            jumped = move(which[step], A[which[step]] + beta[step, None] * u[step], True)
+            moved[jumped] = True
+            stuck[jumped] = False
+        running &= moved
+        if not running.any():
             break
-    return a, cost
+    return A, cost
 
 
 def _axis_parallel(X, stats, criterion, min_samples_leaf):
@@ -324,30 +501,45 @@ def _axis_parallel(X, stats, criterion, min_samples_leaf):
     return best_a, best_cost
 
 
+# Searches run side by side hold about this many floats of sorted statistics at a time.
+_BATCH_FLOATS = 2**22
+
+
 def oc1_split(
     X,
     stats,
     criterion: str = "gini",
     *,
     rng=None,
-    n_restarts: int = 2,
+    n_restarts: int = 19,
     n_perturbations: int = 5,
+    max_stagnant_moves: int = 10,
     min_samples_leaf: int = 1,
 ):
     """OC1's search for one oblique split :cite:p:`murthy1994`.
 
-    Starts from the best axis-parallel split, improves it by
-    :func:`best_coefficient_step` on each coefficient in turn (the closed
-    form :eq:`eq-oc1-u`), and at a local minimum tries ``n_perturbations``
-    random directions (:eq:`eq-oc1-random`); then repeats the whole search
-    from ``n_restarts`` random hyperplanes and keeps the best.
+    Starts from the best axis-parallel split and improves it by
+    :func:`best_coefficient_steps` on each coefficient in turn (the closed
+    form :eq:`eq-oc1-u`), with up to ``max_stagnant_moves`` equal-cost
+    moves in a row and, at a local minimum, up to ``n_perturbations``
+    random directions (:eq:`eq-oc1-random`); the same search runs from
+    ``n_restarts`` random hyperplanes, side by side, and the best result is
+    kept. The defaults are OC1 3.0's: 20 searches in all
+    (``no_of_restarts = 20`` counts the first), 5 random jumps, 10 stagnant
+    moves. The oblique result replaces the axis-parallel split only if its
+    cost is lower, as in OC1 3.0.
+
+    Two choices differ from OC1 3.0's code: a random restart starts at the
+    best threshold along its random direction (not at a random offset), and
+    each step is exact for rows crossing in either direction
+    (:eq:`eq-oc1-cost`).
 
     Parameters
     ----------
     X : ndarray (n, p)
         The node's rows (standardised by the estimator unless told otherwise).
     stats : ndarray (n, k + 1)
-        Per-row statistics and a column of ones (see :func:`best_coefficient_step`).
+        Per-row statistics and a column of ones (see :func:`best_coefficient_steps`).
 
     Returns
     -------
@@ -359,23 +551,32 @@ def oc1_split(
     """
     rng = np.random.default_rng(rng)
     X = np.asarray(X, dtype=np.float64)
-    # Column-major: the coordinate steps read one column at a time.
-    Xa = np.asfortranarray(np.column_stack([X, np.ones(X.shape[0])]))
-    best_a, best_cost = _axis_parallel(X, stats, criterion, min_samples_leaf)
-    if best_a is None:
+    n, p = X.shape
+    Xa = np.column_stack([X, np.ones(n)])
+    axis_a, axis_cost = _axis_parallel(X, stats, criterion, min_samples_leaf)
+    if axis_a is None:
         return None, np.inf
-    best_a, best_cost = _local_search(
-        Xa, best_a, stats, criterion, rng, n_perturbations, min_samples_leaf
-    )
-    for _ in range(n_restarts):
-        a = np.append(rng.standard_normal(X.shape[1]), 0.0)
+    starts = [axis_a]
+    for _ in range(n_restarts):  # a random direction, at its best threshold
+        a = np.append(_random_vectors(rng, p), 0.0)
         t, cost = best_threshold(X @ a[:-1], stats, criterion, min_samples_leaf)
-        if not np.isfinite(cost):
-            continue
-        a[-1] = -t
-        a, cost = _local_search(Xa, a, stats, criterion, rng, n_perturbations, min_samples_leaf)
-        if cost < best_cost:
-            best_a, best_cost = a, cost
+        if np.isfinite(cost):
+            a[-1] = -t
+            starts.append(a)
+    starts = np.array(starts)
+    group = max(1, _BATCH_FLOATS // max(1, n * stats.shape[1]))
+    tolerance = 1e-9 * max(1.0, float(stats[:, :-1].sum()))
+    search = (rng, n_perturbations, min_samples_leaf, max_stagnant_moves)
+    best_a, best_cost = axis_a, np.inf
+    for first in range(0, len(starts), group):
+        A, costs = _local_searches(Xa, starts[first : first + group], stats, criterion, *search)
+        k = int(np.argmin(costs))
+        if costs[k] < best_cost:
+            best_a, best_cost = A[k], float(costs[k])
+        if best_cost <= tolerance:
+            break  # a pure split cannot be beaten
+    if not best_cost < axis_cost - tolerance:
+        return axis_a, axis_cost  # no better than the axis-parallel split: keep it
     return best_a, best_cost
 
 
@@ -452,10 +653,14 @@ def _input_units(a, mean, scale, exponent):
     return coef, t
 
 
-def _checked_threshold(X, coef, t, right) -> float:
-    """``t``, or a threshold that keeps the search's partition of the node's rows in X's units.
+def _checked_test(X, coef, t, right):
+    """``(coef, t)``, rescaled or moved so that it keeps the search's partition in X's units.
 
-    The tests are stored in the input's units. The rows' projections are
+    The tests are stored in the input's units. When a sum ``coef @ x`` of the
+    node's rows overflows (several columns near the largest float), ``coef``
+    and ``t`` are divided by the power of two just above the number of
+    features, which leaves the test unchanged and every projection below the
+    largest ``|x|``. The rows' projections are then
     computed as :meth:`ObliqueTree.apply` computes them; where ``t`` does not
     send every row where the search sent it (rounding near the ends of the
     float range), the midpoint of the largest projection on the left and the
@@ -463,8 +668,16 @@ def _checked_threshold(X, coef, t, right) -> float:
     the two sides at all (columns 1e600 apart in scale, subnormal products,
     sums beyond the largest float) the fit is refused rather than stored wrong.
     """
-    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-        projection = np.einsum("ij,ij->i", X, np.tile(coef, (X.shape[0], 1)))
+
+    def project(coef):
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            return np.einsum("ij,ij->i", X, np.tile(coef, (X.shape[0], 1)))
+
+    projection = project(coef)
+    if not np.isfinite(projection).all() and np.isfinite(X).all():
+        shift = -int(np.ceil(np.log2(max(X.shape[1], 2))))
+        coef, t = np.ldexp(coef, shift), float(np.ldexp(t, shift))
+        projection = project(coef)
     left, right_side = projection[~right], projection[right]
     if not (np.isfinite(projection).all() and left.max() < right_side.min()):
         size = np.abs(X)
@@ -476,8 +689,8 @@ def _checked_threshold(X, coef, t, right) -> float:
             "by a power of two)."
         )
     if left.max() <= t < right_side.min():
-        return t
-    return float(midpoint(left.max(), right_side.min()))
+        return coef, t
+    return coef, float(midpoint(left.max(), right_side.min()))
 
 
 def _check_float(value, name: str):
@@ -513,6 +726,8 @@ class _BaseObliqueTree(BaseEstimator):
         check_int(self.min_samples_leaf, "min_samples_leaf", 1)
         check_int(self.n_restarts, "n_restarts", 0)
         check_int(self.n_perturbations, "n_perturbations", 0)
+        check_int(self.max_stagnant_moves, "max_stagnant_moves", 0)
+        check_int(self.min_samples_oblique, "min_samples_oblique", 1, allow_none=True)
         check_int(self.max_epochs, "max_epochs", 1)
         _check_float(self.min_impurity_decrease, "min_impurity_decrease")
         _check_float(self.ccp_alpha, "ccp_alpha")
@@ -587,10 +802,14 @@ class _BaseObliqueTree(BaseEstimator):
                 or decrease / total < self.min_impurity_decrease
             ):
                 continue
-            right = Z[rows] @ a[:-1] + a[-1] > 0
+            values = Z[rows] @ a[:-1] + a[-1]
             coef, t = _input_units(a, mean, scale, exponent)
-            nodes["coef"][node] = coef
-            nodes["t"][node] = _checked_threshold(X[rows], coef, t, right)
+            if coef[np.argmax(np.abs(coef))] < 0 and (values != 0).all():
+                # the same split, printed with its largest weight (input units) positive
+                a, values = -a, -values
+                coef, t = _input_units(a, mean, scale, exponent)
+            right = values > 0
+            nodes["coef"][node], nodes["t"][node] = _checked_test(X[rows], coef, t, right)
             left_id = add(node, nodes["depth"][node] + 1, rows[~right])
             add(node, nodes["depth"][node] + 1, rows[right])
             nodes["first"][node] = left_id
@@ -652,6 +871,9 @@ class _BaseObliqueTree(BaseEstimator):
         """The configured node learner on one node's (standardised) rows."""
         leaf = self.min_samples_leaf
         if self.splitter == "oc1":
+            smallest = self.min_samples_oblique
+            if Z.shape[0] < (2 * Z.shape[1] + 1 if smallest is None else smallest):
+                return _axis_parallel(Z, stats, self._criterion, leaf)
             return oc1_split(
                 Z,
                 stats,
@@ -659,6 +881,7 @@ class _BaseObliqueTree(BaseEstimator):
                 rng=rng,
                 n_restarts=self.n_restarts,
                 n_perturbations=self.n_perturbations,
+                max_stagnant_moves=self.max_stagnant_moves,
                 min_samples_leaf=leaf,
             )
         best_a, best_cost = None, np.inf
@@ -689,11 +912,25 @@ _PARAMETERS = """
     min_impurity_decrease : float, default 0
         A split must lower the weighted impurity, divided by the total
         weight, by at least this much.
-    n_restarts : int, default 2
-        OC1: random hyperplanes searched from after the axis-parallel start
-        (Murthy et al. use 20).
+    n_restarts : int, default 19
+        OC1: random hyperplanes searched from after the axis-parallel start;
+        with it 20 searches in all, the default of OC1 3.0, Murthy et al.'s
+        program (``no_of_restarts = 20`` counts the first search).
     n_perturbations : int, default 5
-        OC1: random directions tried at each local minimum (their J).
+        OC1: random directions tried at each local minimum (the paper's J;
+        OC1 3.0's ``max_no_of_random_perturbations = 5``).
+    max_stagnant_moves : int, default 10
+        OC1: equal-cost coefficient moves in a row. Such a move is taken with
+        a probability that starts at 1 after each improvement and falls by
+        ``1 / max_stagnant_moves`` with each such move taken (the paper's
+        P_stag schedule; OC1 3.0 takes up to 11 without a draw,
+        ``MAX_NO_OF_STAGNANT_PERTURBATIONS = 10``).
+        0 takes strict improvements only.
+    min_samples_oblique : int or None, default None
+        OC1: a node searches oblique hyperplanes only if it holds at least
+        this many rows; smaller nodes take the best axis-parallel split.
+        None means ``2 d + 1`` for ``d`` features, OC1 3.0's rule (no oblique
+        search at nodes of at most ``2 d`` rows, ``TOO_SMALL_FOR_OBLIQUE_SPLIT``).
     max_epochs : int, default 100
         Perceptron epochs (other splitters ignore it).
     standardize : bool, default True
@@ -747,8 +984,10 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
-        n_restarts=2,
+        n_restarts=19,
         n_perturbations=5,
+        max_stagnant_moves=10,
+        min_samples_oblique=None,
         max_epochs=100,
         standardize=True,
         ccp_alpha=0.0,
@@ -762,6 +1001,8 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.n_restarts = n_restarts
         self.n_perturbations = n_perturbations
+        self.max_stagnant_moves = max_stagnant_moves
+        self.min_samples_oblique = min_samples_oblique
         self.max_epochs = max_epochs
         self.standardize = standardize
         self.ccp_alpha = ccp_alpha
@@ -853,8 +1094,10 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         min_samples_split=2,
         min_samples_leaf=1,
         min_impurity_decrease=0.0,
-        n_restarts=2,
+        n_restarts=19,
         n_perturbations=5,
+        max_stagnant_moves=10,
+        min_samples_oblique=None,
         max_epochs=100,
         standardize=True,
         ccp_alpha=0.0,
@@ -868,6 +1111,8 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         self.min_impurity_decrease = min_impurity_decrease
         self.n_restarts = n_restarts
         self.n_perturbations = n_perturbations
+        self.max_stagnant_moves = max_stagnant_moves
+        self.min_samples_oblique = min_samples_oblique
         self.max_epochs = max_epochs
         self.standardize = standardize
         self.ccp_alpha = ccp_alpha
