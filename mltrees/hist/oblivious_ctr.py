@@ -7,8 +7,9 @@ on (Prokhorenkova et al. 2018):
   one 0/1 column per category (a feature of one category gets no column:
   it is constant, and CatBoost ignores it). CatBoost numbers the categories
   in order of first appearance, then swaps the most frequent into number 0;
-  it tries them in that order, and of a feature of two categories it asks
-  only about the one numbered 1 (the other question is its complement), so
+  it tries them in that order, and of a feature of two categories only
+  the test ``x == c`` for the category ``c`` numbered 1 (the other question
+  is its complement), so
   the column of number 0 has no border here;
 * **Borders** (one column per prior ``p`` in 0, 0.5, 1): the ordered target
   statistic :eq:`eq-ordered-ts` of the binarised target,
