@@ -18,7 +18,7 @@ from sklearn.datasets import load_breast_cancer
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.grower import DepthwiseGrower
-from mltrees.hist.splitting import SplitParams, leaf_weight
+from mltrees.hist.splitting import SplitParams, leaf_weight, node_score, split_gain
 
 
 def _float32_rows(X):
@@ -220,3 +220,38 @@ def test_softmax_trees_use_twice_the_diagonal_hessian():
         G = np.bincount(leaf, weights=p[k] - (y == k))[leaves]
         H = np.bincount(leaf, minlength=tree.node_count)[leaves] * p[k] * (1 - p[k])
         np.testing.assert_allclose(tree.value[leaves, 0], -eta * G / (2 * H + lam), rtol=1e-5)
+
+
+def test_split_bracket_negative_with_lambda_counter_example():
+    """Chapter 13's counter-example: G_L = G_R = 10, H_L = H_R = 10, lambda = 1.
+
+    By hand: 100/11 + 100/11 - 400/21 = 200/11 - 400/21 < 0, which is also the
+    Cauchy-Schwarz bound -lambda G^2 / ((H + lambda)(H + 2 lambda)) with
+    G = 20, H = 20, reached because the children's ratios are equal.
+    """
+    params = SplitParams(reg_lambda=1.0, min_child_weight=0.0, float32=False)
+    G, H = np.array([10.0]), np.array([10.0])
+    bracket = split_gain(G, H, G, H, node_score(2 * G, 2 * H, params), params)[0]
+    assert bracket == pytest.approx(200 / 11 - 400 / 21, abs=1e-12)
+    assert bracket == pytest.approx(-1.0 * 20**2 / (21 * 22), abs=1e-12)
+    assert bracket < 0
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5, 3.0])
+def test_split_bracket_lower_bound(lam):
+    """The bracket of eq-xgb-gain is at least -lambda G^2 / ((H + lambda)(H + 2 lambda))."""
+    rng = np.random.default_rng(5)
+    G_L, G_R = rng.normal(size=(2, 2000)) * 5
+    H_L, H_R = rng.random((2, 2000)) * 5 + 0.01
+    params = SplitParams(reg_lambda=lam, min_child_weight=0.0, float32=False)
+    G, H = G_L + G_R, H_L + H_R
+    bracket = split_gain(G_L, H_L, G_R, H_R, node_score(G, H, params), params)
+    # by hand, without the code under test:
+    by_hand = G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam) - G**2 / (H + lam)
+    np.testing.assert_allclose(bracket, by_hand, rtol=1e-9, atol=1e-9)
+    bound = -lam * G**2 / ((H + lam) * (H + 2 * lam))
+    assert np.all(by_hand >= bound - 1e-9)
+    if lam == 0:
+        assert np.all(by_hand >= -1e-9)
+    else:
+        assert np.any(by_hand < 0)
