@@ -49,7 +49,7 @@ from mltrees.tree._tree import (
     Tree,
 )
 
-__all__ = ["GrowthLimits", "grow_tree", "grow_tree_best_first"]
+__all__ = ["GrowthLimits", "grow_tree", "grow_tree_best_first", "grow_trees_together"]
 
 PURE = 1e-14  # impurity at or below this counts as a pure node
 
@@ -77,6 +77,33 @@ class _NodeStore:
 
     def add_level(self, **arrays):
         self.levels.append(arrays)
+
+    def split_trees(self, n_trees: int, n_categories_of_feature: np.ndarray) -> list[Tree]:
+        """The trees of :func:`grow_trees_together`: each tree's nodes, renumbered from 0.
+
+        Levels hold the nodes ordered by tree, so a tree's nodes keep the
+        order (level by level, parents' order) its own growth gives them.
+        """
+        arrays = {
+            key: np.concatenate([level[key] for level in self.levels]) for key in self.levels[0]
+        }
+        tree_of = arrays.pop("tree")
+        order = np.argsort(tree_of, kind="stable")
+        bounds = np.searchsorted(tree_of[order], np.arange(n_trees + 1))
+        local = np.empty(tree_of.size, dtype=np.intp)
+        local[order] = np.arange(tree_of.size) - np.repeat(bounds[:-1], np.diff(bounds))
+        trees = []
+        for t in range(n_trees):
+            ids = order[bounds[t] : bounds[t + 1]]
+            one = {key: values[ids] for key, values in arrays.items()}
+            for key in ("first_child", "parent"):
+                linked = one[key] >= 0
+                one[key][linked] = local[one[key][linked]]
+            store = _NodeStore()
+            store.add_level(**one)
+            store.routes = {int(local[i]): r for i, r in self.routes.items() if tree_of[i] == t}
+            trees.append(store.build(n_categories_of_feature))
+        return trees
 
     def build(self, n_categories_of_feature: np.ndarray) -> Tree:
         def cat(key):
@@ -157,20 +184,66 @@ def grow_tree(
     return _grow_levels(codes, specs, stats_model, rules, limits, rng, None)
 
 
-def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tree:
-    """:func:`grow_tree`'s level-by-level loop."""
+def grow_trees_together(
+    codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits, root_of_row, rngs
+) -> list[Tree]:
+    """Grow several trees level by level together: one search per level serves them all.
+
+    Tree ``t`` grows on the rows where ``root_of_row == t`` (the rows of
+    ``codes`` and ``stats_model``, grouped by tree in ascending order) and
+    draws its feature subsets from ``rngs[t]``. Every node's split depends
+    only on its own rows, so a level of all the trees is searched as one
+    frontier of (tree, node) nodes, and each tree is the one :func:`grow_tree`
+    grows on its rows with its generator: the same draws in the same order,
+    the same statistics summed in the same row order. A forest on small data
+    then pays the fixed cost of the search's NumPy calls once per level, not
+    once per level and tree. Level-by-level growth only (no ``max_leaf_nodes``),
+    without C4.5's fractional entries.
+    """
+    roots = _Roots(np.asarray(root_of_row, dtype=np.intp), list(rngs))
+    return _grow_levels(codes, specs, stats_model, rules, limits, None, None, roots)
+
+
+@dataclass
+class _Roots:
+    """The trees grown together: each row's tree and each tree's generator."""
+
+    of_row: np.ndarray
+    rngs: list
+
+
+class _TreeDraws:
+    """Uniform draws of the frontier's nodes, each from its own tree's generator.
+
+    The frontier is ordered by tree, so stacking each tree's block in tree
+    order gives every node the numbers its tree alone would have drawn.
+    """
+
+    def __init__(self, rngs, node_tree):
+        self.rngs, self.node_tree = rngs, node_tree
+
+    def random(self, shape):
+        counts = np.bincount(self.node_tree, minlength=len(self.rngs))
+        blocks = [self.rngs[t].random((int(c), shape[1])) for t, c in enumerate(counts) if c]
+        return np.concatenate(blocks)
+
+
+def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=None):
+    """:func:`grow_tree`'s level-by-level loop; with ``roots``, several trees' (a list)."""
     n_samples = codes.shape[0]
     all_rows = np.arange(n_samples)
-    sample_node = np.zeros(n_samples, dtype=np.intp)
+    n_roots = 1 if roots is None else len(roots.rngs)
+    sample_node = np.zeros(n_samples, dtype=np.intp) if roots is None else roots.of_row.copy()
     missing = getattr(rules, "missing", "error")
     entries = None
     if missing == "c45" and codes.dtype.kind == "i" and (codes < 0).any():
         entries = _FractionalEntries(stats_model, n_samples)
-    frontier_stats = stats_model.aggregate(np.zeros(n_samples, dtype=np.intp), 1, all_rows)
+    frontier_stats = stats_model.aggregate(sample_node.copy(), n_roots, all_rows)
     frontier_value = stats_model.value(frontier_stats)
-    frontier_parent = np.array([-1], dtype=np.intp)
-    frontier_empty = np.zeros(1, dtype=bool)
-    total_weight = float(stats_model.weight(frontier_stats)[0])
+    frontier_parent = np.full(n_roots, -1, dtype=np.intp)
+    frontier_empty = np.zeros(n_roots, dtype=bool)
+    frontier_tree = np.arange(n_roots)
+    total_weight = stats_model.weight(frontier_stats)  # per tree
     store = _NodeStore()
     first_id, depth = 0, 0
     max_depth = np.inf if limits.max_depth is None else limits.max_depth
@@ -224,12 +297,12 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tre
                 frontier_stats[candidates],
                 rules,
                 limits.max_features,
-                rng,
+                rng if roots is None else _TreeDraws(roots.rngs, frontier_tree[candidates]),
                 None if entries is None else entries.row_of(),
                 executor,
             )
             weight = stats_model.weight(frontier_stats[candidates])
-            decrease = weight / total_weight * splits.gain
+            decrease = weight / total_weight[frontier_tree[candidates]] * splits.gain
             split = np.isfinite(splits.gain) & (decrease + 1e-12 >= limits.min_impurity_decrease)
             if limits.require_positive_gain:
                 split &= splits.gain > 1e-12
@@ -296,6 +369,7 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tre
             depth=np.full(n_frontier, depth, dtype=np.intp),
             parent=frontier_parent,
             missing_slot=missing_slot,
+            tree=frontier_tree,
             **surrogate,
         )
         if next_stats is None:
@@ -309,8 +383,11 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tre
         first_id += n_frontier
         frontier_stats, frontier_value = next_stats, value
         frontier_parent, frontier_empty = parents, empty
+        frontier_tree = np.repeat(frontier_tree, n_children)
         depth += 1
-    return store.build(n_categories_of_feature)
+    if roots is None:
+        return store.build(n_categories_of_feature)
+    return store.split_trees(n_roots, n_categories_of_feature)
 
 
 def grow_tree_best_first(

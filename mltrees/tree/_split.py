@@ -319,7 +319,8 @@ def find_splits(
         )  # fmt: skip
         if scored is not None:
             gains[:, together], split_codes[:, together], thresholds[:, together] = scored
-            remaining = np.setdiff1d(np.arange(n_features), together)
+            scored_together = set(together.tolist())
+            remaining = [j for j in range(n_features) if j not in scored_together]
     if threaded:
         list(executor.map(score_feature, remaining))
     else:

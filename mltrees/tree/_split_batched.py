@@ -102,7 +102,7 @@ def score_features_together(
         right = entry_code[best[found] + 1]
         gain[:, slots] = gain_c.reshape(n_nodes, g)
         split_code[:, slots] = left.reshape(n_nodes, g)
-        feature_of = np.tile(np.arange(first, first + g), n_nodes)[found]
+        feature_of = first + np.flatnonzero(found) % g  # segment = node * g + slot
         threshold_c = np.full(best.size, np.nan)
         threshold_c[found] = _thresholds(specs, features, feature_of, left[found], right)
         threshold[:, slots] = threshold_c.reshape(n_nodes, g)
