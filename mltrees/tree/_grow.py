@@ -314,9 +314,10 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=
                 threshold[chosen] = splits.threshold[split]
                 first_child[chosen] = next_first + offsets
                 n_children[chosen] = splits.n_children[split]
-                for local_id, node_id in zip(np.flatnonzero(split), chosen, strict=True):
-                    if int(local_id) in splits.routes:
-                        store.routes[first_id + int(node_id)] = splits.routes[int(local_id)]
+                if splits.routes:  # categorical splits only: no loop over numeric ones
+                    for local_id, node_id in zip(np.flatnonzero(split), chosen, strict=True):
+                        if int(local_id) in splits.routes:
+                            store.routes[first_id + int(node_id)] = splits.routes[int(local_id)]
                 found = {}
                 resolve = None
                 if missing == "surrogate":
@@ -713,8 +714,9 @@ def _merge_splits(splits: FrontierSplits, second: FrontierSplits, at: np.ndarray
         target = getattr(splits, name)
         if target is not None:
             target[at] = getattr(second, name)
-    for local_id in at:
-        splits.routes.pop(int(local_id), None)
+    if splits.routes:  # categorical splits only: no loop over numeric ones
+        for local_id in at:
+            splits.routes.pop(int(local_id), None)
     for i, route in second.routes.items():
         splits.routes[int(at[i])] = route
     return splits
