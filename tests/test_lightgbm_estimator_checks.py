@@ -25,13 +25,12 @@ def _expected(estimator) -> dict[str, str]:
     # changes when a row is repeated, and min_child_samples and
     # min_data_in_bin read it. With small leaves allowed, the check's data
     # reach leaves where that decides a split.
+    # (With min_child_samples = 20 the check's small tables leave no cut with
+    # 20 rows on each side: LightGBM's feature_pre_filter drops every feature,
+    # the model is its weighted starting score, bagging or not.)
     if estimator.min_child_samples < 20:
         expected["check_sample_weight_equivalence_on_dense_data"] = (
             "a weight of 2 is not a repeated row: leaf and bin sizes count rows, as in LightGBM"
-        )
-    elif estimator.subsample < 1:
-        expected["check_sample_weight_equivalence_on_dense_data"] = (
-            "rows are drawn at random: weight 2 is not the same as a repeated row"
         )
     return expected
 

@@ -167,6 +167,8 @@ MARK_CJK = """async () => {
         const owner = text.parentElement;
         if (!found || !owner || !owner.getClientRects().length) continue;
         if (getComputedStyle(owner).visibility === "hidden") continue;
+        // A collapsed cell or dropdown (a closed <details>) is not drawn until opened.
+        if (owner.closest("details:not([open])") && !owner.closest("summary")) continue;
         counts.set(owner, (counts.get(owner) || 0) + found);
     }
     let index = 0;

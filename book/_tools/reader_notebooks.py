@@ -311,7 +311,12 @@ class Bibliography:
 
 
 def _latex_to_text(text: str) -> str:
-    return text.replace("{", "").replace("}", "").replace("\\", "")
+    """BibTeX's LaTeX accents as characters (Gavald{\\`a}: Gavaldà), braces dropped."""
+    import codecs
+
+    import latexcodec  # noqa: F401 (registers the "ulatex" codec; a pybtex dependency)
+
+    return codecs.decode(text, "ulatex").replace("{", "").replace("}", "")
 
 
 # ---------------------------------------------------------------------------

@@ -14,8 +14,15 @@ scaled ``λ = l2_leaf_reg · Σw / n``; the starting score; the statistics of
 categorical features (:mod:`~mltrees.hist.oblivious_ctr`); and ordered
 boosting's blocks. So with CatBoost's ``bootstrap_type="No"``,
 ``random_strength=0`` and ``model_size_reg=0`` the raw scores equal the
-``catboost`` package's (checked in the tests; with ``has_time=False`` the
-permutations differ and only the accuracy can be compared).
+``catboost`` 1.2 package's to 1e-9 for every parameter documented below,
+drawn together (``tests/differential/test_catboost.py``). Outside that
+scope: ``has_time=False`` (the permutations differ and only the accuracy
+can be compared), combinations of categorical features
+(``max_ctr_complexity`` > 1), several leaf-estimation iterations,
+``l2_leaf_reg=0``, and more than 200,000 rows (CatBoost then picks the
+borders on a random sample). Open: ordered boosting with gradient leaf
+values and weights still parts from CatBoost in rare cases (2 in 200 such
+fits in the region where the differential tests found it).
 
 Defaults that differ from CatBoost's, and why: ``n_estimators=100`` and
 ``learning_rate=0.1`` (CatBoost: 1000 rounds and a learning rate chosen
@@ -116,6 +123,133 @@ def _sigmoid(z):
 def _softmax(score):
     z = np.exp(score - score.max(axis=1, keepdims=True))
     return z / z.sum(axis=1, keepdims=True)
+
+
+def _candidate_order(n_borders: np.ndarray, n_float: int, stats) -> np.ndarray:
+    """The model's columns in the order CatBoost tries them (which decides exact ties).
+
+    CatBoost packs the binary features (a float feature of one border, a
+    one-hot feature of two categories) and tries them after the others
+    (``CompressCandidates``): float features first, then one-hot features
+    (their categories by CatBoost's numbers), then the binary ones, then
+    the statistics columns, each group in feature order.
+    """
+    group = np.where(n_borders[:n_float] == 1, 2, 0).tolist()
+    position = list(range(n_float))
+    if stats is not None:
+        column = n_float
+        for c in range(len(stats.features)):
+            n_categories = len(stats.categories[c])
+            if n_categories < 2:
+                continue
+            if stats.one_hot[c]:
+                group += [2 if n_categories == 2 else 1] * n_categories
+                position += (column + stats.rank[c]).tolist()
+                column += n_categories
+            else:
+                width = 3 * stats.class_count[c].shape[1] + 1
+                group += [3] * width
+                position += range(column, column + width)
+                column += width
+    return np.lexsort((position, group))
+
+
+def _hessian_entries(w, p):
+    """``(a, b, 𝓗_ab per row)`` for ``a <= b``: the softmax loss's Hessian, weighted.
+
+    CatBoost's second derivative is ``p_a (p_a - 1)`` or ``p_a p_b``, times
+    ``w``; ``𝓗`` is minus it.
+    """
+    K = p.shape[1]
+    for a in range(K):
+        for b in range(a, K):
+            der2 = p[:, a] * (p[:, a] - 1.0) if a == b else p[:, a] * p[:, b]
+            yield a, b, -(der2 * w)
+
+
+def _newton_steps(hessian: np.ndarray, sums: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """``(𝓗 + λ' I)⁻¹ S`` for each of a stack of K×K Hessians (CatBoost's ``SolveNewtonEquation``).
+
+    λ in float32, raised to float32 ε times the largest diagonal entry, so
+    that the softmax Hessian (singular) stays solvable at ``l2_leaf_reg = 0``.
+    """
+    K = hessian.shape[1]
+    lam32 = np.float32(lam)
+    diagonal = hessian[:, np.arange(K), np.arange(K)].max(axis=1).astype(np.float32)
+    trace = np.maximum(lam32, diagonal)
+    adjusted = np.maximum(lam32, trace * np.finfo(np.float32).eps).astype(np.float64)
+    return _cholesky_solve(hessian + adjusted[:, None, None] * np.eye(K), sums)
+
+
+def _running_sums(start: np.ndarray, values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """``start[g] + values`` of the rows of group ``g`` so far, each row included, added in order.
+
+    Row ``i`` gets ``(((start[g_i] + v_j1) + v_j2) + …) + v_i`` over the
+    earlier rows ``j`` of its group, rounded as that sequence of additions.
+    The groups are padded to a power-of-two length and summed along the
+    padded axis (``np.cumsum`` adds in order), one length at a time.
+    """
+    order = np.argsort(group, kind="stable")
+    grouped = group[order]
+    sizes = np.bincount(group, minlength=len(start))
+    rank = np.arange(len(order)) - (np.cumsum(sizes) - sizes)[grouped]
+    width = 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.intp)
+    out = np.empty(values.shape)
+    for length in np.unique(width[sizes > 0]):
+        members = np.flatnonzero((width == length) & (sizes > 0))
+        slot = np.full(len(start), -1)
+        slot[members] = np.arange(len(members))
+        picked = slot[grouped] >= 0
+        rows, at = slot[grouped[picked]], rank[picked]
+        padded = np.zeros((len(members), length + 1, *values.shape[1:]))
+        padded[:, 0] = start[members]
+        padded[rows, at + 1] = values[order[picked]]
+        out[order[picked]] = np.cumsum(padded, axis=1)[rows, at + 1]
+    return out
+
+
+def _weighted_target_average(y: np.ndarray, w: np.ndarray) -> float:
+    """CatBoost's ``CalculateWeightedTargetAverage``: ``Σ y w / Σ w``, returned in float32.
+
+    The products of the float32 labels and weights are float32, the sums
+    run in row order in double.
+    """
+    y32 = y.astype(np.float32)
+    products = y32 if (w == 1.0).all() else y32 * w.astype(np.float32)
+    total = float(np.cumsum(products.astype(np.float64))[-1])
+    return float(np.float32(total / float(np.cumsum(w)[-1])))
+
+
+def _cholesky_solve(M: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``M⁻¹ b`` for symmetric positive definite ``M`` (leaves × K × K), as LAPACK's ``dppsv``.
+
+    CatBoost solves its Newton steps with ``dppsv`` on the lower packed
+    triangle: a Cholesky factor ``L`` column by column (``dpptrf``: the
+    column scaled by ``1 / L_jj``, the trailing part updated by ``x xᵀ``),
+    then ``L y = b`` and ``Lᵀ x = y`` (``dpptrs``). The same operations in the
+    same order here, over all leaves at once (loops over K only), so that the
+    ill-conditioned steps at ``l2_leaf_reg = 0`` round as CatBoost's do.
+    """
+    A = M.copy()
+    K = A.shape[1]
+    for j in range(K):
+        A[:, j, j] = np.sqrt(A[:, j, j])
+        if j + 1 < K:
+            A[:, j + 1 :, j] *= (1.0 / A[:, j, j])[:, None]
+            for c in range(j + 1, K):  # dspr: A[i, c] += x_i (-x_c), i >= c
+                temp = -A[:, c, j]
+                A[:, c:, c] = A[:, c:, c] + A[:, c:, j] * temp[:, None]
+    x = b.copy()
+    for j in range(K):  # L y = b
+        x[:, j] = x[:, j] / A[:, j, j]
+        for i in range(j + 1, K):
+            x[:, i] = x[:, i] - x[:, j] * A[:, i, j]
+    for j in range(K - 1, -1, -1):  # Lᵀ x = y
+        temp = x[:, j]
+        for i in range(K - 1, j, -1):
+            temp = temp - A[:, i, j] * x[:, i]
+        x[:, j] = temp / A[:, j, j]
+    return x
 
 
 class _BaseObliviousBoosting(BaseEstimator):
@@ -264,6 +398,7 @@ class _BaseObliviousBoosting(BaseEstimator):
     # ------------------------------------------------------------------- fit
     def _fit(self, X, y, w, objective: str, n_outputs: int):
         numbers, numeric, cat_columns = self._split_input(X, reset=True)
+        w = np.asarray(w, dtype=np.float32).astype(np.float64)  # CatBoost's weights are float32
         n = numbers.shape[0]
         rng = library_rng(self.random_state)
         order = np.arange(n) if self.has_time else rng.permutation(n)
@@ -288,8 +423,15 @@ class _BaseObliviousBoosting(BaseEstimator):
             codes = np.concatenate((codes, cat_codes))
             n_borders += stats.n_borders
         self._n_borders = np.asarray(n_borders, dtype=np.intp)
+        if codes.shape[0] == 0:
+            raise ValueError(
+                "X has no feature to split on: its only features are categorical with a "
+                "single category (CatBoost ignores such features and refuses such data)"
+            )
+        candidates = _candidate_order(self._n_borders, len(self._borders), self._cat_stats)
 
-        lam = float(self.l2_leaf_reg) * w.sum() / n
+        # CatBoost's ScaleL2Reg: the float32 l2_leaf_reg times (Σw / n), Σw in row order.
+        lam = float(np.float32(self.l2_leaf_reg)) * (float(np.cumsum(w)[-1]) / n)
         lr = float(np.float32(self.learning_rate))
         bias = self._bias(y, w, objective, n_outputs)
         K = n_outputs
@@ -310,6 +452,9 @@ class _BaseObliviousBoosting(BaseEstimator):
             entry_y = y[entry_rows]
             approx = np.tile(bias, (len(entry_rows), 1))
             body = (part % 2) == 0
+            # Each block scales λ by its own body: l2 · (Σ w of the body / its rows).
+            body_weight = np.cumsum(w[order])[ends[:-1] - 1]
+            block_lam = float(np.float32(self.l2_leaf_reg)) * (body_weight / ends[:-1])
         unit = bool((w == 1.0).all())
         groups = column_groups(entry_codes if ordered else codes, self._n_borders)
         trees = []
@@ -322,19 +467,20 @@ class _BaseObliviousBoosting(BaseEstimator):
                 S, H = self._derivatives(y, F, w, objective)
                 if ordered:
                     S_e, H_e = self._derivatives(entry_y, approx, entry_w, objective)
-                    feature, border = grow_oblivious(
+                    feature, border, n_levels = grow_oblivious(
                         entry_codes,
                         self._n_borders,
                         int(self.depth),
                         S_e,
                         None if unit else entry_w,
-                        lam,
+                        block_lam,
                         self.score_function,
                         part=part,
                         groups=groups,
+                        order=candidates,
                     )
                 else:
-                    feature, border = grow_oblivious(
+                    feature, border, n_levels = grow_oblivious(
                         codes,
                         self._n_borders,
                         int(self.depth),
@@ -343,10 +489,18 @@ class _BaseObliviousBoosting(BaseEstimator):
                         lam,
                         self.score_function,
                         groups=groups,
+                        order=candidates,
                     )
                 leaf = leaf_index(codes, feature, border)
                 n_leaves = 1 << int(self.depth)
-                value = lr * self._leaf_values(leaf, n_leaves, S, H if newton else w[:, None], lam)
+                # The levels past n_levels only pad the tree to the model's depth
+                # (CatBoost stopped there): a leaf takes the value of its first
+                # n_levels answers, the leaf of CatBoost's shorter tree.
+                mask = (1 << n_levels) - 1
+                value = lr * self._leaf_values(
+                    leaf & mask, mask + 1, S, H if newton else w[:, None], lam, gradient=not newton
+                )
+                value = value[np.arange(n_leaves) & mask]
                 F += value[leaf]
                 trees.append(
                     ObliviousTree(
@@ -361,13 +515,29 @@ class _BaseObliviousBoosting(BaseEstimator):
                     )
                 )
                 if ordered:
-                    entry_leaf = leaf_index(entry_codes, feature, border)
+                    entry_leaf = leaf_index(entry_codes, feature, border) & mask
                     key = block * n_leaves + entry_leaf
                     n_keys = len(block_sizes) * n_leaves
                     step = self._leaf_values(
-                        key, n_keys, S_e, H_e if newton else entry_w[:, None], lam, rows=body
+                        key,
+                        n_keys,
+                        S_e,
+                        H_e if newton else entry_w[:, None],
+                        np.repeat(block_lam, n_leaves),
+                        rows=body,
+                        gradient=not newton,
                     )
-                    approx += lr * step[key]
+                    delta = step[key]
+                    if K > 1:  # CatBoost's MultiClass: tail rows step online
+                        delta[~body] = self._online_tail_steps(
+                            key,
+                            body,
+                            S_e,
+                            H_e if newton else entry_w[:, None],
+                            np.repeat(block_lam, n_leaves),
+                            gradient=not newton,
+                        )
+                    approx += lr * delta
                 if self.verbose:
                     history.append(self._loss(y, F, w, objective))
                     watch_round(
@@ -394,18 +564,20 @@ class _BaseObliviousBoosting(BaseEstimator):
         """Give a border to float columns that trees test without having one.
 
         When no column has a border (every feature constant, or one row),
-        each level of a tree is a test every row answers "no" (code 0, the
-        first leaf): :func:`~mltrees.hist.oblivious.grow_oblivious` then names
-        column 0, border 0. That border is stored as +inf, which every value
-        (NaN included) is not above, so the model predicts what it learned:
-        a constant. CatBoost refuses such data ("All features are either
-        constant or ignored"); a constant model is what the data support.
+        the trees have no level (:func:`~mltrees.hist.oblivious.grow_oblivious`
+        pads them with column 0, border 0) and every leaf holds the root's
+        value, so the model predicts a constant whatever the test answers.
+        The border is stored as the largest float32, a finite number that
+        no training value passes. CatBoost refuses such data ("All features
+        are either constant or ignored"); a constant model is what the data
+        support.
         """
         n_float = len(self._borders)
         for tree in self._trees:
             for column, border in zip(tree.feature, tree.border_index, strict=True):
                 if column < n_float and border >= len(self._borders[column]):
-                    self._borders[column] = np.full(border + 1, np.inf, dtype=np.float32)
+                    top = np.finfo(np.float32).max
+                    self._borders[column] = np.full(border + 1, top, dtype=np.float32)
                     self._n_borders[column] = border + 1
 
     @staticmethod
@@ -433,13 +605,17 @@ class _BaseObliviousBoosting(BaseEstimator):
         return w[:, None] * (onehot - p), (w, p)
 
     @staticmethod
-    def _leaf_values(key, n_keys, S, curvature, lam, rows=None):
+    def _leaf_values(key, n_keys, S, curvature, lam, rows=None, gradient=False):
         """Newton (or gradient) steps ``(𝓗_j + λ I)⁻¹ S_j`` per leaf (:eq:`eq-catboost-leaf`).
 
         ``curvature`` is an (n, 1) array of per-row weights (``W`` for the
         gradient step, ``w p (1 - p)`` for Logloss's Newton step) or, for
         MultiClass Newton, ``(w, p)``: CatBoost then solves with the full
-        K×K Hessian of the softmax loss. ``rows`` restricts the sums.
+        K×K Hessian of the softmax loss. ``rows`` restricts the sums; ``lam``
+        is a number or one per key. A leaf without weight gets 0. The
+        gradient step is ``S · (1 / (W + λ))`` and the Newton step
+        ``S / (𝓗 + λ)``, CatBoost's ``CalcAverage`` and ``CalcDeltaNewtonBody``
+        (which round differently).
         """
         if rows is not None:
             key, S = key[rows], S[rows]
@@ -452,15 +628,58 @@ class _BaseObliviousBoosting(BaseEstimator):
         sums = np.stack([np.bincount(key, S[:, k], minlength=n_keys) for k in range(K)], axis=1)
         if not isinstance(curvature, tuple):
             h = np.bincount(key, curvature[:, 0], minlength=n_keys)
-            return sums / (h + lam)[:, None]
+            with np.errstate(divide="ignore", invalid="ignore"):  # a leaf without weight: 0
+                inverse = (1.0 / (h + lam))[:, None]
+                step = sums * inverse if gradient else sums / (h + lam)[:, None]
+                return np.where(h[:, None] > 0, step, 0.0)
         w, p = curvature
         hessian = np.empty((n_keys, K, K))
-        for a in range(K):
-            for b in range(a, K):
-                per_row = w * p[:, a] * ((a == b) - p[:, b])
-                hessian[:, a, b] = hessian[:, b, a] = np.bincount(key, per_row, minlength=n_keys)
-        hessian += lam * np.eye(K)
-        return np.linalg.solve(hessian, sums[:, :, None])[:, :, 0]
+        for a, b, per_row in _hessian_entries(w, p):
+            hessian[:, a, b] = hessian[:, b, a] = np.bincount(key, per_row, minlength=n_keys)
+        weight = np.bincount(key, w, minlength=n_keys)
+        filled = weight > 0
+        values = np.zeros((n_keys, K))
+        values[filled] = _newton_steps(
+            hessian[filled], sums[filled], np.broadcast_to(lam, n_keys)[filled]
+        )
+        return values
+
+    @staticmethod
+    def _online_tail_steps(key, body, S, curvature, lam, gradient):
+        """Steps of the tail rows of ordered boosting with several outputs (MultiClass).
+
+        CatBoost (``CalcApproxDeltaMulti``) gives each tail row, in order, the
+        step of its leaf's sums over the block's body *plus the tail rows of
+        that leaf up to and including itself*, where one output gives every
+        tail row the body's step. ``key`` is each entry's (block, leaf),
+        ``body`` marks body entries, ``lam`` is one λ per key. Returns the
+        steps of the tail entries, in order.
+        """
+        tail = ~body
+        n_keys = len(lam)
+        K = S.shape[1]
+        sums = np.stack([np.bincount(key[body], S[body, k], minlength=n_keys) for k in range(K)], 1)
+        running_S = _running_sums(sums, S[tail], key[tail])
+        tail_lam = lam[key[tail]]
+        if not isinstance(curvature, tuple):
+            h = np.bincount(key[body], curvature[body, 0], minlength=n_keys)
+            running_h = _running_sums(h, curvature[tail, 0], key[tail])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                inverse = (1.0 / (running_h + tail_lam))[:, None]
+                step = (
+                    running_S * inverse if gradient else running_S / (running_h + tail_lam)[:, None]
+                )
+            return np.where(running_h[:, None] > 0, step, 0.0)
+        w, p = curvature
+        start = np.empty((n_keys, K, K))
+        rows = np.empty((int(tail.sum()), K, K))
+        for a, b, per_row in _hessian_entries(w, p):
+            start[:, a, b] = start[:, b, a] = np.bincount(
+                key[body], per_row[body], minlength=n_keys
+            )
+            rows[:, a, b] = rows[:, b, a] = per_row[tail]
+        running_H = _running_sums(start, rows, key[tail])
+        return _newton_steps(running_H, running_S, tail_lam)
 
     @staticmethod
     def _loss(y, F, w, objective):
@@ -542,8 +761,12 @@ class _BaseObliviousBoosting(BaseEstimator):
         stats = self._cat_stats
         if stats is not None:
             for c, j in enumerate(stats.features):
-                n_target = stats.class_count[c].shape[1] if not stats.one_hot[c] else 0
-                n_rows = len(stats.categories[c]) if stats.one_hot[c] else 3 * n_target + 1
+                if len(stats.categories[c]) < 2:
+                    n_rows = 0  # one category: no column
+                elif stats.one_hot[c]:
+                    n_rows = len(stats.categories[c])
+                else:
+                    n_rows = 3 * stats.class_count[c].shape[1] + 1
                 out.extend((j, "category", (c, r)) for r in range(n_rows))
         return out
 
@@ -705,7 +928,7 @@ class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):
     def _bias(self, y, w, objective, K):
         if self.boost_from_average is False:
             return np.zeros(1)
-        return np.array([float(np.float32(np.average(y, weights=w)))])
+        return np.array([_weighted_target_average(y, w)])
 
     def predict(self, X) -> np.ndarray:
         """Predicted values (the raw score)."""
@@ -741,7 +964,7 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
         if not self.boost_from_average:
             return np.zeros(K)
         if objective == "Logloss":
-            p = float(np.float32(np.average(y, weights=w)))
+            p = _weighted_target_average(y, w)
             return np.array([np.log(p / (1.0 - p))])
         shares = np.bincount(y.astype(np.intp), weights=w, minlength=K) / w.sum()
         return np.log(np.maximum(shares, 1e-15))

@@ -5,14 +5,20 @@ at the current scores (:eq:`eq-xgb-taylor`), grows a tree on them leaf by
 leaf (:class:`~mltrees.hist.leafwise.LeafwiseGrower`), and adds
 ``learning_rate * w*`` of each row's leaf to its score.
 
-The rules follow LightGBM 4 where they decide the model: bins
-(:mod:`~mltrees.hist.lightgbm_binning`), split scans and estimated counts
-(:mod:`~mltrees.hist.leafwise_splitting`), float32 gradients, the starting
-score (``boost_from_average``), the multiclass hessian ``K/(K-1) p(1-p)``,
-and the end of training when a round can split no leaf. So on data whose
-features have fewer than ``max_bin`` distinct values the raw scores equal
-the ``lightgbm`` package's (checked in the tests). Parameter names are
-those of LightGBM's scikit-learn API.
+The rules follow LightGBM 4.7 where they decide the model: bins
+(:mod:`~mltrees.hist.lightgbm_binning`), feature bundles, split scans and
+estimated counts (:mod:`~mltrees.hist.leafwise_splitting`), float32 labels,
+weights and gradients, the starting score (``boost_from_average``), the
+multiclass hessian ``K/(K-1) p(1-p)``, and the end of training when a round
+can split no leaf. So the raw scores equal the ``lightgbm`` 4.7 package's
+to about 1e-15 for every parameter documented below, drawn together
+(``tests/differential/test_lightgbm.py``), on tables of at most
+``subsample_for_bin`` rows. Outside that scope: bagging,
+``colsample_bytree`` < 1 and GOSS from the round it starts sampling (each
+library draws with its own generator), ``max_conflict_rate`` (the paper's
+bundling, which LightGBM 4 no longer has), ``cat_smooth=0`` (LightGBM sorts
+NaN keys), and larger tables (the bin sample is drawn by numpy). Parameter
+names are those of LightGBM's scikit-learn API.
 """
 
 from __future__ import annotations
@@ -40,7 +46,11 @@ from mltrees.hist.categorical import CategoricalParams, category_bins, encode_ca
 from mltrees.hist.goss import goss_active, goss_sample
 from mltrees.hist.leafwise import LeafwiseGrower
 from mltrees.hist.leafwise_splitting import LeafwiseParams
-from mltrees.hist.lightgbm_binning import fit_lightgbm_bins
+from mltrees.hist.lightgbm_binning import (
+    fit_lightgbm_bins,
+    lightgbm_feature_bundles,
+    used_features,
+)
 from mltrees.tree._data import validate_fit_input
 from mltrees.tree._tree import available_cores
 
@@ -60,7 +70,8 @@ _LGB_PARAMS = """
         Boosting rounds.
     min_child_samples : int, default 20
         Fewest rows per leaf (LightGBM's ``min_data_in_leaf``), checked on
-        counts estimated from the hessians, as LightGBM does.
+        counts estimated from the hessians, as LightGBM does; 0 is read as 1
+        when ``min_child_weight`` is 0 too, as LightGBM does.
     min_child_weight : float, default 1e-3
         Smallest hessian sum 𝓗 per leaf (``min_sum_hessian_in_leaf``).
     min_split_gain : float, default 0.0
@@ -112,9 +123,13 @@ _LGB_PARAMS = """
     enable_bundle : bool, default True
         Exclusive feature bundling (:eq:`eq-efb-offset`): histograms are built
         on bundles of features that are rarely non-default together.
-    max_conflict_rate : float in [0, 1), default 0.0
-        Share of rows on which features of a bundle may conflict (Ke et al.
-        2017); 0 keeps bundling lossless.
+    max_conflict_rate : float in [0, 1) or None, default None
+        None: LightGBM 4's bundles, group for group
+        (:func:`~mltrees.hist.bundling.lightgbm_bundles`; a bundle may share
+        one conflicting row per 10,000 rows, so it is lossless below 10,000
+        rows). A number: the paper's greedy bundling (Ke et al. 2017) with this
+        share of conflicting rows per bundle (0: lossless), which LightGBM 4
+        no longer offers.
     early_stopping_rounds : int or None, default None
         Stop when the metric on the last ``eval_set`` has not improved for
         this many rounds; predictions then use the best round.
@@ -175,7 +190,13 @@ def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
 
 
 class _Objective:
-    """A loss as LightGBM uses it: float32 gradients, its starting score, its metric."""
+    """A loss as LightGBM computes it: its gradients, starting score and metric, bit for bit.
+
+    Labels and weights are float32 in LightGBM (``label_t``); gradients and
+    hessians are float32 (``score_t``) computed from the float64 scores by
+    LightGBM's own formulas (its logistic response ``-y / (1 + exp(y F))``
+    with ``y = ±1``, not ``p - y``, which rounds differently).
+    """
 
     def __init__(self, name: str, n_classes: int = 1):
         self.name = name
@@ -183,49 +204,110 @@ class _Objective:
         self.metric = {"regression": "l2", "binary": "binary_logloss"}.get(name, "multi_logloss")
 
     def gradients(self, y, score, weight):
-        """Float32 ``g``, ``h`` of shape (n, n_outputs), times the sample weights."""
+        """Float32 ``g``, ``h`` of shape (n, n_outputs), times the sample weights.
+
+        ``y`` and ``weight`` are the float32 labels and weights (as float64).
+        """
+        f32 = np.float32
         if self.name == "regression":
-            g = score[:, 0] - y
-            h = np.ones_like(g)
-            g, h = g[:, None], h[:, None]
-        elif self.name == "binary":
-            p = 1.0 / (1.0 + np.exp(-score[:, 0]))
-            g, h = (p - y)[:, None], (p * (1.0 - p))[:, None]
-        else:
-            K = self.n_outputs
-            p = _softmax(score)
-            onehot = np.zeros_like(p)
-            onehot[np.arange(len(y)), y.astype(np.intp)] = 1.0
-            g, h = p - onehot, K / (K - 1.0) * p * (1.0 - p)
+            g = (score[:, 0] - y).astype(f32)
+            if weight is None:
+                h = np.ones_like(g)
+            else:  # float32 times float32, in float32
+                g, h = g * weight.astype(f32), weight.astype(f32)
+            return g[:, None].astype(np.float64), h[:, None].astype(np.float64)
+        if self.name == "binary":
+            sign = np.where(y > 0, 1.0, -1.0)
+            with np.errstate(over="ignore"):  # exp overflows to inf: response 0, as LightGBM's
+                response = -sign / (1.0 + np.exp(sign * score[:, 0]))
+            magnitude = np.abs(response)
+            g, h = response, magnitude * (1.0 - magnitude)
+            if weight is not None:
+                g, h = g * weight, h * weight
+            return g.astype(f32)[:, None].astype(np.float64), h.astype(f32)[:, None].astype(
+                np.float64
+            )
+        K = self.n_outputs
+        p = _softmax(score)
+        onehot = np.zeros_like(p)
+        onehot[np.arange(len(y)), y.astype(np.intp)] = 1.0
+        g, h = p - onehot, K / (K - 1.0) * p * (1.0 - p)
         if weight is not None:
             g, h = g * weight[:, None], h * weight[:, None]
-        return g.astype(np.float32).astype(np.float64), h.astype(np.float32).astype(np.float64)
+        return g.astype(f32).astype(np.float64), h.astype(f32).astype(np.float64)
+
+    def trained(self, y, weight) -> np.ndarray:
+        """Which outputs get trees: LightGBM skips a class of share ≤ 1e-15 or ≥ 1 - 1e-15."""
+        if self.name != "multiclass":
+            return np.ones(1, dtype=bool)
+        shares = self._class_shares(y, weight)
+        return (shares > _EPSILON) & (shares < 1.0 - _EPSILON)
+
+    def _class_shares(self, y, weight):
+        codes = y.astype(np.intp)
+        if weight is None:
+            return np.bincount(codes, minlength=self.n_outputs) / float(len(y))
+        # Summed row by row, in row order, as LightGBM.
+        sums = np.zeros(self.n_outputs)
+        for k in range(self.n_outputs):
+            at = codes == k
+            sums[k] = _sequential_sum(np.where(at, weight, 0.0))
+        return sums / _sequential_sum(weight)
 
     def init_score(self, y, weight) -> np.ndarray:
-        """LightGBM's ``boost_from_average`` starting score."""
-        w = np.ones(len(y)) if weight is None else weight
+        """LightGBM's ``boost_from_average`` starting score (0 if it is within 1e-15 of 0).
+
+        The sums run row by row in row order, as LightGBM's deterministic mode.
+        """
         if self.name == "regression":
-            return np.array([np.average(y, weights=w)])
-        if self.name == "binary":
-            p = float(np.clip(np.average(y, weights=w), _EPSILON, 1.0 - _EPSILON))
-            return np.array([np.log(p / (1.0 - p))])
-        shares = np.bincount(y.astype(np.intp), weights=w, minlength=self.n_outputs) / w.sum()
-        return np.log(np.maximum(shares, _EPSILON))
+            if weight is None:
+                score = _sequential_sum(y) / float(len(y))
+            else:
+                score = _sequential_sum(y * weight) / _sequential_sum(weight)
+            scores = np.array([score])
+        elif self.name == "binary":
+            positive = (y > 0).astype(np.float64)
+            if weight is None:
+                p = _sequential_sum(positive) / float(len(y))
+            else:
+                p = _sequential_sum(positive * weight) / _sequential_sum(weight)
+            p = min(max(p, _EPSILON), 1.0 - _EPSILON)
+            scores = np.array([np.log(p / (1.0 - p))])
+        else:
+            scores = np.log(np.maximum(self._class_shares(y, weight), _EPSILON))
+        return np.where(np.abs(scores) > _EPSILON, scores, 0.0)
 
     def evaluate(self, y, score, weight) -> float:
-        """LightGBM's default metric (lower is better)."""
+        """LightGBM's default metric (lower is better), on float32 labels."""
         if self.name == "regression":
-            return float(np.average((y - score[:, 0]) ** 2, weights=weight))
+            return float(np.average((score[:, 0] - y) ** 2, weights=weight))
         if self.name == "binary":
-            p = np.clip(1.0 / (1.0 + np.exp(-score[:, 0])), 1e-15, 1 - 1e-15)
-            return float(np.average(-(y * np.log(p) + (1 - y) * np.log(1 - p)), weights=weight))
-        p = np.clip(_softmax(score), 1e-15, 1.0)
-        return float(np.average(-np.log(p[np.arange(len(y)), y.astype(np.intp)]), weights=weight))
+            p = 1.0 / (1.0 + np.exp(-score[:, 0]))
+            chosen = np.where(y > 0, p, 1.0 - p)
+            loss = -np.log(np.where(chosen > _EPSILON, chosen, _EPSILON))
+            return float(np.average(loss, weights=weight))
+        p = _softmax(score)[np.arange(len(y)), y.astype(np.intp)]
+        loss = -np.log(np.where(p > _EPSILON, p, _EPSILON))
+        return float(np.average(loss, weights=weight))
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    """A sum taken in order, one addition after the other (numpy's sum is pairwise)."""
+    return float(np.cumsum(values, dtype=np.float64)[-1]) if len(values) else 0.0
+
+
+def _float32(values):
+    """Values as LightGBM stores labels and weights: rounded to float32, held as float64."""
+    return None if values is None else np.asarray(values, dtype=np.float32).astype(np.float64)
 
 
 def _softmax(score: np.ndarray) -> np.ndarray:
+    """LightGBM's ``Common::Softmax``: the exponentials summed in class order."""
     z = np.exp(score - score.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True)
+    total = z[:, 0].copy()
+    for k in range(1, z.shape[1]):  # over classes, in order (a pairwise sum rounds differently)
+        total += z[:, k]
+    return z / total[:, None]
 
 
 class _BaseLightGBM(BaseEstimator):
@@ -260,7 +342,7 @@ class _BaseLightGBM(BaseEstimator):
         top_rate=0.2,
         other_rate=0.1,
         enable_bundle=True,
-        max_conflict_rate=0.0,
+        max_conflict_rate=None,
         importance_type="split",
         early_stopping_rounds=None,
         random_state=None,
@@ -309,24 +391,36 @@ class _BaseLightGBM(BaseEstimator):
         check_positive_int(self.min_data_per_group, "min_data_per_group")
         if not isinstance(self.enable_bundle, (bool, np.bool_)):
             raise ValueError(f"enable_bundle must be a bool, got {self.enable_bundle!r}")
-        check_fraction(
-            self.max_conflict_rate, "max_conflict_rate", low_open=False, high_closed=False
-        )
+        if self.max_conflict_rate is not None:
+            check_fraction(
+                self.max_conflict_rate, "max_conflict_rate", low_open=False, high_closed=False
+            )
         check_positive_int(self.early_stopping_rounds, "early_stopping_rounds", allow_none=True)
         check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
         check_positive_int(self.verbose, "verbose", low=0)
+
+    def _min_child_samples(self) -> int:
+        """``min_child_samples``, raised to 1 when ``min_child_weight`` is also (about) 0.
+
+        LightGBM's ``Config::CheckParamConflict`` does so ("Cannot set both
+        min_data_in_leaf and min_sum_hessian_in_leaf to 0"): nothing would
+        then keep a child from being empty.
+        """
+        if self.min_child_samples <= 0 and self.min_child_weight <= _EPSILON:
+            return 1
+        return int(self.min_child_samples)
 
     def _params(self) -> LeafwiseParams:
         return LeafwiseParams(
             reg_lambda=float(self.reg_lambda),
             reg_alpha=float(self.reg_alpha),
-            min_child_samples=int(self.min_child_samples),
+            min_child_samples=self._min_child_samples(),
             min_child_weight=float(self.min_child_weight),
             min_split_gain=float(self.min_split_gain),
             max_delta_step=float(self.max_delta_step),
         )
 
-    def _fit(self, X, y, sample_weight, eval_set, objective: _Objective):
+    def _fit(self, X, y, sample_weight, eval_set, objective: _Objective, init_score=None):
         X = _as_float64(self, X, reset=True)
         check_neighbour_sums(
             X,
@@ -334,9 +428,12 @@ class _BaseLightGBM(BaseEstimator):
             library="LightGBM's binning",
             reason="lightgbm then merges them into one bin (a constant model on two values)",
         )
-        weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        # LightGBM keeps labels and weights in float32 (label_t).
+        weight = _float32(sample_weight)
         if weight is not None and (weight == 1.0).all():
             weight = None
+        if objective.name == "regression":
+            y = _float32(y)
         if self.early_stopping_rounds is not None and not eval_set:
             raise ValueError("early_stopping_rounds needs an eval_set to watch")
         evals = []
@@ -344,9 +441,21 @@ class _BaseLightGBM(BaseEstimator):
             if len(item) not in (2, 3):
                 raise ValueError("eval_set entries must be (X, y) or (X, y, sample_weight)")
             E = item[0]
-            ey = self._encode_eval_target(item[1])
-            ew = None if len(item) == 2 else np.asarray(item[2], dtype=np.float64)
+            ey = _float32(self._encode_eval_target(item[1]))
+            ew = None if len(item) == 2 else _float32(item[2])
             evals.append((E, ey, ew))
+        n, K = X.shape[0], objective.n_outputs
+        start_score = None
+        if init_score is not None:
+            start_score = np.asarray(init_score, dtype=np.float64)
+            if start_score.ndim == 1 and K == 1:
+                start_score = start_score[:, None]
+            if start_score.shape != (n, K) or not np.isfinite(start_score).all():
+                raise ValueError(
+                    f"init_score must hold finite raw scores of shape ({n},)"
+                    + (f" or ({n}, {K})" if K > 1 else "")
+                    + f", got shape {np.shape(init_score)}"
+                )
         rng = library_rng(self.random_state)
         n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
         clock = time.perf_counter()
@@ -366,11 +475,21 @@ class _BaseLightGBM(BaseEstimator):
         )
         categorical = np.zeros(X.shape[1], dtype=bool)
         categorical[list(self._categories)] = True
+        # LightGBM drops the features it can never split (one bin, or no cut
+        # with min_child_samples true rows on both sides) before training.
+        usable = used_features(data, has_missing, self._min_child_samples(), categorical)
+        bundles = None
+        if self.enable_bundle and self.max_conflict_rate is None:
+            bundles = lightgbm_feature_bundles(X, data, most_frequent, usable, self._categories)
         evals = [(self._values(E), ey, ew) for E, ey, ew in evals]
         timings = {"binning": time.perf_counter() - clock, "gradients": 0.0}
-        init = objective.init_score(y, weight)
-        n, K = X.shape[0], objective.n_outputs
-        score = np.tile(init, (n, 1))
+        if start_score is None:
+            init = objective.init_score(y, weight)
+            score = np.tile(init, (n, 1))
+        else:  # LightGBM: a given start replaces boost_from_average, and is not predicted
+            init = np.zeros(K)
+            score = start_score.copy()
+        trained = objective.trained(y, weight)
         eval_scores = [np.tile(init, (len(ey), 1)) for _, ey, _ in evals]
         history = [[] for _ in evals]
         grower = LeafwiseGrower(
@@ -391,7 +510,9 @@ class _BaseLightGBM(BaseEstimator):
                 max_cat_to_onehot=int(self.max_cat_to_onehot),
                 min_data_per_group=int(self.min_data_per_group),
             ),
-            max_conflict_rate=float(self.max_conflict_rate),
+            max_conflict_rate=float(self.max_conflict_rate or 0.0),
+            bundles=bundles,
+            usable=usable,
             timings=timings,
         )
         self.n_bundles_ = grower.n_columns
@@ -420,9 +541,19 @@ class _BaseLightGBM(BaseEstimator):
                     )
                     g, h = np.zeros_like(g), np.zeros_like(h)
                     g[rows], h[rows] = g_rows, h_rows
-                stage = [grower.grow(g[:, k], h[:, k], features, rows) for k in range(K)]
-                if m > 0 and all(grown.tree.node_count == 1 for grown in stage):
+                stage = []
+                for k in range(K):
+                    if trained[k]:
+                        stage.append(grower.grow(g[:, k], h[:, k], features, rows))
+                    else:  # a class LightGBM does not train: one leaf
+                        stage.append(grower.grow(np.zeros(n), np.zeros(n), np.zeros(0, int), rows))
+                split = [grown.tree.node_count > 1 for grown in stage]
+                if not any(split) and m > 0:
                     break  # LightGBM: no leaf of any class can be split, training ends
+                for grown, grew in zip(stage, split, strict=True):
+                    if not grew:  # LightGBM's tree of one leaf adds nothing to the score
+                        grown.tree.value[:] = 0.0
+                        grown.weight[:] = 0.0
                 for k, grown in enumerate(stage):
                     score[:, k] += grown.tree.value[grown.leaf_of_row, 0]
                 trees.append([grown.tree for grown in stage])
@@ -441,6 +572,8 @@ class _BaseLightGBM(BaseEstimator):
                     prefix="valid_",
                 ):
                     break
+                if not any(split):
+                    break  # the first round could split nothing: its trees are kept
         finally:
             progress.close()
             grower.close()
@@ -599,12 +732,16 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
     evals_result_ : dict
     """
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
+    def fit(self, X, y, sample_weight=None, eval_set=None, init_score=None):
+        """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``.
+
+        ``init_score`` (shape (n,)): each row's starting score, as LightGBM's;
+        it replaces the mean of ``y`` and is not part of the predictions.
+        """
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         y = real_targets(np.asarray(y))
-        return self._fit(X, y, sample_weight, eval_set, _Objective("regression"))
+        return self._fit(X, y, sample_weight, eval_set, _Objective("regression"), init_score)
 
     def predict(self, X, num_iteration=None) -> np.ndarray:
         """Predicted values (the raw score, for squared error)."""
@@ -646,15 +783,22 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
             raise ValueError("eval_set has labels that are not among the training classes")
         return codes.astype(np.float64)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
-        """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
+    def fit(self, X, y, sample_weight=None, eval_set=None, init_score=None):
+        """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``.
+
+        ``init_score`` (shape (n,), or (n, K) for K > 2 classes): each row's
+        starting raw score, as LightGBM's; it replaces the log-odds of the
+        class shares and is not part of the predictions.
+        """
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
         self.classes_, codes = class_codes(np.asarray(y))
         K = len(self.classes_)
         require_two_classes(K, type(self).__name__)
         objective = _Objective("binary" if K == 2 else "multiclass", K)
-        return self._fit(X, codes.astype(np.float64), sample_weight, eval_set, objective)
+        return self._fit(
+            X, codes.astype(np.float64), sample_weight, eval_set, objective, init_score
+        )
 
     def decision_function(self, X) -> np.ndarray:
         """Raw scores: log-odds of class 1 (shape (n,)) or one per class (n, K)."""

@@ -42,6 +42,7 @@ __all__ = [
     "bundled_stride",
     "conflict_matrix",
     "find_bundles",
+    "lightgbm_bundles",
     "most_frequent_bins",
     "unbundle_histogram",
     "unbundle_map",
@@ -446,3 +447,172 @@ def unbundle_map(bundles, offsets, default_bins, n_bins, stride):
     source = np.where((local >= 0) & (local != default), slot, -1)
     source[~merged] = np.arange(stride)  # one-feature bundles keep their codes
     return bundle_of, source, merged
+
+
+class LightGBMRandom:
+    """LightGBM's random numbers (``include/LightGBM/utils/random.h``): a 32-bit LCG.
+
+    ``x ← 214013 x + 2531011 (mod 2³²)``; 15-bit draws take bits 16-30,
+    31-bit draws the low 31 bits. Used where LightGBM's choices are
+    deterministic given its seed, so that mltrees makes the same ones.
+    """
+
+    def __init__(self, seed: int):
+        self.x = int(seed) & 0xFFFFFFFF
+
+    def _step(self) -> int:
+        self.x = (214013 * self.x + 2531011) & 0xFFFFFFFF
+        return self.x
+
+    def next_int(self, low: int, high: int) -> int:
+        """An integer in ``[low, high)`` (``NextInt``)."""
+        return (self._step() & 0x7FFFFFFF) % (high - low) + low
+
+    def next_float(self) -> float:
+        """A float32 in ``[0, 1)`` (``NextFloat``)."""
+        return float(np.float32((self._step() >> 16) & 0x7FFF) / np.float32(32768.0))
+
+    def sample(self, n: int, k: int) -> list[int]:
+        """``k`` of ``0 .. n - 1`` in increasing order (``Sample``)."""
+        if k > n or k <= 0:
+            return []
+        if k == n:
+            return list(range(n))
+        if k > 1 and k > n / np.log2(k):
+            out = []
+            for i in range(n):
+                if self.next_float() < (k - len(out)) / float(n - i):
+                    out.append(i)
+            return out
+        chosen = set()
+        for r in range(n - k, n):
+            v = self.next_int(0, r + 1)
+            chosen.add(r if v in chosen else v)
+        return sorted(chosen)
+
+
+def _lightgbm_find_groups(order, rows_of, n_sample, n_data):
+    """LightGBM's ``FindGroups`` over the features in ``order`` (first fit, then a second round).
+
+    ``rows_of(f)`` gives the sample rows where feature ``f`` is off its
+    most frequent bin. Returns the groups (lists of features, in LightGBM's
+    order) and whether each is a multi-value group.
+    """
+    search_max = 100
+    budget = n_sample // 10000  # single_val_max_conflict_cnt
+    rand = LightGBMRandom(n_data)
+    n_bytes = (n_sample + 7) // 8
+    marks = np.zeros((8, n_bytes), dtype=np.uint8)  # rows used by each group, bit-packed
+    members: list[list[int]] = []
+    total: list[int] = []  # non-default rows summed over the group's features
+    used: list[int] = []  # rows marked in the group
+
+    for f in order:
+        rows = rows_of(f)
+        count = int(rows.size)
+        byte, bit = rows >> 3, np.uint8(1) << (7 - (rows & 7)).astype(np.uint8)
+        totals = np.array(total, dtype=np.int64)
+        available = np.flatnonzero(totals + count <= n_sample + budget)
+        chosen, chosen_count = -1, 0
+        if available.size:
+            last = available.size - 1
+            search = [int(available[-1])]
+            search += [int(available[i]) for i in rand.sample(last, min(last, search_max - 1))]
+            search = np.array(search, dtype=np.intp)
+            rest = budget - totals[search] + np.array(used, dtype=np.int64)[search]
+            step = max(1, _GATHER_BUDGET // max(count, 1))
+            for start in range(0, search.size, step):  # the first group that fits, in order
+                block = search[start : start + step]
+                hits = np.count_nonzero(marks[block[:, None], byte[None, :]] & bit, axis=1)
+                fits = np.flatnonzero((hits <= rest[start : start + step]) & (hits <= count // 2))
+                if fits.size:
+                    chosen, chosen_count = int(block[fits[0]]), int(hits[fits[0]])
+                    break
+        if chosen < 0:
+            if len(members) == marks.shape[0]:
+                marks = np.concatenate([marks, np.zeros_like(marks)])
+            members.append([])
+            total.append(0)
+            used.append(0)
+            chosen = len(members) - 1
+        members[chosen].append(int(f))
+        total[chosen] += count
+        used[chosen] += count - chosen_count
+        np.bitwise_or.at(marks[chosen], byte, bit)  # several rows may share a byte
+    # Second round: the features of groups using few rows share one group,
+    # single-valued if their conflicts fit the budget, else multi-valued.
+    kept, multi, second = [], [], []
+    for g, group in enumerate(members):
+        if used[g] / n_sample >= 0.4:
+            kept.append(group)
+            multi.append(False)
+        else:
+            second.extend(group)
+    if second:
+        shared = np.zeros(n_bytes, dtype=np.uint8)
+        is_multi, conflict_count = False, 0
+        for f in second:
+            if is_multi:
+                break
+            rows = rows_of(f)
+            byte, bit = rows >> 3, np.uint8(1) << (7 - (rows & 7)).astype(np.uint8)
+            c = int(np.count_nonzero(shared[byte] & bit))
+            if c > budget - conflict_count:
+                is_multi = True
+                break
+            conflict_count += c
+            np.bitwise_or.at(shared, byte, bit)
+        kept.append(list(second))
+        multi.append(is_multi)
+    return kept, multi
+
+
+def lightgbm_bundles(rows_of, nonzero_count, used, n_sample: int, n_data: int | None = None):
+    """LightGBM 4's exclusive feature bundling (``FastFeatureBundling``), group for group.
+
+    LightGBM does not take a conflict rate: a group of features may share
+    ``n // 10000`` conflicting rows of the bin sample (none below 10,000
+    rows), and a feature may join a group only if it conflicts there on at
+    most half of its own non-default rows. The greedy first-fit pass
+    (the last group first, then up to 99 others drawn with LightGBM's
+    :class:`LightGBMRandom` seeded with the row count) runs twice, in
+    column order and by decreasing count of non-zero values, and the pass
+    with fewer groups is kept. Groups whose rows are less than 40% used are
+    then merged into one group, multi-valued (each feature stored on its
+    own, nothing lost) if their conflicts exceed the budget.
+
+    Parameters
+    ----------
+    rows_of : callable
+        ``rows_of(f)``: the rows of the bin sample (sorted indices) where
+        feature ``f`` is off its most frequent bin (for a feature whose most
+        frequent bin is the bin of 0: its non-zero or missing values, as
+        LightGBM samples them).
+    nonzero_count : ndarray of int, shape (n_features,)
+        Non-zero (or missing) values of each feature in the sample: the
+        order of the second pass.
+    used : ndarray of bool, shape (n_features,)
+        The features LightGBM keeps (:func:`~mltrees.hist.lightgbm_binning.used_features`).
+    n_sample : int
+        Rows of the bin sample.
+    n_data : int, optional
+        Rows of the data set (the seed of the draws); ``n_sample`` if not given.
+
+    Returns
+    -------
+    groups : list of ndarray of intp
+        LightGBM's groups of the used features, each sorted.
+    multi_valued : list of bool
+        Whether each group is multi-valued; only a single-valued group of
+        several features shares one column (and loses its conflicting rows).
+    """
+    n_data = n_sample if n_data is None else int(n_data)
+    features = np.flatnonzero(np.asarray(used, dtype=bool))
+    if features.size == 0:
+        return [], []
+    by_count = features[np.argsort(-np.asarray(nonzero_count)[features], kind="stable")]
+    groups, multi = _lightgbm_find_groups(features, rows_of, n_sample, n_data)
+    other, other_multi = _lightgbm_find_groups(by_count, rows_of, n_sample, n_data)
+    if len(groups) > len(other):
+        groups, multi = other, other_multi
+    return [np.sort(np.array(g, dtype=np.intp)) for g in groups], multi

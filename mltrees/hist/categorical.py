@@ -155,6 +155,8 @@ def find_categorical_splits(
             g = leaf_gain(sum_G[:, :, None] - G, other_H, params) + leaf_gain(
                 G, H + EPSILON, params
             )
+        # A NaN gain (0 / 0) passes LightGBM's "gain <= shift" test: splittable.
+        splittable |= (ok & np.isnan(g)).any(axis=2)
         g = np.where(ok & (g > threshold_gain[:, :, None]), g, -np.inf)
         best = np.argmax(g, axis=2)
         best_gain = np.take_along_axis(g, best[:, :, None], 2)[:, :, 0]
@@ -219,6 +221,7 @@ def find_categorical_splits(
                 group = np.where(candidate, 0.0, group)
                 with np.errstate(divide="ignore", invalid="ignore"):
                     g = leaf_gain(left_G, left_H, lam) + leaf_gain(sum_G - left_G, right_H, lam)
+                splittable |= candidate & np.isnan(g)  # passes "gain <= shift", as in LightGBM
                 candidate &= g > threshold_gain
                 splittable |= candidate
                 better = candidate & (g > dir_gain)

@@ -109,7 +109,15 @@ class LeafwiseGrower:
     bundle : bool
         Exclusive feature bundling (:mod:`~mltrees.hist.bundling`).
     max_conflict_rate : float
-        Rows on which bundled features may conflict, as a share.
+        Rows on which bundled features may conflict, as a share (the
+        paper's bundling, :func:`~mltrees.hist.bundling.find_bundles`).
+    bundles : list of ndarray of int, optional
+        The bundles to use, a partition of the features (LightGBM's, from
+        :func:`~mltrees.hist.lightgbm_binning.lightgbm_feature_bundles`);
+        ``max_conflict_rate`` is then not used.
+    usable : ndarray of bool, optional
+        The features that may be split; the others are never tried
+        (LightGBM drops them from the data set).
     categorical : ndarray of bool, optional
         Categorical features: their codes are category bins (bin 0: missing
         and rare), split by :func:`~mltrees.hist.categorical.find_categorical_splits`.
@@ -126,6 +134,8 @@ class LeafwiseGrower:
     n_threads: int = 1
     bundle: bool = False
     max_conflict_rate: float = 0.0
+    bundles: list | None = None
+    usable: np.ndarray | None = None
     categorical: np.ndarray | None = None
     categorical_params: CategoricalParams = field(default_factory=CategoricalParams)
     timings: dict = field(default_factory=dict)
@@ -183,15 +193,25 @@ class LeafwiseGrower:
         the grower reads the original codes.
         """
         data = self.data
-        default = most_frequent_bins(data.codes, data.stride)
-        bundles = find_bundles(
-            data.codes,
-            default,
-            self.max_conflict_rate,
-            data.n_bins,
-            data.stride,
-            order="lightgbm",
-        )
+        # A merged feature's default bin is read as the node's total minus its
+        # other bins: with LightGBM's most frequent bin as the default, that is
+        # the one bin LightGBM itself fills that way (FixHistogram), or bin 0
+        # that it never reads, so bundling changes no sum.
+        if self.most_frequent_bin is not None:
+            default = np.asarray(self.most_frequent_bin, dtype=np.intp)
+        else:
+            default = most_frequent_bins(data.codes, data.stride)
+        if self.bundles is not None:
+            bundles = [np.asarray(b, dtype=np.intp) for b in self.bundles]
+        else:
+            bundles = find_bundles(
+                data.codes,
+                default,
+                self.max_conflict_rate,
+                data.n_bins,
+                data.stride,
+                order="lightgbm",
+            )
         if all(b.size == 1 for b in bundles):
             return
         codes, offsets = bundle_codes(data.codes, bundles, default, data.n_bins, data.stride)
@@ -202,7 +222,10 @@ class LeafwiseGrower:
             bundles, offsets, default, data.n_bins, data.stride
         )
         seen = None
-        if self.max_conflict_rate > 0:
+        if any(
+            b.size > 1 and ((data.codes[b] != default[b, None]).sum(axis=0) > 1).any()
+            for b in bundles
+        ):
             # In a conflicting row the bundle keeps one feature's value and the
             # others read their default bin there. Rows must be partitioned by
             # these codes, the ones the histograms saw (as LightGBM does), or a
@@ -356,6 +379,8 @@ class LeafwiseGrower:
         m = order.size
         used = np.zeros(n_features, dtype=bool)
         used[np.arange(n_features) if features is None else np.asarray(features)] = True
+        if self.usable is not None:
+            used &= self.usable
         statistics = (g, h)
         min_rows = 2 * params.min_child_samples
         codes = self._partition_codes
@@ -392,6 +417,7 @@ class LeafwiseGrower:
             "gain": [0.0],
             "G": [totals[0][0]],
             "H": [totals[0][1]],
+            "H_out": [totals[0][1]],
             "count": [m],
             "depth": [0],
             "parent": [-1],
@@ -399,7 +425,8 @@ class LeafwiseGrower:
             "l2": [params.reg_lambda],
             "left_bins": {},
         }
-        for _ in range(self.num_leaves - 1):
+        n_leaves = 1
+        while n_leaves < self.num_leaves:
             largest = gain_of.max()
             if not largest > 0.0:  # -inf (no split anywhere) or no gain
                 break
@@ -419,6 +446,15 @@ class LeafwiseGrower:
             # np.compress: a third of the time of boolean indexing on large leaves.
             left_rows = np.compress(go_left, segment)
             n_left = left_rows.size
+            if n_left == 0 or n_left == c:
+                # Only estimated counts and hessians guard a child, and with
+                # min_child_weight = 0 a cut can leave one side empty, its gain
+                # float noise (lightgbm stops there on its check left_count > 0).
+                # An empty leaf would hold a value of noise: the leaf is not split.
+                gain_of[leaf] = -np.inf
+                best[leaf] = {"gain": -np.inf, "feature": n_features}
+                continue
+            n_leaves += 1
             np.compress(~go_left, segment, out=order[s + n_left : s + c])
             order[s : s + n_left] = left_rows
             clock = self._tick("partition", clock)
@@ -433,13 +469,16 @@ class LeafwiseGrower:
             if b < 0:
                 nodes["left_bins"][parent_node] = split["left_bins"]
             child_depth = depth[leaf] + 1
-            for side_count, side_totals in ((n_left, split["left"]), (c - n_left, split["right"])):
+            sides = ((n_left, split["left"]), (c - n_left, split["right"]))
+            for side, (side_count, side_totals) in enumerate(sides):
                 nodes["feature"].append(LEAF)
                 nodes["split_bin"].append(-1)
                 nodes["default_left"].append(False)
                 nodes["gain"].append(0.0)
                 nodes["G"].append(side_totals[0])
                 nodes["H"].append(side_totals[1])
+                out_H = split["out_H"]
+                nodes["H_out"].append(side_totals[1] if out_H is None else out_H[side])
                 nodes["count"].append(side_count)
                 nodes["depth"].append(child_depth)
                 nodes["parent"].append(parent_node)
@@ -533,6 +572,7 @@ class LeafwiseGrower:
                 right=found.right,
                 splittable=splittable,
                 child_l2=np.full(n_leaves, self.params.reg_lambda),
+                out_H=found.out_H,
             )
         categorical = (
             np.zeros(data.n_features, dtype=bool) if self.categorical is None else self.categorical
@@ -547,6 +587,7 @@ class LeafwiseGrower:
             splittable=np.zeros((n_leaves, data.n_features), dtype=bool),
             left_bins=np.zeros((n_leaves, data.stride), dtype=bool),
             child_l2=np.full(n_leaves, self.params.reg_lambda),
+            out_H=np.zeros((n_leaves, 2)),
         )
         numeric = np.flatnonzero(usable & ~categorical)
         # Features of few bins (one-hot columns, flags) are scanned apart from
@@ -566,6 +607,7 @@ class LeafwiseGrower:
             best.default_left = np.where(take, found.default_left, best.default_left)
             best.left = np.where(take[:, None], found.left, best.left)
             best.right = np.where(take[:, None], found.right, best.right)
+            best.out_H = np.where(take[:, None], found.out_H, best.out_H)
             best.splittable[:, columns] = found.splittable
         columns = np.flatnonzero(usable & categorical)
         if columns.size:
@@ -581,10 +623,13 @@ class LeafwiseGrower:
                 mask[:, columns],
             )
             best.splittable[:, columns] = found.splittable
-            k = np.argmax(found.gain, axis=1)  # first best: the lowest categorical feature
-            leaf = np.arange(n_leaves)
+            # Each feature's gain net of the shift (parent + min_split_gain), as
+            # LightGBM compares them; the first best is the lowest feature.
             parent = leaf_gain(totals[:, 0], totals[:, 1] + 2 * EPSILON, self.params)
-            gain = found.gain[leaf, k] - parent
+            net = found.gain - (parent + self.params.min_split_gain)[:, None]
+            k = np.argmax(net, axis=1)
+            leaf = np.arange(n_leaves)
+            gain = net[leaf, k]
             feature = columns[k]
             take = np.isfinite(gain) & (
                 (gain > best.gain) | ((gain == best.gain) & (feature < best.feature))
@@ -601,6 +646,8 @@ class LeafwiseGrower:
                 best.default_left = np.where(take, False, best.default_left)
                 best.left = np.where(take[:, None], left, best.left)
                 best.right = np.where(take[:, None], right, best.right)
+                out_H = np.column_stack([sums[:, 1], totals[:, 1] + 2 * EPSILON - sums[:, 1]])
+                best.out_H = np.where(take[:, None], out_H, best.out_H)
                 best.left_bins[take, :width] = found.left[leaf, k][take]
                 best.child_l2 = np.where(take, found.l2[leaf, k], best.child_l2)
         if not allowed:
@@ -667,13 +714,15 @@ class LeafwiseGrower:
         # A node's value takes the λ of the split that made it (λ + cat_l2
         # below a many-vs-many categorical split, as LightGBM).
         l2 = np.array(nodes["l2"], dtype=np.float64)
-        weight = leaf_output(G, H, self.params)
+        # Values from the hessian sums LightGBM divides by (ε included).
+        H_out = np.array(nodes["H_out"], dtype=np.float64)
+        weight = leaf_output(G, H_out, self.params)
         other = l2 != self.params.reg_lambda
         if other.any():
             for value in np.unique(l2[other]):
                 at = l2 == value
                 weight[at] = leaf_output(
-                    G[at], H[at], dataclass_replace(self.params, reg_lambda=float(value))
+                    G[at], H_out[at], dataclass_replace(self.params, reg_lambda=float(value))
                 )
         leaf_of_row = np.empty(data.n_rows, dtype=np.intp)
         seg_start, seg_count = np.array(start), np.array(count)
@@ -752,5 +801,6 @@ def _one(found, i: int) -> dict:
         "left": found.left[i],
         "right": found.right[i],
         "left_bins": None if found.left_bins is None else found.left_bins[i],
+        "out_H": None if found.out_H is None else found.out_H[i],
         "l2": None if found.child_l2 is None else float(found.child_l2[i]),
     }

@@ -97,18 +97,29 @@ class LeafSplits:
     splittable: np.ndarray
     left_bins: np.ndarray | None = None  # (n, stride) bool: a categorical split's left set
     child_l2: np.ndarray | None = None  # (n,): λ of the children's values
+    # (n, 2): the hessian sums LightGBM's children take their values from, ε
+    # included (𝓗 + ε, rounded once), as its CalculateSplittedLeafOutput.
+    out_H: np.ndarray | None = None
 
 
 def _scan(left, right, valid, params: LeafwiseParams, threshold_gain):
-    """Gains of candidate cuts from their (G, 𝓗, count) sides; invalid ones are ``-inf``."""
+    """Gains of candidate cuts from their (G, 𝓗, count) sides; invalid ones are ``-inf``.
+
+    Also returns, per (leaf, feature), whether a cut that passed the count and
+    hessian checks had a NaN gain (0 / 0: a side of hessian exactly 0, as
+    ``min_child_weight = 0`` allows). LightGBM tests ``gain <= shift`` to reject
+    a cut, which a NaN passes: the feature is then marked splittable (and kept
+    for the descendants) though no cut of it is taken.
+    """
     left_G, left_H, left_C = left
     right_G, right_H, right_C = right
     ok = valid & (left_C >= params.min_child_samples) & (right_C >= params.min_child_samples)
     ok &= (left_H >= params.min_child_weight) & (right_H >= params.min_child_weight)
     with np.errstate(divide="ignore", invalid="ignore"):
         gain = leaf_gain(left_G, left_H, params) + leaf_gain(right_G, right_H, params)
+    nan_passed = (ok & np.isnan(gain)).any(axis=-1)
     ok &= gain > threshold_gain
-    return np.where(ok, gain, -np.inf)
+    return np.where(ok, gain, -np.inf), nan_passed
 
 
 def _running(values: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -180,23 +191,29 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
             right /= right_H
         gain += right
         parent = sum_G * sum_G / (sum_H + lam)
-    ok &= gain > parent + params.min_split_gain
+    nan_passed = (ok & np.isnan(gain)).any(axis=2)  # see _scan
+    shift = parent + params.min_split_gain
+    ok &= gain > shift
     np.copyto(gain, -np.inf, where=~ok)
-    flat = gain.reshape(n_leaves, -1)
-    best = np.argmax(flat, axis=1)  # lower feature first, then the largest threshold
+    # Per feature the first best of the reverse scan (the largest threshold);
+    # across features the best gain net of the shift, ties to the lower feature.
+    best_k = np.argmax(gain, axis=2)
+    net = np.take_along_axis(gain, best_k[:, :, None], axis=2)[:, :, 0] - shift[:, :, 0]
+    feature = np.argmax(net, axis=1)
     leaf = np.arange(n_leaves)
-    feature, k = np.divmod(best, k_max)
-    best_gain = flat[leaf, best]
+    k = best_k[leaf, feature]
+    best_gain = net[leaf, feature]
     found = np.isfinite(best_gain)
     lG, lH = left_G[leaf, feature, k], left_H[leaf, feature, k]
     return LeafSplits(
-        gain=np.where(found, best_gain - parent[:, 0, 0], -np.inf),
+        gain=np.where(found, best_gain, -np.inf),
         feature=feature.astype(np.intp),
         split_bin=(width - 2 - k).astype(np.intp),
         default_left=np.ones(n_leaves, dtype=bool),
         left=np.column_stack([lG, lH - EPSILON]),
         right=np.column_stack([totals[:, 0] - lG, sum_H[:, 0, 0] - lH - EPSILON]),
-        splittable=np.isfinite(gain.max(axis=2)),
+        splittable=np.isfinite(gain.max(axis=2)) | nan_passed,
+        out_H=np.column_stack([lH, sum_H[:, 0, 0] - lH]),
     )
 
 
@@ -263,7 +280,7 @@ def find_leaf_splits(
     right_count = np.cumsum(bin_count[:, :, ::-1], axis=2)[:, :, ::-1]
     right_count = np.concatenate([right_count[:, :, 1:], np.zeros_like(right_count[:, :, :1])], 2)
     right_H = right[..., 1]
-    reverse = _scan(
+    reverse, nan_passed = _scan(
         (sum_G - right[..., 0], sum_H - right_H, n - right_count),
         (right[..., 0], right_H, right_count),
         (cut <= B - 2) & allowed[:, :, None],
@@ -276,10 +293,14 @@ def find_leaf_splits(
     gain_rev = np.take_along_axis(reverse, best_rev[:, :, None], axis=2)[:, :, 0]
     left_rev = sum_G[:, :, 0] - np.take_along_axis(right[..., 0], best_rev[:, :, None], 2)[..., 0]
     left_rev_H = sum_H[:, :, 0] - np.take_along_axis(right_H, best_rev[:, :, None], 2)[..., 0]
-    best_gain, best_bin = gain_rev, best_rev
+    # LightGBM keeps a feature's best as its gain net of the shift (parent +
+    # min_split_gain); the forward scan replaces it only if strictly better
+    # than that net gain plus the shift again (which need not round back).
+    shift = threshold_gain[:, :, 0]
+    best_gain, best_bin = gain_rev - shift, best_rev
     best_left_G, best_left_H = left_rev, left_rev_H
     default_left = np.ones((n_leaves, n_features), dtype=bool)
-    splittable = np.isfinite(gain_rev)
+    splittable = np.isfinite(gain_rev) | nan_passed
 
     if has_missing.any():
         # Forward scan of features with a missing bin: bins 0..t left, missing
@@ -301,19 +322,41 @@ def find_leaf_splits(
             )
             implicit = np.cumsum(steps, axis=2)[:, :, n_cuts : 2 * n_cuts, :]
             prefix = np.where(first[..., None], implicit, prefix)
-        left_H = prefix[..., 1]
-        forward = _scan(
-            (prefix[..., 0], left_H, prefix_count),
-            (sum_G - prefix[..., 0], sum_H - left_H, n - prefix_count),
+        left_G, left_H = prefix[..., 0], prefix[..., 1]
+        right_G, right_H = sum_G - left_G, sum_H - left_H
+        single = has_missing & (n_bins == 1)
+        if single.any():
+            # One value bin and the missing bin: LightGBM scans this feature
+            # once, from the top, the missing bin as an ordinary bin
+            # (num_bin <= 2), so the right side is the missing bin summed from
+            # ε and the left is the rest: the same cut, other roundings, which
+            # decide exact ties (two features making the same partition).
+            at = single[None, :]
+            missing = hist[:, :, n_cuts, :]
+            right_G = right_G.copy()
+            right_H = right_H.copy()
+            left_G = left_G.copy()
+            left_H = left_H.copy()
+            right_G[:, :, 0] = np.where(at, missing[..., 0], right_G[:, :, 0])
+            right_H[:, :, 0] = np.where(at, EPSILON + missing[..., 1], right_H[:, :, 0])
+            left_G[:, :, 0] = np.where(at, sum_G[:, :, 0] - missing[..., 0], left_G[:, :, 0])
+            left_H[:, :, 0] = np.where(at, sum_H[:, :, 0] - right_H[:, :, 0], left_H[:, :, 0])
+            prefix = np.stack([left_G, left_H], axis=-1)
+            missing_count = np.floor(missing[..., 1] * factor[:, :, 0] + 0.5)
+            prefix_count = prefix_count.copy()
+            prefix_count[:, :, 0] = np.where(at, n[:, :, 0] - missing_count, prefix_count[:, :, 0])
+        forward, nan_passed = _scan(
+            (left_G, left_H, prefix_count),
+            (right_G, right_H, n - prefix_count),
             (cut <= B - 1) & allowed[:, :, None] & has_missing[None, :, None],
             params,
             threshold_gain,
         )
         best_fwd = np.argmax(forward, axis=2)
         gain_fwd = np.take_along_axis(forward, best_fwd[:, :, None], axis=2)[:, :, 0]
-        take = gain_fwd > best_gain
-        splittable |= np.isfinite(gain_fwd)
-        best_gain = np.where(take, gain_fwd, best_gain)
+        take = gain_fwd > best_gain + shift
+        splittable |= np.isfinite(gain_fwd) | nan_passed
+        best_gain = np.where(take, gain_fwd - shift, best_gain)
         best_bin = np.where(take, best_fwd, best_bin)
         best_left_G = np.where(
             take, np.take_along_axis(prefix[..., 0], best_fwd[:, :, None], 2)[..., 0], best_left_G
@@ -323,14 +366,14 @@ def find_leaf_splits(
         )
         default_left = np.where(take, False, default_left)
 
-    # Across features: the best gain, ties to the lower feature (argmax: first).
+    # Across features: the best net gain, ties to the lower feature (argmax: first).
     feature = np.argmax(best_gain, axis=1)
-    gain = best_gain[leaf, feature] - parent[:, 0, 0]
-    gain = np.where(np.isfinite(best_gain[leaf, feature]), gain, -np.inf)
+    gain = best_gain[leaf, feature]
     left_G = best_left_G[leaf, feature]
     left_H = best_left_H[leaf, feature]
     left = np.column_stack([left_G, left_H - EPSILON])
     right = np.column_stack([totals[:, 0] - left_G, sum_H[:, 0, 0] - left_H - EPSILON])
+    out_H = np.column_stack([left_H, sum_H[:, 0, 0] - left_H])
     return LeafSplits(
         gain=gain,
         feature=feature.astype(np.intp),
@@ -339,4 +382,5 @@ def find_leaf_splits(
         left=left,
         right=right,
         splittable=splittable,
+        out_H=out_H,
     )

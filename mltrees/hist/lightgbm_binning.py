@@ -29,9 +29,17 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from mltrees.hist.binning import BinnedData
+from mltrees.hist.bundling import lightgbm_bundles
 from mltrees.hist.categorical import encode_categories
 
-__all__ = ["ZERO_THRESHOLD", "bin_upper_bounds", "fit_lightgbm_bins"]
+__all__ = [
+    "ZERO_THRESHOLD",
+    "bin_upper_bounds",
+    "fit_lightgbm_bins",
+    "lightgbm_feature_bundles",
+    "used_features",
+    "zero_bins",
+]
 
 ZERO_THRESHOLD = float(np.float32(1e-35))  # LightGBM's kZeroThreshold (a float literal)
 SPARSE_THRESHOLD = 0.7  # LightGBM's kSparseThreshold
@@ -122,6 +130,25 @@ def _greedy_many(values, counts, max_bin: int, min_data_in_bin: int) -> np.ndarr
     return np.concatenate([inner[keep], [np.inf]])
 
 
+def _distinct_values(known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values and their counts, values one ulp apart counted as one.
+
+    LightGBM's ``FindBin`` walks the sorted values and starts a new distinct
+    value only when one exceeds the float64 just above the previous value
+    (``CheckDoubleEqualOrdered``); a run of neighbours is one value, the
+    largest of the run. ``0.1 + 0.2`` and ``0.3`` are one value there.
+    """
+    distinct, counts = np.unique(known, return_counts=True)
+    if distinct.size < 2:
+        return distinct, counts
+    starts = np.concatenate([[True], distinct[1:] > np.nextafter(distinct[:-1], np.inf)])
+    if starts.all():
+        return distinct, counts
+    run = np.cumsum(starts) - 1
+    last = np.concatenate([np.flatnonzero(starts)[1:] - 1, [distinct.size - 1]])
+    return distinct[last], np.bincount(run, weights=counts).astype(counts.dtype)
+
+
 def bin_upper_bounds(
     values: np.ndarray, max_bin: int = 255, min_data_in_bin: int = 3
 ) -> tuple[np.ndarray, bool]:
@@ -150,7 +177,7 @@ def bin_upper_bounds(
     has_missing = known.size < values.size
     if has_missing:
         max_bin -= 1
-    distinct, counts = np.unique(known, return_counts=True)
+    distinct, counts = _distinct_values(known)
     total = int(counts.sum())
     negative = distinct <= -ZERO_THRESHOLD
     positive = distinct > ZERO_THRESHOLD
@@ -257,10 +284,10 @@ def fit_lightgbm_bins(
         missing_code=missing_code,
         edges=[b[:-1] for b in bounds],
     )
-    return binned, has_missing, _most_frequent_bins(binned, bounds, categories)
+    return binned, has_missing, _most_frequent_bins(binned, categories)
 
 
-def _most_frequent_bins(binned: BinnedData, bounds: list, categories: dict) -> np.ndarray:
+def _most_frequent_bins(binned: BinnedData, categories: dict) -> np.ndarray:
     """Each feature's most frequent bin, as LightGBM decides it.
 
     The most frequent bin (the missing bin included) counts only if it holds
@@ -272,14 +299,126 @@ def _most_frequent_bins(binned: BinnedData, bounds: list, categories: dict) -> n
     """
     most_frequent = np.zeros(binned.n_features, dtype=np.intp)
     n = binned.n_rows
+    zero = zero_bins(binned, categories)
     for j in range(binned.n_features):  # one bincount per feature
         counts = np.bincount(binned.codes[j], minlength=binned.stride)
         most = int(np.argmax(counts))
-        if j in categories:
-            zero_bin = int(encode_categories(np.array([0.0]), categories[j])[0])
-        else:
-            zero_bin = int(np.searchsorted(bounds[j][:-1], 0.0, side="left"))
-        if most != zero_bin and counts[most] / n < SPARSE_THRESHOLD:
-            most = zero_bin
+        if most != zero[j] and counts[most] / n < SPARSE_THRESHOLD:
+            most = zero[j]
         most_frequent[j] = most
     return most_frequent
+
+
+def zero_bins(binned: BinnedData, categories: dict | None = None) -> np.ndarray:
+    """The bin of the value 0 of every feature (LightGBM's ``default_bin``)."""
+    categories = categories or {}
+    zero = np.zeros(binned.n_features, dtype=np.intp)
+    for j in range(binned.n_features):
+        if j in categories:
+            zero[j] = int(encode_categories(np.array([0.0]), categories[j])[0])
+        else:
+            zero[j] = int(np.searchsorted(binned.edges[j], 0.0, side="left"))
+    return zero
+
+
+def lightgbm_feature_bundles(
+    X: np.ndarray,
+    binned: BinnedData,
+    most_frequent: np.ndarray,
+    used: np.ndarray,
+    categories: dict | None = None,
+) -> list[np.ndarray]:
+    """LightGBM 4's bundles of ``X``'s features, as a partition of all features.
+
+    :func:`~mltrees.hist.bundling.lightgbm_bundles` on the rows LightGBM
+    believes each feature occupies. A feature whose most frequent bin is the
+    bin of 0 occupies its non-zero (``|x| > 1e-35``) and missing values, as
+    LightGBM samples them. For any other feature LightGBM keeps the rows
+    whose value is not in the most frequent bin (``FixSampleIndices``), but
+    it reads the values from the sample after ``BinMapper::FindBin`` has
+    rearranged them in place: the non-missing values moved to the front and
+    sorted, the tail left as it was, while the row numbers keep their
+    order. The ``j``-th non-zero row is taken with the ``j``-th value of
+    that rearranged list (and if no row is found that way, the non-zero
+    rows are kept), so the rows a feature "occupies" are not the rows of
+    its values (and two features that do share rows can be bundled as
+    exclusive, then lose the shared rows in training). Reproduced here,
+    because the bundles decide LightGBM's model whenever such a bundle
+    forms. Only LightGBM's single-valued groups of several features become
+    bundles; the features of multi-valued groups, and those LightGBM does not
+    use, stand alone (nothing of them is shared).
+    """
+    categories = categories or {}
+    zero = zero_bins(binned, categories)
+    n = binned.n_rows
+    missing_code = binned.missing_code
+
+    def code_of(f, values):
+        if f in categories:
+            return encode_categories(values, categories[f])
+        code = _count_below(binned.edges[f], values)
+        return np.where(np.isnan(values), missing_code, code)
+
+    def rows_of(f):
+        column = X[:, f]
+        nonzero_rows = np.flatnonzero((np.abs(column) > ZERO_THRESHOLD) | np.isnan(column))
+        if most_frequent[f] == zero[f]:
+            return nonzero_rows
+        values = column[nonzero_rows]
+        known = values[~np.isnan(values)]
+        seen = values.copy()
+        seen[: known.size] = np.sort(known)  # FindBin's in-place sort of the sample
+        off = np.ones(n, dtype=bool)  # a zero is off the most frequent bin (not the bin of 0)
+        off[nonzero_rows] = code_of(f, seen) != most_frequent[f]
+        rows = np.flatnonzero(off)
+        # An empty list means "nothing to fix" to LightGBM: the non-zero rows stay.
+        return rows if rows.size else nonzero_rows
+
+    nonzero = np.array(
+        [np.count_nonzero((np.abs(c) > ZERO_THRESHOLD) | np.isnan(c)) for c in X.T], dtype=np.intp
+    )
+    groups, multi = lightgbm_bundles(rows_of, nonzero, used, n)
+    shared = [g for g, m in zip(groups, multi, strict=True) if g.size > 1 and not m]
+    alone = np.ones(binned.n_features, dtype=bool)
+    for g in shared:
+        alone[g] = False
+    return shared + [np.array([f], dtype=np.intp) for f in np.flatnonzero(alone)]
+
+
+def used_features(
+    binned: BinnedData,
+    has_missing: np.ndarray,
+    min_data_in_leaf: int,
+    categorical: np.ndarray | None = None,
+) -> np.ndarray:
+    """The features LightGBM trains on: not trivial and not filtered out before training.
+
+    ``BinMapper::FindBin`` marks a feature *trivial* when it has one bin, and
+    (``feature_pre_filter``, on by default) when no cut of its bins leaves
+    ``min_data_in_leaf`` rows on both sides, counted on the true rows of
+    the bin sample (``NeedFilter``; a categorical feature of more than two
+    bins is never filtered). Such a feature is dropped from the data set: it
+    is never split, even where the counts estimated from the hessians
+    (:func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`) would allow it,
+    and it takes no part in bundling.
+
+    Returns a boolean mask over the features. ``has_missing`` marks the
+    numeric features with a missing bin; ``categorical`` the categorical
+    ones (their codes are category bins, bin 0 for missing and rare values).
+    """
+    used = np.zeros(binned.n_features, dtype=bool)
+    total = binned.n_rows
+    for j in range(binned.n_features):  # one bincount per feature
+        counts = np.bincount(binned.codes[j], minlength=binned.stride)
+        n_bins = int(binned.n_bins[j])
+        cnt_in_bin = counts[:n_bins]
+        if has_missing[j]:
+            cnt_in_bin = np.append(cnt_in_bin, counts[binned.missing_code])
+        if cnt_in_bin.size <= 1:
+            continue  # trivial: one bin
+        if categorical is not None and categorical[j] and cnt_in_bin.size > 2:
+            used[j] = True
+            continue
+        left = np.cumsum(cnt_in_bin[:-1])
+        used[j] = bool(np.any((left >= min_data_in_leaf) & (total - left >= min_data_in_leaf)))
+    return used

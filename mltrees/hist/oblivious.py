@@ -19,9 +19,10 @@ later rows, over doubling blocks of the permutation; plain boosting is the
 special case body = tail = all rows, so one scoring routine serves both.
 
 Rows are never moved: a level's histograms are ``np.bincount`` over the key
-``(part, node, code)`` per feature, and the split's children share the
-parent's histogram through the subtraction trick (the right children are
-counted, the left ones are the parents minus them).
+``(part, node, code)`` per feature, all rows at every level. CatBoost does
+the same by default (no subtraction trick), and the order of every sum,
+like that of the score terms (:func:`level_scores`), decides which of two
+candidates that are equal in exact arithmetic wins.
 """
 
 from __future__ import annotations
@@ -123,49 +124,82 @@ def doubling_blocks(n: int) -> np.ndarray:
 
 
 def level_scores(
-    body_S, body_W, tail_S, tail_W, n_borders, lam: float, score_function: str
+    body_S,
+    body_W,
+    tail_S,
+    tail_W,
+    n_borders,
+    lam,
+    score_function: str,
+    n_groups: int = 1,
 ) -> np.ndarray:
     """Scores of every candidate split ``(feature, border)`` of one level.
 
     The histograms have shape ``(n_outputs, n_features, n_nodes, n_bins)``
     for ``S`` and ``(n_features, n_nodes, n_bins)`` for ``W``; ``n_nodes``
-    runs over the level's nodes and, in ordered boosting, over the blocks.
+    runs over the level's nodes and, in ordered boosting, over the blocks
+    (``n_groups`` of them, block-major; ``lam`` then holds one λ per block).
     A split at border ``k`` sends codes ``<= k`` left. With
     ``avg = S_body / (W_body + λ)`` of each child, the score is
     ``Σ avg · S_tail`` (``"L2"``, :eq:`eq-catboost-l2-score`) or that divided
     by ``sqrt(Σ avg² W_tail)`` (``"Cosine"``, :eq:`eq-catboost-cosine-score`),
     summed over outputs, nodes and both children. Returns an array of
     shape ``(n_features, n_bins - 1)``, ``-inf`` past a feature's last border.
+
+    The arithmetic is CatBoost's (``CalcScoresForLeaf`` and its score
+    calculators), so that candidates whose scores are equal in exact
+    arithmetic (splits that change nothing, duplicate columns) tie or not as
+    they do there: a child's sums are the left bins added one by one and
+    the node's total minus the same bins one by one (each side summed
+    directly for columns of two bins, which CatBoost packs); ``avg = S · (1 / (W +
+    λ))``, 0 for a child without weight; the terms are added node after
+    node (outputs, then nodes, per block), the right child before the left
+    for L2 and the pair first for Cosine, whose denominator starts at 1e-100.
     """
     n_bins = body_W.shape[-1]
     if n_bins < 2:
         return np.full((body_W.shape[0], 0), -np.inf)
+    K, F, n_rows, _ = np.shape(body_S)
+    n_nodes = n_rows // n_groups
+    lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), (n_groups,))
 
     def sides(hist):
-        left = np.cumsum(hist, axis=-1)[..., :-1]
-        return left, hist.sum(axis=-1, keepdims=True) - left
+        """(left, right) sums of each candidate, as CatBoost's bucket loop forms them."""
+        if n_bins == 2:  # binary columns: CatBoost's packs sum each side directly
+            return hist[..., :1], hist[..., 1:]
+        left = np.cumsum(hist, axis=-1)
+        total = left[..., -1:]
+        removed = np.concatenate([total, hist[..., :-1]], axis=-1)
+        right = np.subtract.accumulate(removed, axis=-1)[..., 1:]
+        return left[..., :-1], right
 
-    numerator = 0.0
-    denominator = 0.0
-    bW_left, bW_right = sides(body_W)
-    tW_left, tW_right = sides(tail_W)
-    same = tail_S is body_S
-    for k in range(body_S.shape[0]):
-        bS_left, bS_right = sides(body_S[k])
-        tS_left, tS_right = (bS_left, bS_right) if same else sides(tail_S[k])
-        for bS, bW, tS, tW in (
-            (bS_left, bW_left, tS_left, tW_left),
-            (bS_right, bW_right, tS_right, tW_right),
-        ):
-            avg = bS / (bW + lam)
-            numerator = numerator + (avg * tS).sum(axis=1)
-            if score_function == "Cosine":
-                denominator = denominator + (avg * avg * tW).sum(axis=1)
-    if score_function == "Cosine":
-        with np.errstate(invalid="ignore", divide="ignore"):
-            score = np.where(denominator > 0, numerator / np.sqrt(denominator), 0.0)
-    else:
-        score = numerator
+    def average(S, W, g):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(W > 0, S * (1.0 / (W + lam[g])), 0.0)
+
+    bW = sides(body_W)
+    tW = bW if tail_W is body_W else sides(tail_W)
+    cosine = score_function == "Cosine"
+    numerator = np.zeros((F, n_bins - 1))
+    denominator = np.full((F, n_bins - 1), 1e-100)
+    for g in range(n_groups):
+        nodes = slice(g * n_nodes, (g + 1) * n_nodes)
+        for k in range(K):
+            bS = sides(body_S[k][:, nodes])
+            tS = bS if tail_S is body_S else sides(tail_S[k][:, nodes])
+            avg = [average(bS[i], bW[i][:, nodes], g) for i in (0, 1)]
+            dp = [avg[i] * tS[i] for i in (0, 1)]
+            if cosine:
+                pair_dp = dp[0] + dp[1]
+                pair_d2 = (avg[0] * avg[0]) * tW[0][:, nodes] + (avg[1] * avg[1]) * tW[1][:, nodes]
+                for j in range(n_nodes):  # node after node, as CatBoost adds them
+                    numerator += pair_dp[:, j]
+                    denominator += pair_d2[:, j]
+            else:
+                for j in range(n_nodes):
+                    numerator += dp[1][:, j]
+                    numerator += dp[0][:, j]
+    score = numerator / np.sqrt(denominator) if cosine else numerator
     valid = np.arange(n_bins - 1)[None, :] < np.asarray(n_borders)[:, None]
     return np.where(valid, score, -np.inf)
 
@@ -207,6 +241,8 @@ def grow_oblivious(
     part=None,
     features=None,
     groups=None,
+    order=None,
+    trace=None,
 ):
     """Choose the ``depth`` splits of one oblivious tree.
 
@@ -221,8 +257,10 @@ def grow_oblivious(
         ``w (y - F)``, the weighted negative gradients (plain boosting).
     W : ndarray of shape (n_rows,), or None
         The weights; None when they are all 1 (rows are then counted).
-    lam : float
-        λ of ``avg = S / (W + λ)``, already scaled by ``Σw / n``.
+    lam : float or ndarray of float
+        λ of ``avg = S / (W + λ)``, already scaled by ``Σw / n``; in ordered
+        boosting one λ per block, scaled by the block's own body (CatBoost's
+        ``l2 · BodySumWeight / BodyFinish``).
     score_function : {"L2", "Cosine"}
     part : ndarray of intp, shape (n_rows,), optional
         Ordered boosting (:eq:`eq-ordered-score`): the "rows" are then
@@ -235,10 +273,26 @@ def grow_oblivious(
         :func:`column_groups` of ``codes``, computed once per model. The root
         level's ``W`` histograms are the same for every tree of a model, so
         they are kept in the groups after the first tree.
+    order : ndarray of intp, optional
+        The columns in the order candidates are tried: of equal best scores
+        the first in this order wins (column index order by default).
+    trace : list, optional
+        If given, the score matrix ``(n_columns, n_bins - 1)`` of every level
+        is appended to it (to examine a choice, e.g. an exact tie).
 
     Returns
     -------
     feature, border_index : ndarray of intp, shape (depth,)
+        The splits, root level first. The first ``n_levels`` are the tree;
+        the others repeat the last of them (or, if none is left, the split
+        that was removed), so that they change no row's leaf.
+    n_levels : int
+        Levels the tree keeps. As in CatBoost (``GreedyTensorSearchOblivious``),
+        a level that leaves a split *redundant* (no two leaves that differ
+        only in its answer both hold training rows: a border no row passes,
+        a repeated split, one the other levels already make) ends the
+        search: the first such split, root first, is removed and no further
+        level is grown. The search ends as well when no column has a border.
     """
     n_borders = np.asarray(n_borders)
     usable = n_borders if features is None else np.where(features, n_borders, 0)
@@ -249,54 +303,30 @@ def grow_oblivious(
     n_parts = 1 if part is None else 2 * ((int(part.max()) + 2) // 2)
     node = np.zeros(len(W), dtype=np.intp)
     chosen_f, chosen_b = [], []
-    parents = [None] * len(groups)  # each group's histograms of the previous level
+    # Without any level and nothing removed (no column has a border), column 0,
+    # border 0: a test no training row passes.
+    removed = (0, 0)
     widest = max(group[1] for group in groups) if groups else 2
     scores = np.full((len(n_borders), widest - 1), -np.inf)
     for level in range(depth):
         n_nodes = 1 << level
-        half = n_nodes >> 1
-        if level:
-            # Count only the rows on the smaller side of the last split; the
-            # other children are the parents minus them (the subtraction trick).
-            went_right = node >= half
-            build_right = 2 * np.count_nonzero(went_right) <= len(node)
-            built = np.flatnonzero(went_right if build_right else ~went_right)
-            built_key = node[built] - half if build_right else node[built].copy()
-            if part is not None:
-                built_key += part[built] * half
         key = node if part is None else part * n_nodes + node
         for g, (columns, width, group_codes, root_W) in enumerate(groups):
-            if level == 0:
-                known = root_W if root_W.size else None
-                hist_S, hist_W = _histograms(
-                    group_codes, key, n_parts, width, S, None if unit else W, known_W=known
-                )
-                if known is None:
-                    groups[g] = (columns, width, group_codes, hist_W)
-            else:
-                b_S, b_W = _histograms(
-                    group_codes,
-                    built_key,
-                    n_parts * half,
-                    width,
-                    S[built],
-                    None if unit else W[built],
-                    built,
-                )
-                p_S, p_W = parents[g]
-                K, F = b_S.shape[0], b_S.shape[1]
-                shape_S, shape_W = (K, F, n_parts, half, width), (F, n_parts, half, width)
-                b_S, b_W = b_S.reshape(shape_S), b_W.reshape(shape_W)
-                p_S, p_W = p_S.reshape(shape_S), p_W.reshape(shape_W)
-                if build_right:
-                    hist_S = np.concatenate((p_S - b_S, b_S), axis=3)
-                    hist_W = np.concatenate((p_W - b_W, b_W), axis=2)
-                else:
-                    hist_S = np.concatenate((b_S, p_S - b_S), axis=3)
-                    hist_W = np.concatenate((b_W, p_W - b_W), axis=2)
-                hist_S = hist_S.reshape(K, F, n_parts * n_nodes, width)
-                hist_W = hist_W.reshape(F, n_parts * n_nodes, width)
-            parents[g] = (hist_S, hist_W)
+            # Every level counts all rows, as CatBoost does by default (its
+            # subtraction trick needs sampling_frequency="PerTree"): the sums,
+            # and so the exact ties between candidates, are then its own.
+            known = root_W if level == 0 and root_W.size else None
+            hist_S, hist_W = _histograms(
+                group_codes,
+                key,
+                n_parts * n_nodes,
+                width,
+                S,
+                None if unit else W,
+                known_W=known,
+            )
+            if level == 0 and known is None:
+                groups[g] = (columns, width, group_codes, hist_W)
             if part is None:
                 group_scores = level_scores(
                     hist_S, hist_W, hist_S, hist_W, usable[columns], lam, score_function
@@ -313,18 +343,45 @@ def grow_oblivious(
                     usable[columns],
                     lam,
                     score_function,
+                    n_groups=n_parts // 2,
                 )
             scores[columns, : width - 1] = group_scores
+        if trace is not None:
+            trace.append(scores.copy())
         # The first (column, border) of the best score wins, as in CatBoost.
-        best = int(np.argmax(scores))
-        if not np.isfinite(scores.flat[best]):
-            f, b = 0, 0  # nothing to split on: a split every row passes the same way
-        else:
-            f, b = divmod(best, scores.shape[1])
+        ranked = scores if order is None else scores[order]
+        best = int(np.argmax(ranked))
+        if not np.isfinite(ranked.flat[best]):
+            break  # nothing to split on
+        f, b = divmod(best, scores.shape[1])
+        f = f if order is None else int(order[f])
         chosen_f.append(f)
         chosen_b.append(b)
         node = node + ((codes[f] > b).astype(np.intp) << level)
-    return np.asarray(chosen_f, dtype=np.intp), np.asarray(chosen_b, dtype=np.intp)
+        redundant = _first_redundant_level(np.bincount(node, minlength=2 << level) > 0)
+        if redundant is not None:
+            removed = (chosen_f.pop(redundant), chosen_b.pop(redundant))
+            break
+    n_levels = len(chosen_f)
+    pad = (chosen_f[-1], chosen_b[-1]) if n_levels else removed
+    feature = np.asarray(chosen_f + [pad[0]] * (depth - n_levels), dtype=np.intp)
+    border = np.asarray(chosen_b + [pad[1]] * (depth - n_levels), dtype=np.intp)
+    return feature, border, n_levels
+
+
+def _first_redundant_level(occupied: np.ndarray):
+    """The first level whose answer separates no two occupied leaves, or None.
+
+    ``occupied[i]`` says whether leaf ``i`` (:eq:`eq-oblivious-leaf`) holds a
+    training row; a level is redundant when flipping its bit never joins two
+    occupied leaves (CatBoost's ``GetRedundantSplitIdx``).
+    """
+    index = np.arange(occupied.size)
+    for level in range(occupied.size.bit_length() - 1):
+        low = index[(index >> level) & 1 == 0]
+        if not (occupied[low] & occupied[low | (1 << level)]).any():
+            return level
+    return None
 
 
 def column_groups(codes: np.ndarray, n_borders: np.ndarray) -> list:

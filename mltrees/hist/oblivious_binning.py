@@ -23,8 +23,8 @@ trees, equal CatBoost's only for features with at most ``border_count + 1``
 distinct values.
 
 Missing values (``nan_mode="Min"``, CatBoost's default) are smaller than
-every number: they get code 0, and a border just below the smallest value
-lets a split separate them from the rest.
+every number: they get code 0, and a border at the lowest float32
+(``-3.4028235e38``, CatBoost's) lets a split separate them from the rest.
 """
 
 from __future__ import annotations
@@ -219,7 +219,8 @@ def fit_borders(X32: np.ndarray, border_count: int) -> ObliviousBins:
     """CatBoost's borders of every float32 column, and the training codes.
 
     A column with NaN (``nan_mode="Min"``) gets one border fewer for its
-    values and a border below its smallest value, so NaN is a bin of its own.
+    values and the border ``-3.4028235e38`` (the lowest float32) below them,
+    so NaN is a bin of its own; a column of NaN only keeps that one border.
     """
     borders = []
     for j in range(X32.shape[1]):
@@ -233,9 +234,13 @@ def fit_borders(X32: np.ndarray, border_count: int) -> ObliviousBins:
             b = midpoint_borders(distinct)
         else:
             b = greedy_log_sum_borders(values, budget)
-        if missing.any() and len(distinct):
-            # NaN is "below everything": a border under the smallest value.
-            below = np.nextafter(distinct[0], np.float32(-np.inf), dtype=np.float32)
+        if missing.any():
+            # NaN is "below everything": CatBoost's border is the lowest float32,
+            # -3.4028235e38, so that a new value below the training minimum
+            # still goes with the values, not with NaN. A column of NaN keeps it:
+            # a split that sends every training row the same way, which may win
+            # a level and is then removed as redundant, as in CatBoost.
+            below = np.finfo(np.float32).min
             b = np.concatenate(([below], b)).astype(np.float32)
         borders.append(b)
     return ObliviousBins(borders, encode_borders(X32, borders))

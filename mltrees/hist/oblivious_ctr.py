@@ -4,7 +4,12 @@ A categorical feature becomes numeric columns the oblivious trees can split
 on (Prokhorenkova et al. 2018):
 
 * **one-hot**: a feature with at most ``one_hot_max_size`` categories gets
-  one 0/1 column per category;
+  one 0/1 column per category (a feature of one category gets no column:
+  it is constant, and CatBoost ignores it). CatBoost numbers the categories
+  in order of first appearance, then swaps the most frequent into number 0;
+  it tries them in that order, and of a feature of two categories only
+  ``x = `` the one numbered 1 (the other question is its complement), so
+  the column of number 0 has no border here;
 * **Borders** (one column per prior ``p`` in 0, 0.5, 1): the ordered target
   statistic :eq:`eq-ordered-ts` of the binarised target,
   ``(#{earlier rows of the category in class 1} + p) / (#{earlier rows of
@@ -70,6 +75,11 @@ class CategoricalStatistics:
         rows (for the Borders statistics at prediction time).
     names : list of str
         A readable name of every column built, in candidate order.
+    n_borders : list of int
+        Borders (candidate splits) of every column built.
+    rank : list of ndarray or None
+        For a one-hot feature, CatBoost's number of each category (the order
+        it tries them in); None otherwise.
     """
 
     features: list
@@ -79,6 +89,7 @@ class CategoricalStatistics:
     count: list = field(default_factory=list)
     names: list = field(default_factory=list)
     n_borders: list = field(default_factory=list)
+    rank: list = field(default_factory=list)
 
     @property
     def n_columns(self) -> int:
@@ -104,6 +115,8 @@ class CategoricalStatistics:
         priors and its Counter is 0; it matches no one-hot column.
         """
         known = self.categories[c]
+        if len(known) < 2:  # one category: a constant feature, no columns
+            return np.zeros((0, len(column)), dtype=np.uint8)
         position = self.positions(c, column)
         seen = position < len(known)
         position = np.minimum(position, len(known) - 1)
@@ -116,6 +129,23 @@ class CategoricalStatistics:
             rows.extend(ctr_codes((k_c + prior) / (n_c + 1.0)) for prior in BORDERS_PRIORS)
         rows.append(ctr_codes(n_c / (self.count[c].max() + 1.0)))
         return np.asarray(rows, dtype=np.uint8)
+
+
+def _one_hot_numbers(first: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """CatBoost's number of each category of a one-hot feature.
+
+    Categories are numbered in order of first appearance (``first``: the
+    row of each), then the most frequent swaps numbers with the one numbered
+    0 (CatBoost's perfect hash with ``mapMostFrequentValueTo0``). Of equally
+    frequent categories CatBoost takes the one of smallest string hash; the
+    first to appear is taken here.
+    """
+    number = np.empty(len(first), dtype=np.intp)
+    number[np.argsort(first, kind="stable")] = np.arange(len(first))
+    most = int(np.lexsort((first, -count))[0])
+    zero = int(np.argmin(first))
+    number[zero], number[most] = number[most], number[zero]
+    return number
 
 
 def fit_categorical_statistics(columns, features, target_class, order, one_hot_max_size):
@@ -137,17 +167,28 @@ def fit_categorical_statistics(columns, features, target_class, order, one_hot_m
     stats = CategoricalStatistics(list(features), [], [])
     codes = []
     for j, column in zip(features, columns, strict=True):
-        known, inverse, count = np.unique(column, return_inverse=True, return_counts=True)
+        known, first, inverse, count = np.unique(
+            column, return_index=True, return_inverse=True, return_counts=True
+        )
         stats.categories.append(known)
         one_hot = len(known) <= one_hot_max_size
         stats.one_hot.append(one_hot)
+        stats.rank.append(None)
+        if len(known) < 2:
+            # One category: CatBoost ignores the feature (no one-hot column, no
+            # statistic, which would vary with the row order all the same).
+            stats.class_count.append(None)
+            stats.count.append(count)
+            continue
         if one_hot:
             stats.class_count.append(None)
             stats.count.append(count)
+            stats.rank[-1] = rank = _one_hot_numbers(first, count)
             for v, value in enumerate(known):
                 codes.append((inverse == v).astype(np.uint8))
                 stats.names.append(f"{j}={value}")
-                stats.n_borders.append(1)
+                # Two categories: only "= the one numbered 1" is a candidate.
+                stats.n_borders.append(0 if len(known) == 2 and rank[v] == 0 else 1)
             continue
         class_count = np.stack(
             [np.bincount(inverse, weights=t, minlength=len(known)) for t in target_class.T], 1
@@ -164,4 +205,7 @@ def fit_categorical_statistics(columns, features, target_class, order, one_hot_m
         codes.append(ctr_codes(count[inverse] / (count.max() + 1.0)))
         stats.names.append(f"Counter({j})")
         stats.n_borders.append(CTR_BORDERS)
+    n = len(columns[0]) if columns else 0
+    if not codes:
+        return stats, np.zeros((0, n), dtype=np.uint8)
     return stats, np.asarray(codes, dtype=np.uint8).reshape(len(codes), -1)

@@ -50,9 +50,9 @@ def _check_statistics(stats, path: str) -> None:
     Per feature: its sorted training categories; for a statistics (not
     one-hot) feature, the rows per category ``count`` and per category and
     target border ``class_count``. One border count and one name per column
-    built: a column per category of a one-hot feature, ``3 B + 1`` (the
-    Borders statistics of each of the ``B`` target borders and the Counter)
-    otherwise.
+    built: none for a feature of one category, a column per category of a
+    one-hot feature, ``3 B + 1`` (the Borders statistics of each of the
+    ``B`` target borders and the Counter) otherwise.
     """
     n = len(stats.features)
     for name in ("features", "categories", "one_hot", "class_count", "count", "n_borders", "names"):
@@ -75,6 +75,8 @@ def _check_statistics(stats, path: str) -> None:
             ordered = False
         expect(ordered, where, "sorted distinct categories")
         expect(isinstance(stats.one_hot[c], bool), f"{path}.one_hot[{c}]", "a boolean")
+        if known.size < 2:  # one category: CatBoost ignores the feature, no column
+            continue
         if stats.one_hot[c]:
             n_columns += known.size
             continue
@@ -89,10 +91,28 @@ def _check_statistics(stats, path: str) -> None:
         n_columns += 3 * table.shape[1] + 1
     expect(
         len(stats.n_borders) == n_columns
-        and all(type(v) is int and v >= 1 for v in stats.n_borders),
+        and all(type(v) is int and v >= 0 for v in stats.n_borders),
         f"{path}.n_borders",
-        f"a positive border count for each of the {n_columns} columns",
+        f"a border count for each of the {n_columns} columns",
     )
+    # CatBoost's numbers of a one-hot feature's categories: a permutation.
+    expect(
+        isinstance(stats.rank, list) and len(stats.rank) == n,
+        f"{path}.rank",
+        "one entry per feature",
+    )
+    for c in range(n):
+        rank = stats.rank[c]
+        if stats.one_hot[c] and stats.categories[c].size >= 2:
+            expect(
+                isinstance(rank, np.ndarray)
+                and rank.dtype.kind in "iu"
+                and np.array_equal(np.sort(rank), np.arange(stats.categories[c].size)),
+                f"{path}.rank[{c}]",
+                "a permutation of the category numbers",
+            )
+        else:
+            expect(rank is None, f"{path}.rank[{c}]", "None (not a one-hot feature)")
     expect(
         len(stats.names) == n_columns and all(isinstance(v, str) for v in stats.names),
         f"{path}.names",

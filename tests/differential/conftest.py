@@ -43,3 +43,21 @@ settings.register_profile(
 PROFILE = (
     "difftest-long" if os.environ.get("MLTREES_DIFFTEST", "quick") == "long" else "difftest-quick"
 )
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print each differential test's outcome counts (see ``report.py``)."""
+    lines = []
+    for status in ("passed", "failed"):
+        for report in terminalreporter.stats.get(status, []):
+            if getattr(report, "when", None) != "call":
+                continue
+            for name, counts in report.user_properties:
+                if name == "difftest":
+                    total = sum(counts.values())
+                    shown = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+                    lines.append(f"{report.nodeid}: {total} examples ({shown})")
+    if lines:
+        terminalreporter.write_sep("-", "differential tests: examples and documented exceptions")
+        for line in lines:
+            terminalreporter.write_line(line)

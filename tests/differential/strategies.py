@@ -33,6 +33,13 @@ COLUMN_KINDS = (
 
 NAN_PATTERNS = ("none", "train", "predict", "both", "whole_column")
 
+CATEGORICAL_KINDS = (
+    "category",  # integer category codes 0..k-1, a few negative codes; unseen codes in test rows
+)
+"""Column kinds for libraries with native categorical splits (not in the default mix)."""
+
+COLUMN_KINDS_WITH_CATEGORIES = COLUMN_KINDS + CATEGORICAL_KINDS
+
 
 @dataclass(frozen=True)
 class Table:
@@ -74,6 +81,11 @@ def _column(kind: str, n: int, rng: np.random.Generator, previous: list[np.ndarr
         return column
     if kind == "negative":
         return -rng.exponential(rng.uniform(0.5, 20), n)
+    if kind == "category":
+        k = int(rng.integers(2, 40))
+        codes = rng.choice(k, n, p=rng.dirichlet(np.full(k, 0.7))).astype(np.float64)
+        codes[rng.random(n) < 0.03] = -float(rng.integers(1, 4))  # negative: missing
+        return codes
     if kind == "duplicate":
         return (
             previous[int(rng.integers(0, len(previous)))].copy() if previous else rng.normal(size=n)
@@ -104,6 +116,10 @@ def make_table(
     for kind in kinds:
         columns.append(_column(kind, total, rng, columns))
     X_all = np.column_stack(columns)
+    for j, kind in enumerate(kinds):
+        if kind == "category":  # categories never seen in training, in the held-out rows
+            unseen = rng.random(n_test) < 0.1
+            X_all[n_rows:][unseen, j] = X_all[:, j].max() + rng.integers(1, 5, int(unseen.sum()))
     signal = np.zeros(total)
     for j in range(min(4, X_all.shape[1])):
         column = X_all[:, j]
@@ -170,3 +186,57 @@ def tables(
     return make_table(
         seed, n_rows, column_kinds, nan_pattern, nan_rate, task, use_weights, n_classes
     )
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What :func:`make_table` needs: a failing example prints as a few numbers and names.
+
+    ``Recipe(...).build()`` makes the table again, so that a shrunk example
+    is pasted as it is into a plain regression test.
+    """
+
+    seed: int
+    n_rows: int
+    kinds: tuple[str, ...]
+    nan_pattern: str = "none"
+    nan_rate: float = 0.0
+    task: str = "regression"
+    weights: bool = False
+    n_classes: int = 2
+
+    def build(self) -> Table:
+        return make_table(
+            self.seed,
+            self.n_rows,
+            self.kinds,
+            self.nan_pattern,
+            self.nan_rate,
+            self.task,
+            self.weights,
+            self.n_classes,
+        )
+
+
+@st.composite
+def recipes(
+    draw,
+    task: str = "regression",
+    min_rows: int = 20,
+    max_rows: int = 2000,
+    max_columns: int = 8,
+    kinds: tuple[str, ...] = COLUMN_KINDS,
+    nan_patterns: tuple[str, ...] = NAN_PATTERNS,
+    weights: bool | None = None,
+    n_classes: int = 2,
+) -> Recipe:
+    """Hypothesis strategy: the recipe of a table, drawn as :func:`tables` draws one."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    n_rows = draw(st.integers(min_rows, max_rows))
+    column_kinds = tuple(draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=max_columns)))
+    nan_pattern = draw(st.sampled_from(nan_patterns))
+    nan_rate = (
+        draw(st.sampled_from([0.05, 0.3])) if nan_pattern not in ("none", "whole_column") else 0.0
+    )
+    use_weights = draw(st.booleans()) if weights is None else weights
+    return Recipe(seed, n_rows, column_kinds, nan_pattern, nan_rate, task, use_weights, n_classes)
