@@ -266,6 +266,8 @@ class _BaseBagging(BaseEstimator):
         n_new = self.n_estimators - first
         with progress:
             batch = _members_per_batch(n_samples, n_draws) if builder.grows_together else 1
+            # At least one batch per thread, so that n_jobs threads all have trees to grow.
+            batch = min(batch, -(-n_new // _n_workers(self.n_jobs)))
             if batch > 1:
                 batches = [
                     range(first + b, first + min(b + batch, n_new)) for b in range(0, n_new, batch)

@@ -52,6 +52,9 @@ from mltrees.tree._tree import (
 __all__ = ["GrowthLimits", "grow_tree", "grow_tree_best_first", "grow_trees_together"]
 
 PURE = 1e-14  # impurity at or below this counts as a pure node
+# Levels of at most this many rows are routed with one gather of each row's
+# code at its node's feature; larger ones feature by feature (contiguous reads).
+ROUTE_GATHER_ROWS = 1 << 17
 
 
 @dataclass
@@ -865,12 +868,22 @@ def _route_samples(
     signed = codes.dtype.kind == "i"
     feature = splits.feature[node_local]
     slot = np.empty(rows.size, dtype=np.intp)
-    # Group the rows by their node's feature with one stable sort, rather than
-    # one pass over all rows per feature (deep levels use every feature).
-    key = feature.astype(np.uint8) if codes.shape[1] <= 256 else feature  # radix sort
-    order = np.argsort(key, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(key, minlength=codes.shape[1]))])
-    for j in np.flatnonzero(bounds[1:] > bounds[:-1]):
+    if rows.size <= ROUTE_GATHER_ROWS and (splits.split_code[split] >= 0).all():
+        # Small levels of numeric splits: every row's code at its node's
+        # feature in one gather, rather than a pass per feature.
+        code = codes[code_rows, feature].astype(np.intp)
+        slot[:] = code > splits.split_code[node_local]
+        if signed:
+            slot[code < 0] = -1  # missing
+        features_used = ()
+    else:
+        # Group the rows by their node's feature with one stable sort, rather
+        # than one pass over all rows per feature (deep levels use every feature).
+        key = feature.astype(np.uint8) if codes.shape[1] <= 256 else feature  # radix sort
+        order = np.argsort(key, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(key, minlength=codes.shape[1]))])
+        features_used = np.flatnonzero(bounds[1:] > bounds[:-1])
+    for j in features_used:
         mine = order[bounds[j] : bounds[j + 1]]
         code = codes[:, j][code_rows[mine]].astype(np.intp)
         nodes = node_local[mine]

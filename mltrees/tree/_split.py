@@ -339,7 +339,9 @@ def find_splits(
         best_gain = gains[rows_idx, chosen]
     n_children = np.where(np.isfinite(best_gain), 2, 0)
     routes = {}
-    for j in np.unique(chosen[np.isfinite(best_gain)]):
+    categorical = [j for j, spec in enumerate(specs) if spec.kind == CATEGORICAL]
+    # Numeric splits need no routes: only the chosen categorical features are visited.
+    for j in np.intersect1d(chosen[np.isfinite(best_gain)], categorical) if categorical else ():
         spec = specs[j]
         at = np.flatnonzero((chosen == j) & np.isfinite(best_gain))
         if spec.kind == CATEGORICAL and rules.multiway_categorical:
