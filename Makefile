@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test notebooks lint clean difftest fuzz reader lab test-pythons
+.PHONY: book test notebooks lint clean difftest difftest-latest fuzz reader lab test-pythons
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,23 @@ test: book $(SYSTEM_TOOLS)
 # sets how many). The quick profile of the same tests runs inside `make test`.
 difftest: $(STAMP)
 	MLTREES_DIFFTEST=long $(BIN)/python -m pytest tests/differential -n auto -q
+
+# What changes with the newest releases of the reference libraries: the differential
+# tests (quick profile) in a throwaway venv that has them, mltrees taken from this
+# checkout. Differences are reported (the summary lists each changed example, -rf the
+# failing tests); the target never fails and leaves nothing behind.
+LATEST_VENV := .difftest-latest
+REFERENCES := xgboost-cpu lightgbm catboost scikit-learn shap river
+difftest-latest:
+	rm -rf $(LATEST_VENV)
+	$(PYTHON) -m venv $(LATEST_VENV)
+	$(LATEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LATEST_VENV)/bin/python -m pip install --quiet numpy pandas scipy matplotlib \
+		pytest pytest-xdist hypothesis $(REFERENCES)
+	$(LATEST_VENV)/bin/python -m pip list 2>/dev/null | grep -i -E "^($(subst $() ,|,$(REFERENCES))) "
+	-env PYTHONPATH=$(CURDIR) MLTREES_DIFFTEST_LATEST=1 $(LATEST_VENV)/bin/python -m pytest \
+		tests/differential -q -n auto -p no:randomly -p no:cacheprovider -rf
+	rm -rf $(LATEST_VENV)
 
 # The long profile of the fuzzing of model files and importers: every systematic
 # edit of every field and many random ones, each in a worker process with a memory

@@ -6,6 +6,7 @@ package and never keep private copies of an algorithm.
 """
 
 from mltrees import inspection, losses
+from mltrees._frames import ColumnTypeError, MixedColumnWarning
 from mltrees.criteria import gini, misclassification_error
 from mltrees.ensemble import (
     AdaBoostClassifier,
@@ -76,7 +77,12 @@ from mltrees.tree import (
     to_dot,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings
+
+plain_docstrings()
 
 __all__ = [
     "AdaBoostClassifier",
@@ -87,6 +93,7 @@ __all__ = [
     "C45Classifier",
     "CARTClassifier",
     "CARTRegressor",
+    "ColumnTypeError",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "GradientBoostingClassifier",
@@ -97,6 +104,7 @@ __all__ = [
     "ImportedTreeModel",
     "LightGBMClassifier",
     "LightGBMRegressor",
+    "MixedColumnWarning",
     "ModelFormatError",
     "ObliqueTreeClassifier",
     "ObliqueTreeRegressor",

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import validate_data
 
-__all__ = ["check_unique_columns", "validate_numbers"]
+__all__ = ["check_unique_columns", "infinite_column", "validate_numbers"]
 
 
 def check_unique_columns(X, name: str = "X") -> None:
@@ -66,4 +66,34 @@ def validate_numbers(estimator, X, *, what: str, **kwargs) -> np.ndarray:
             raise type(error)(
                 f"X holds values that are not numbers ({text}); {who} takes {what}{hint}"
             ) from None
+        if "infinity" in text:
+            column = infinite_column(X, kwargs.get("dtype"))
+            if column is not None:
+                beyond = " (or a value beyond float32's ±3.4e38)" if "float32" in text else ""
+                nan = kwargs.get("ensure_all_finite") == "allow-nan"
+                raise ValueError(
+                    f"X contains inf{beyond} in column {column!r}; {who} takes finite numbers"
+                    + (" (NaN marks a missing value)" if nan else "")
+                ) from None
         raise
+
+
+def infinite_column(X, dtype=None) -> str | None:
+    """The name of X's first column holding inf (or a number that becomes inf in ``dtype``).
+
+    A DataFrame's column by its label, an array's by its position, as the
+    trees name columns; None if no column does (or X is not a table of numbers).
+    """
+    try:
+        values = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if values.ndim != 2:
+        return None
+    limit = np.finfo(dtype).max if dtype is not None and np.dtype(dtype).kind == "f" else np.inf
+    with np.errstate(invalid="ignore"):
+        columns = np.flatnonzero(((np.abs(values) > limit) | np.isinf(values)).any(axis=0))
+    if not columns.size:
+        return None
+    labels = getattr(X, "columns", None)
+    return str(labels[columns[0]]) if labels is not None else str(columns[0])

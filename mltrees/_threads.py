@@ -10,6 +10,7 @@ the life of the process and lets the calling thread work too.
 from __future__ import annotations
 
 import itertools
+import numbers
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +26,27 @@ def available_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+def threads_for_jobs(n_jobs, *, none: int) -> int:
+    """Threads for an ``n_jobs`` parameter, with scikit-learn's and joblib's convention.
+
+    A positive int is that many threads; a negative one counts back from the
+    cores, ``available_cores() + 1 + n_jobs`` (-1: all cores, -2: all but
+    one), and at least one; None is ``none`` (the estimator's own default:
+    1 for the forests, as scikit-learn; every core for XGBoost and LightGBM,
+    as those libraries). 0, floats and bools are refused.
+    """
+    if n_jobs is None:
+        return int(none)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(
+            f"n_jobs must be None or a non-zero int (-1: all cores, -2: all but one), "
+            f"got {n_jobs!r}"
+        )
+    if n_jobs > 0:
+        return int(n_jobs)
+    return max(1, available_cores() + 1 + int(n_jobs))
 
 
 def _mark_worker() -> None:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mltrees._typing import ArrayLike
+
 __all__ = [
     "AbsoluteError",
     "BinomialLogLoss",
@@ -150,6 +152,15 @@ class Loss:
     Subclasses implement :meth:`value`, :meth:`gradient`, :meth:`hessian`,
     :meth:`init` and :meth:`leaf_values`. ``n_outputs`` is the number of raw
     scores per sample (1, or K for the multinomial loss).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees.losses import get_loss
+    >>> loss = get_loss("squared_error")
+    >>> y, raw = np.array([1.0, 3.0]), np.array([2.0, 2.0])
+    >>> loss.gradient(y, raw).tolist(), loss.hessian(y, raw).tolist()
+    ([1.0, -1.0], [1.0, 1.0])
     """
 
     n_outputs = 1
@@ -191,6 +202,16 @@ class SquaredError(Loss):
     gradient boosting becomes the residual-fitting boosting tree of
     :eq:`eq-ch12-residual` (chapter 12). The best constant and the best leaf
     value are weighted means (:eq:`eq-ch12-leaf-squared`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees.losses import SquaredError
+    >>> y, raw = np.array([1.0, 3.0]), np.array([2.0, 2.0])
+    >>> SquaredError().gradient(y, raw).tolist()  # raw - y
+    [1.0, -1.0]
+    >>> float(SquaredError().init(y))  # the mean
+    2.0
     """
 
     def value(self, y, raw):
@@ -224,6 +245,16 @@ class AbsoluteError(Loss):
     minimiser (:eq:`eq-ch12-leaf-absolute`, chapter 12). The hessian is 0
     almost everywhere, so a Newton step is undefined: this loss needs its
     own leaf rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees.losses import AbsoluteError
+    >>> y = np.array([1.0, 2.0, 10.0])
+    >>> float(AbsoluteError().init(y))  # the median
+    2.0
+    >>> AbsoluteError().gradient(y, np.full(3, 3.0)).tolist()  # sign(raw - y)
+    [1.0, 1.0, -1.0]
     """
 
     def value(self, y, raw):
@@ -267,6 +298,14 @@ class HuberLoss(Loss):
     ----------
     delta : float, default 1.0
         Where the quadratic part ends.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees.losses import HuberLoss
+    >>> loss = HuberLoss(delta=1.0)
+    >>> loss.gradient(np.array([0.0, 0.0]), np.array([0.5, 3.0])).tolist()  # clipped at delta
+    [0.5, 1.0]
     """
 
     def __init__(self, delta: float = 1.0):
@@ -327,6 +366,17 @@ class BinomialLogLoss(Loss):
     :math:`L = \log(1 + e^F) - yF` for :math:`y \in \{0, 1\}`, with
     :math:`p = 1/(1 + e^{-F})`: gradient ``p - y``, hessian ``p(1 - p)``.
     Leaves take one Newton step :eq:`eq-ch12-leaf-binomial` (chapter 12).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees.losses import BinomialLogLoss
+    >>> loss = BinomialLogLoss()
+    >>> y = np.array([0.0, 1.0, 1.0, 1.0])
+    >>> round(float(loss.init(y)), 4)  # the log-odds of the positive share, log 3
+    1.0986
+    >>> loss.predict_proba(np.array([0.0])).tolist()
+    [[0.5, 0.5]]
     """
 
     is_classification = True
@@ -350,7 +400,7 @@ class BinomialLogLoss(Loss):
         p = min(max(p, np.finfo(float).eps), 1.0 - np.finfo(float).eps)
         return float(np.log(p / (1.0 - p)))
 
-    def predict_proba(self, raw):
+    def predict_proba(self, raw: ArrayLike) -> np.ndarray:
         """Probabilities of classes 0 and 1, shape (n, 2)."""
         p = _expit(raw)
         return np.column_stack([1.0 - p, p])
@@ -375,6 +425,14 @@ class MultinomialLogLoss(Loss):
     ----------
     n_classes : int
         K (at least 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees.losses import MultinomialLogLoss
+    >>> loss = MultinomialLogLoss(n_classes=3)
+    >>> loss.predict_proba(np.zeros((1, 3))).round(4).tolist()  # softmax of equal scores
+    [[0.3333, 0.3333, 0.3333]]
     """
 
     is_classification = True
@@ -416,7 +474,7 @@ class MultinomialLogLoss(Loss):
         share = np.clip(share, np.finfo(float).eps, 1.0)
         return np.log(share) - np.log(share).mean()
 
-    def predict_proba(self, raw):
+    def predict_proba(self, raw: ArrayLike) -> np.ndarray:
         """Softmax of the raw scores."""
         return _softmax(raw)
 
@@ -439,6 +497,15 @@ class ExponentialLoss(Loss):
     half the log-ratio of the weights of the two classes
     (:eq:`eq-ch11-real-leaf`), which is also AdaBoost's coefficient
     :eq:`eq-ch11-alpha` when the leaf is "all samples a classifier calls +1".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees.losses import ExponentialLoss
+    >>> loss = ExponentialLoss()
+    >>> y = np.array([0.0, 1.0, 1.0, 1.0])
+    >>> round(float(loss.init(y)), 4)  # half the log-odds, AdaBoost's scale
+    0.5493
     """
 
     is_classification = True
@@ -478,7 +545,7 @@ class ExponentialLoss(Loss):
         value = 0.5 * np.log(np.maximum(positive, eps) / np.maximum(negative, eps))
         return np.where(total > 0, value, 0.0)
 
-    def predict_proba(self, raw):
+    def predict_proba(self, raw: ArrayLike) -> np.ndarray:
         """``P(y = 1) = 1 / (1 + e^{-2F})``: the population minimiser is half the log-odds."""
         p = _expit(2.0 * raw)
         return np.column_stack([1.0 - p, p])
@@ -497,6 +564,14 @@ class PoissonLoss(Loss):
     ----------
     max_delta_step : float, default 0.0
         The shift of the hessian (0: the exact hessian).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees.losses import PoissonLoss
+    >>> y = np.array([1.0, 2.0, 3.0])
+    >>> round(float(PoissonLoss().init(y)), 4)  # log of the mean count
+    0.6931
     """
 
     def __init__(self, max_delta_step: float = 0.0):

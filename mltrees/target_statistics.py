@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from mltrees._typing import ArrayLike
+
 __all__ = [
     "OrderedBoostingResult",
     "TargetStatisticTable",
@@ -459,6 +461,13 @@ class TargetStatisticTable:
         The prior ``p``.
     prior_weight : float
         The prior's weight ``a``.
+
+    Examples
+    --------
+    >>> from mltrees import target_statistic_table
+    >>> table = target_statistic_table(["a", "a", "b"], [1.0, 0.0, 1.0], prior=0.5)
+    >>> table.transform(["a", "b", "unseen"]).tolist()  # (sum + prior) / (count + 1)
+    [0.5, 0.75, 0.5]
     """
 
     categories: np.ndarray
@@ -472,7 +481,7 @@ class TargetStatisticTable:
         """The statistic of each training category, ``(sum + a p) / (count + a)``."""
         return _ratio(self.sums, self.counts, self.prior, self.prior_weight)
 
-    def transform(self, categories) -> np.ndarray:
+    def transform(self, categories: ArrayLike) -> np.ndarray:
         """Statistic of each new row; a category unseen in training gets the prior.
 
         Parameters
@@ -538,13 +547,24 @@ class OrderedBoostingResult:
         on all rows), indexed by leaf id.
     bias : float
         The starting value of every model.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import ordered_boosting
+    >>> leaves = [np.array([0, 0, 1, 1])]  # one round: rows 0-1 and rows 2-3 share a leaf
+    >>> result = ordered_boosting(leaves, np.array([1.0, 3.0, 5.0, 7.0]), order=np.arange(4))
+    >>> result.train_prediction.tolist()  # each row sees only the rows before it
+    [0.0, 1.0, 0.0, 5.0]
+    >>> result.leaf_values[0].tolist()
+    [2.0, 6.0]
     """
 
     train_prediction: np.ndarray
     leaf_values: list
     bias: float
 
-    def predict(self, leaves) -> np.ndarray:
+    def predict(self, leaves: list[ArrayLike]) -> np.ndarray:
         """Prediction of the final model for rows with the given leaf ids.
 
         Parameters

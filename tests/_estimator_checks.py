@@ -14,8 +14,10 @@ INPUT_BY_DESIGN = {
         "expected'), a type error by the project's rules; the check accepts only ValueError"
     ),
     "check_dtype_object": (
-        "object columns are categorical by design (strings are valid features), so an object "
-        "array of floats is not coerced to numbers and the dict cell fails in pandas' hashing"
+        "an object array of numbers is read as numbers (the package's column rule), but a "
+        "column with a dict cell is categorical and refused with mltrees' own TypeError "
+        "wording (unhashable category), not the 'argument must be a string or a number' "
+        "the check expects"
     ),
 }
 

@@ -232,8 +232,9 @@ def test_bad_parameters(params, message):
 
 def test_bad_input():
     X, y = _binary(9)
+    stump = CARTClassifier(max_depth=1, missing="error")
     with pytest.raises(ValueError, match="NaN"):
-        AdaBoostClassifier().fit(np.where(X > 1, np.nan, X), y)
+        AdaBoostClassifier(stump).fit(np.where(X > 1, np.nan, X), y)
     with pytest.raises(ValueError, match="samples"):
         AdaBoostClassifier().fit(X, y[:-1])
     with pytest.raises(ValueError, match="negative"):
@@ -322,11 +323,11 @@ def test_missing_values_pass_through_to_a_weak_learner_that_handles_them(weak, a
 
 def test_nan_is_refused_when_the_weak_learner_refuses_it():
     X, y = _with_nan()
-    model = AdaBoostClassifier(CARTClassifier(max_depth=1))
+    model = AdaBoostClassifier(CARTClassifier(max_depth=1, missing="error"))
     assert not model.__sklearn_tags__().input_tags.allow_nan
     with pytest.raises(ValueError, match="NaN"):
         model.fit(X, y)
-    fitted = AdaBoostClassifier(n_estimators=3).fit(np.nan_to_num(X), y)
+    fitted = AdaBoostClassifier(model.estimator, n_estimators=3).fit(np.nan_to_num(X), y)
     with pytest.raises(ValueError, match="missing values"):
         fitted.predict(X)
 

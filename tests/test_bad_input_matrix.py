@@ -152,10 +152,9 @@ ESTIMATORS = {
         lambda: _stack(M.StackingClassifier), CLF, two_classes=True, overrides={"classes_1000": CV}
     ),
     "StackingRegressor": Row(lambda: _stack(M.StackingRegressor), REG, overrides={"one_row": CV}),
-    "XGBoostClassifier": Row(
-        lambda: _n(M.XGBoostClassifier()), CLF, **FLOAT32, categories="refuse", two_classes=True
-    ),
-    "XGBoostRegressor": Row(lambda: _n(M.XGBoostRegressor()), REG, **FLOAT32, categories="refuse"),
+    # Category columns are read as the codes of their categories (issue 32).
+    "XGBoostClassifier": Row(lambda: _n(M.XGBoostClassifier()), CLF, **FLOAT32, two_classes=True),
+    "XGBoostRegressor": Row(lambda: _n(M.XGBoostRegressor()), REG, **FLOAT32),
     "DaskXGBoostClassifier": Row(
         lambda: _n(D.DaskXGBoostClassifier(), 2),
         CLF,
@@ -182,21 +181,23 @@ ESTIMATORS = {
 }
 
 # NaN in X at the defaults: True = accepted (the estimator has a missing-value
-# method on by default), False = refused with an error naming X. Whichever of
-# the reliability and the NaN-defaults changes lands second updates this table.
+# method on by default), False = refused with an error naming X. Since 0.2.0
+# (issue 32) CART and what is built on it (forests, bagging, AdaBoost,
+# stacking and blending of CART members, the Dask forests) route NaN with
+# scikit-learn's default-direction rule, and ID3 with C4.5's fractional weights.
 NAN_AT_DEFAULTS = {
-    "AdaBoostClassifier": False,
-    "BaggingClassifier": False,
-    "BaggingRegressor": False,
-    "BlendingClassifier": False,
-    "BlendingRegressor": False,
+    "AdaBoostClassifier": True,
+    "BaggingClassifier": True,
+    "BaggingRegressor": True,
+    "BlendingClassifier": True,
+    "BlendingRegressor": True,
     "C45Classifier": True,
-    "CARTClassifier": False,
-    "CARTRegressor": False,
+    "CARTClassifier": True,
+    "CARTRegressor": True,
     "GradientBoostingClassifier": True,
     "GradientBoostingRegressor": True,
     "HoeffdingTreeClassifier": False,
-    "ID3Classifier": False,
+    "ID3Classifier": True,
     "ID5RClassifier": False,
     "LightGBMClassifier": True,
     "LightGBMRegressor": True,
@@ -204,17 +205,17 @@ NAN_AT_DEFAULTS = {
     "ObliqueTreeRegressor": False,
     "ObliviousBoostingClassifier": True,
     "ObliviousBoostingRegressor": True,
-    "RandomForestClassifier": False,
-    "RandomForestRegressor": False,
+    "RandomForestClassifier": True,
+    "RandomForestRegressor": True,
     "RuleSetClassifier": True,
-    "StackingClassifier": False,
-    "StackingRegressor": False,
+    "StackingClassifier": True,
+    "StackingRegressor": True,
     "XGBoostClassifier": True,
     "XGBoostRegressor": True,
     "DaskXGBoostClassifier": True,
     "DaskXGBoostRegressor": True,
-    "DaskRandomForestClassifier": False,
-    "DaskRandomForestRegressor": False,
+    "DaskRandomForestClassifier": True,
+    "DaskRandomForestRegressor": True,
 }
 
 # The parameters of columns 22-25, checked on every estimator that has them.

@@ -300,7 +300,8 @@ def test_bad_parameters(params, message):
 
 def test_bad_input_is_reported_like_the_trees():
     X_train, X_test, y_train, _ = _cancer_split()
-    model = BaggingClassifier(n_estimators=3, random_state=0)
+    # A member with missing="error" (the default member routes NaN).
+    model = BaggingClassifier(CARTClassifier(missing="error"), n_estimators=3, random_state=0)
     bad = X_train.copy()
     bad[3, 2] = np.nan
     with pytest.raises(ValueError, match="missing values"):

@@ -411,10 +411,25 @@ def test_predict_is_the_sum_of_leaf_values_of_every_tree():
 # -------------------------------------------------------------- bad input
 
 
-def test_nan_in_a_categorical_feature_is_refused():
-    X = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0], "c": ["a", None, "b", "a"]})
-    with pytest.raises(ValueError, match="categorical feature 1 contains missing"):
-        ObliviousBoostingRegressor(n_estimators=2, cat_features=["c"]).fit(X, [1, 2, 3, 4])
+def test_a_missing_category_is_a_category_of_its_own():
+    # CatBoost refuses NaN in a categorical feature and asks for a placeholder;
+    # mltrees puts one in (issue 32): the same model as with the placeholder written.
+    from mltrees.ensemble.catboost import MISSING_CATEGORY
+
+    rng = np.random.default_rng(0)
+    c = rng.choice(["a", "b", None], 60)
+    X = pd.DataFrame({"x": rng.normal(size=60), "c": c})
+    y = rng.normal(size=60) + (X["c"].isna() * 2.0)
+    filled = X.assign(c=X["c"].fillna(MISSING_CATEGORY))
+    params = {"n_estimators": 5, "cat_features": ["c"], "one_hot_max_size": 1}
+    model = ObliviousBoostingRegressor(**params).fit(X, y)
+    reference = ObliviousBoostingRegressor(**params).fit(filled, y)
+    np.testing.assert_array_equal(model.predict(X), reference.predict(filled))
+    for value in (None, np.nan, pd.NA):
+        row = pd.DataFrame({"x": [0.0], "c": pd.Series([value], dtype=object)})
+        np.testing.assert_array_equal(
+            model.predict(row), reference.predict(row.assign(c=[MISSING_CATEGORY]))
+        )
 
 
 def test_unseen_category_gets_the_prior():

@@ -202,8 +202,12 @@ def test_bad_input_and_unsupported_options(client):
     with pytest.raises(ValueError, match="inf"):
         DaskXGBoostRegressor(**SMALL, client=client).fit(bad, y)
     frame = pd.DataFrame({"a": pd.Categorical(["x", "y"] * 10), "b": np.arange(20.0)})
-    with pytest.raises(TypeError, match="encode categories"):
-        XGBoostRegressor().fit(frame, np.arange(20.0))
+    # One machine reads categories as their codes (issue 32); the cluster refuses them.
+    codes = frame.assign(a=frame["a"].cat.codes.astype(float))
+    np.testing.assert_array_equal(
+        XGBoostRegressor(**SMALL).fit(frame, np.arange(20.0)).predict(frame),
+        XGBoostRegressor(**SMALL).fit(codes, np.arange(20.0)).predict(codes),
+    )
     with pytest.raises(TypeError, match="encode categories"):
         DaskXGBoostRegressor(client=client).fit(frame, np.arange(20.0))
     with pytest.raises(ValueError, match="cuts"):

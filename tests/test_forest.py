@@ -298,13 +298,14 @@ def test_bad_parameters(params, message):
 
 def test_bad_prediction_input():
     X, y = load_wine(return_X_y=True)
-    model = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    # missing="error": NaN is refused (the default routes it).
+    model = RandomForestClassifier(n_estimators=3, random_state=0, missing="error").fit(X, y)
     bad = X.copy()
     bad[1, 4] = np.inf
     with pytest.raises(ValueError, match="inf"):
         model.predict(bad)
     bad[1, 4] = np.nan
-    with pytest.raises(ValueError, match="missing values"):
+    with pytest.raises(ValueError, match=r"missing values.*pass missing='default_direction'"):
         model.predict(bad)
     with pytest.raises(ValueError, match="features"):
         model.predict(X[:, :3])
@@ -391,13 +392,14 @@ def test_hard_votes_of_c45_members_follow_their_own_predictions():
 def test_missing_values_tags_and_errors():
     X, y = load_wine(return_X_y=True)
     holes = _with_holes(X, 0.05, seed=4)
-    assert not RandomForestClassifier().__sklearn_tags__().input_tags.allow_nan
+    assert not RandomForestClassifier(missing="error").__sklearn_tags__().input_tags.allow_nan
+    assert RandomForestClassifier().__sklearn_tags__().input_tags.allow_nan  # the default
     for method in ("c45", "default_direction"):
         assert RandomForestClassifier(missing=method).__sklearn_tags__().input_tags.allow_nan
     member = CARTClassifier(missing="default_direction")
     assert bagging_module.BaggingClassifier(member).__sklearn_tags__().input_tags.allow_nan
     with pytest.raises(ValueError, match="missing values"):
-        RandomForestClassifier(n_estimators=2).fit(holes, y)
+        RandomForestClassifier(n_estimators=2, missing="error").fit(holes, y)
     model = RandomForestClassifier(n_estimators=2, missing="default_direction", random_state=0)
     model.fit(holes, y)
     bad = holes.copy()

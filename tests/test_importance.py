@@ -104,9 +104,13 @@ def test_partial_dependence_equals_sklearn_brute_force():
     X, y = load_diabetes(return_X_y=True)
     model = mltrees.GradientBoostingRegressor(n_estimators=20, max_depth=3).fit(X, y)
     theirs = sk_partial_dependence(model, X, [2], grid_resolution=15, method="brute", kind="both")
-    grid, average = partial_dependence(model.predict, X, 2, grid=theirs["grid_values"][0])
+    # scikit-learn's signature and result since 0.2.0 (CHANGELOG): the grid is its too.
+    ours = partial_dependence(model, X, [2], grid_resolution=15, kind="both")
+    grid = ours["grid_values"][0]
+    np.testing.assert_allclose(grid, theirs["grid_values"][0], rtol=1e-12)
     _, curves = ice_curves(model.predict, X, 2, grid=grid)
-    np.testing.assert_allclose(average, theirs["average"][0], rtol=1e-12)
+    np.testing.assert_allclose(ours["average"], theirs["average"], rtol=1e-12)
+    np.testing.assert_allclose(ours["individual"], theirs["individual"], rtol=1e-12)
     np.testing.assert_allclose(curves, theirs["individual"][0], rtol=1e-12)
 
 
@@ -114,7 +118,8 @@ def test_partial_dependence_of_an_additive_function_is_its_own_term():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(100, 2))
     f = lambda Z: np.sin(Z[:, 0]) + Z[:, 1] ** 2  # noqa: E731
-    grid, average = partial_dependence(f, X, 0, grid=[-1.0, 0.0, 2.0])
+    result = partial_dependence(f, X, 0, custom_values={0: [-1.0, 0.0, 2.0]})
+    grid, average = result["grid_values"][0], result["average"][0]
     np.testing.assert_allclose(average, np.sin(grid) + np.mean(X[:, 1] ** 2))
 
 

@@ -601,8 +601,8 @@ def _expected(estimator) -> dict[str, str]:
     }
     if isinstance(estimator, HoeffdingTreeClassifier):
         expected["check_dtype_object"] = (
-            "object columns are not numeric: the Hoeffding tree refuses them with a ValueError "
-            "naming the column instead of coercing strings of digits"
+            "an object column of numbers is read as numbers, but one with a dict cell is "
+            "categorical and refused with an error naming the column, not the check's wording"
         )
         expected["check_sample_weight_equivalence_on_dense_data"] = (
             "a stream learner: with the adaptive leaf (nba) each row adds to the leaf's "

@@ -424,13 +424,35 @@ def test_default_direction_matches_xgboost_exact():
 # ---------------------------------------------------------------------------
 
 
-def test_nan_without_a_method_names_the_column():
+def test_nan_without_a_method_names_the_column_and_the_fix():
     X, y = _with_missing()
-    with pytest.raises(ValueError, match=r"missing values \(NaN\) in column 'a'"):
-        CARTClassifier().fit(X, y)
-    model = CARTClassifier().fit(X.fillna({"a": 0.0, "b": 0.0, "c": 0.0, "d": "p"}), y)
-    with pytest.raises(ValueError, match=r"missing values \(NaN\) in column 'b'"):
+    fix = r"pass missing='default_direction' \(or 'c45', 'surrogate'\)"
+    with pytest.raises(ValueError, match=r"missing values \(NaN\) in column 'a'.*" + fix):
+        CARTClassifier(missing="error").fit(X, y)
+    model = CARTClassifier(missing="error").fit(
+        X.fillna({"a": 0.0, "b": 0.0, "c": 0.0, "d": "p"}), y
+    )
+    with pytest.raises(ValueError, match=r"missing values \(NaN\) in column 'b'.*" + fix):
         model.predict(X.fillna({"a": 0.0, "d": "p"}))
+    with pytest.raises(ValueError, match=r"in column 'd'.*pass missing='c45' to route them"):
+        ID3Classifier(missing="error").fit(X[["d"]], y)
+
+
+def test_absolute_error_learns_no_direction_but_routes_nan_at_predict():
+    # Its medians are not sums: training NaN is refused with the fix named...
+    X, y = _with_missing()
+    target = X["a"].fillna(0).to_numpy() + y
+    with pytest.raises(ValueError, match=r"column 'a'.*pass missing='c45' or missing='surrogate'"):
+        CARTRegressor(criterion="absolute_error").fit(X, target)
+    # ...and without training NaN every node sends NaN to its larger child.
+    complete = X.fillna({"a": 0.0, "b": 0.0, "c": 0.0, "d": "p"})
+    model = CARTRegressor(criterion="absolute_error", max_depth=3).fit(complete, target)
+    tree = model.tree_
+    internal = np.flatnonzero(tree.feature >= 0)
+    left, right = tree.first_child[internal], tree.first_child[internal] + 1
+    larger = np.where(tree.n_node_samples[left] > tree.n_node_samples[right], 0, 1)
+    np.testing.assert_array_equal(tree.missing_slot[internal], larger)
+    assert np.isfinite(model.predict(X)).all()
 
 
 @pytest.mark.parametrize(
@@ -442,10 +464,6 @@ def test_nan_without_a_method_names_the_column():
         ),
         (ID3Classifier(missing="default_direction"), "missing must be one of 'error', 'c45' for"),
         (C45Classifier(missing=None), "missing must be one of 'error', 'c45' for C45"),
-        (
-            CARTRegressor(missing="default_direction", criterion="absolute_error"),
-            "not available with criterion='absolute_error'",
-        ),
     ],
 )
 def test_bad_missing_parameter(estimator, match):
@@ -466,13 +484,14 @@ def test_inf_is_still_an_error(missing):
 
 
 def test_defaults_and_tags():
+    # Every tree takes NaN at its defaults (CHANGELOG 0.2.0: CART and ID3 refused it).
     assert C45Classifier().missing == "c45"
-    assert ID3Classifier().missing == "error"
-    assert CARTClassifier().missing == "error"
-    assert CARTRegressor().missing == "error"
-    assert C45Classifier().__sklearn_tags__().input_tags.allow_nan
-    assert not CARTClassifier().__sklearn_tags__().input_tags.allow_nan
-    assert CARTClassifier(missing="default_direction").__sklearn_tags__().input_tags.allow_nan
+    assert ID3Classifier().missing == "c45"
+    assert CARTClassifier().missing == "default_direction"
+    assert CARTRegressor().missing == "default_direction"
+    for estimator in (C45Classifier(), ID3Classifier(), CARTClassifier(), CARTRegressor()):
+        assert estimator.__sklearn_tags__().input_tags.allow_nan
+    assert not CARTClassifier(missing="error").__sklearn_tags__().input_tags.allow_nan
     assert clone(CARTRegressor(missing="c45")).missing == "c45"
 
 

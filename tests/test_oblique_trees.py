@@ -428,6 +428,31 @@ def test_standardised_search_does_not_depend_on_feature_scales():
     assert np.mean(a.predict(X_new) == b.predict(X_new * scales)) > 0.995
 
 
+def test_a_hyperplane_through_a_row_gets_the_best_threshold_on_its_direction(monkeypatch):
+    # The local search can stop on a hyperplane through a row (|V| ~ 1e-16 on
+    # adult's six numeric columns, 24,420 rows): the row's side was then decided
+    # by rounding, and the fit failed ("zero-size array" or "cannot be written in
+    # its units"). Such a hyperplane keeps its direction and takes the best
+    # threshold on it; here the direction is x_0, so the root must split the
+    # rows as scikit-learn's stump on x_0 does.
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] + rng.normal(scale=0.7, size=200) > 0.3).astype(int)
+
+    def through_row_7(self, Z, stats, rng):
+        a = np.array([1.0, 0.0, -Z[7, 0] * (1 + np.finfo(float).eps)])
+        assert abs(Z[7, 0] + a[2]) < 1e-15  # the row lies on the hyperplane
+        return a, 0.0
+
+    monkeypatch.setattr(ObliqueTreeClassifier, "_split_node", through_row_7)
+    tree = ObliqueTreeClassifier(max_depth=1).fit(X, y)
+    stump = SkTree(max_depth=1).fit(X[:, :1], y)
+    ours = tree.apply(X) == tree.apply(X).max()
+    theirs = stump.apply(X[:, :1]) == stump.apply(X[:, :1]).max()
+    assert tree.tree_.node_count == 3
+    np.testing.assert_array_equal(ours, theirs)
+
+
 def test_ccp_pruning_shrinks_the_tree():
     X, y = _rotated_problem(0, 800)
     sizes = [

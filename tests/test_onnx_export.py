@@ -194,7 +194,7 @@ def test_c45_and_id3_multiway_splits_without_missing_method(penguins):
     assert (c45.tree_.n_children > 2).any()  # a multiway split on a category
     _check_model(c45, _with_unseen(X[known]))
     categories = X[known].select_dtypes("category")
-    id3 = mltrees.ID3Classifier().fit(categories, y[known])
+    id3 = mltrees.ID3Classifier(missing="error").fit(categories, y[known])
     _check_model(id3, _with_unseen(categories))
 
 
@@ -326,7 +326,7 @@ def test_rows_the_model_rejects_get_nan(penguins):
     """No missing-value method: NaN rows give NaN (the model raises), others are unchanged."""
     X, y = penguins
     known = X.notna().all(axis=1).to_numpy()
-    model = mltrees.CARTClassifier(max_depth=4).fit(X[known], y[known])
+    model = mltrees.CARTClassifier(max_depth=4, missing="error").fit(X[known], y[known])
     values = onnx_input(model, X[known])
     bad = values.copy()
     bad[0, 1] = np.nan  # a number

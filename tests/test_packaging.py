@@ -110,7 +110,7 @@ def test_models_work_without_matplotlib_and_plots_say_what_to_install(tmp_path):
         assert (load_model("model.json").predict(X) == model.predict(X)).all()
     tree = CARTClassifier(max_depth=2).fit(X, y)
     for draw in (lambda: plot_tree(tree),
-                 lambda: plot_importance([0.5, 0.3, 0.2], ["a", "b", "c"])):
+                 lambda: plot_importance([0.5, 0.3, 0.2], feature_names=["a", "b", "c"])):
         try:
             draw()
         except ImportError as error:

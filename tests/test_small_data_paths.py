@@ -127,6 +127,19 @@ def test_forest_grown_together_equals_one_by_one(monkeypatch, seed, task, params
         assert together.oob_score_ == alone.oob_score_
 
 
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_forest_with_a_few_missing_values_grown_together_equals_one_by_one(monkeypatch, task):
+    """Some bootstrap samples hold the one row with a missing value, some do not."""
+    cls = RandomForestClassifier if task == "classification" else RandomForestRegressor
+    X, y, w = _data(0, task=task)
+    X.iloc[7, 1] = np.nan
+    together = cls(n_estimators=12, random_state=0).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(bagging_module, "TOGETHER_ROWS", 0)
+    alone = cls(n_estimators=12, random_state=0).fit(X, y, sample_weight=w)
+    for a, b in zip(together.estimators_, alone.estimators_, strict=True):
+        _assert_same_tree(a.tree_, b.tree_)
+
+
 def test_class_impurity_does_not_depend_on_the_other_nodes():
     """A node's impurity is the same float computed alone or among others, in any layout."""
     rng = np.random.default_rng(0)

@@ -107,7 +107,7 @@ def test_non_finite_in_a_late_block_names_the_first_bad_column(bad):
     X = rng.normal(size=(3 * APPLY_ROWS_PER_THREAD, 6))
     rows, _ = apply_blocks(len(X), available_cores())  # the blocks predict walks
     y = (X[:, 0] > 0).astype(int)
-    model = CARTClassifier(max_depth=4).fit(X, y)
+    model = CARTClassifier(max_depth=4, missing="error").fit(X, y)
     X_bad = X.copy()
     X_bad[-1, 2] = bad  # last block, column 2
     X_bad[rows - 1, 4] = bad  # an earlier block (the first one), column 4

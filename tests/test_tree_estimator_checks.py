@@ -68,7 +68,14 @@ ESTIMATORS = [
 
 def expected_failed_checks(estimator) -> dict[str, str]:
     """Justified expected failures of ``estimator`` (design decisions, not bugs)."""
-    return dict(INPUT_BY_DESIGN)
+    expected = dict(INPUT_BY_DESIGN)
+    if getattr(estimator, "criterion", None) == "absolute_error":
+        expected["check_estimators_nan_inf"] = (
+            "missing='default_direction' routes NaN at predict (to each node's larger "
+            "child) but cannot learn directions from medians, so training NaN is refused: "
+            "the check wants both refused or both accepted"
+        )
+    return expected
 
 
 def _strict_xfails(estimator) -> dict[str, str]:

@@ -189,6 +189,28 @@ MODELS = {
         X_NUM,
         Y_3,
     ),
+    # NaN at the defaults: learned default directions (chapter 6).
+    "gb-missing": (
+        lambda: mltrees.GradientBoostingClassifier(n_estimators=5, max_depth=3),
+        X_NAN,
+        Y_BIN,
+    ),
+    "gb-hist-missing": (
+        lambda: mltrees.GradientBoostingRegressor(n_estimators=5, max_depth=3, max_bins=32),
+        X_NAN,
+        Y_REG,
+    ),
+    "cart-missing-default": (lambda: mltrees.CARTClassifier(max_depth=4), X_NAN, Y_3),
+    "forest-missing-default": (
+        lambda: mltrees.RandomForestRegressor(n_estimators=4, max_depth=5, random_state=0),
+        X_NAN,
+        Y_REG,
+    ),
+    "adaboost-missing-default": (
+        lambda: mltrees.AdaBoostClassifier(n_estimators=5),
+        X_NAN,
+        Y_BIN,
+    ),
     "xgb-regressor-missing": (
         lambda: mltrees.XGBoostRegressor(n_estimators=5, max_depth=3),
         X_NAN,

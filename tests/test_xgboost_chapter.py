@@ -8,6 +8,7 @@ from the code under test.
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -103,11 +104,30 @@ def test_two_class_softmax_with_doubled_hessian_is_the_logistic_newton_step():
 
 
 def test_softmax_starting_scores_are_centred_log_class_shares():
+    """The centred log class shares, as XGBoost 3.2 computes them.
+
+    XGBoost takes ``log(share + 1e-6)`` in float32 (a guard against empty
+    classes) and subtracts the float32 mean; the model starts from exactly
+    those float32 numbers, within 1e-5 of the exact centred log shares.
+    """
     X = np.arange(150, dtype=float).reshape(-1, 1)
     y = np.repeat([0, 1, 2], [100, 30, 20])
     model = XGBoostClassifier(n_estimators=1).fit(X, y)
     log_share = np.log(np.array([100, 30, 20]) / 150)
-    np.testing.assert_allclose(model.base_margin_, log_share - log_share.mean(), rtol=1e-12)
+    np.testing.assert_allclose(model.base_margin_, log_share - log_share.mean(), atol=1e-5)
+    guarded = np.log((np.array([100, 30, 20]) / 150).astype(np.float32) + np.float32(1e-6))
+    guarded = guarded.astype(np.float32)
+    mean = np.float32(0.0)
+    for value in guarded / np.float32(3):
+        mean = np.float32(mean + value)
+    np.testing.assert_array_equal(model.base_margin_, guarded - mean)
+    xgb = pytest.importorskip("xgboost")
+    booster = xgb.train(
+        {"objective": "multi:softprob", "num_class": 3, "nthread": 1}, xgb.DMatrix(X, label=y), 1
+    )
+    config = json.loads(booster.save_config())["learner"]["learner_model_param"]["base_score"]
+    theirs = np.array(json.loads(config) if isinstance(config, str) else config, dtype=np.float32)
+    np.testing.assert_array_equal(model.base_margin_.astype(np.float32), theirs)
 
 
 def test_poisson_hessian_is_shifted_and_weights_clipped_by_max_delta_step():

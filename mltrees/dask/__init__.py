@@ -58,3 +58,7 @@ __all__ = [
     "tree_reduce_bytes",
     "tree_sum",
 ]
+
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings(__name__)

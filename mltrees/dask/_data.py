@@ -47,7 +47,8 @@ def check_numeric_columns(dtypes, names):
                 continue
             raise TypeError(
                 f"X column {name!r} has dtype {dtype}; the Dask estimators take numbers "
-                "only (encode categories first)"
+                "only (encode categories first, e.g. as their codes: what XGBoostClassifier "
+                "does on one machine)"
             )
 
 

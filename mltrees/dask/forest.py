@@ -21,6 +21,7 @@ predictions, as one machine's forest averages its trees.
 from __future__ import annotations
 
 import numbers
+from typing import Self
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._input_checks import check_unique_columns
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees.dask._data import (
     as_dask_arrays,
     check_numeric_columns,
@@ -128,7 +130,7 @@ class _DaskForest(BaseEstimator):
                 f"max_samples must be None, an int >= 1 or a float in (0, 1], got {m!r}"
             )
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow ``n_estimators`` trees, one per task, from Poisson samples of all partitions."""
         self._check()
         client = get_client(self.client)
@@ -245,6 +247,19 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
     Parameters
     ----------
     {params}
+
+    Examples
+    --------
+    >>> from distributed import Client
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees.dask import DaskRandomForestClassifier
+    >>> client = Client(processes=False, dashboard_address=":0")  # threads in this process
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> forest = DaskRandomForestClassifier(n_estimators=10, random_state=0, client=client)
+    >>> forest = forest.fit(X, y)
+    >>> len(forest.estimators_), round(forest.score(X, y), 2)
+    (10, 1.0)
+    >>> client.close()
     """
 
     _member_class = RandomForestClassifier
@@ -261,7 +276,7 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
         min_samples_leaf=1,
         max_features="sqrt",
         max_bins=None,
-        missing="error",
+        missing="default_direction",
         random_state=None,
         n_partitions=None,
     ):
@@ -278,7 +293,7 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
         self.random_state = random_state
         self.n_partitions = n_partitions
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Mean class probabilities of the trees; lazy for a dask ``X``."""
         X = self._checked(X)
         if is_dask_collection(X):
@@ -292,7 +307,7 @@ class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
             total[:, np.searchsorted(self.classes_, member.classes_)] += member.predict_proba(X)
         return total / len(self.estimators_)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The class of largest mean probability; lazy for a dask ``X``."""
         X = self._checked(X)
         if is_dask_collection(X):
@@ -309,6 +324,19 @@ class DaskRandomForestRegressor(RegressorMixin, _DaskForest):
     Parameters
     ----------
     {params}
+
+    Examples
+    --------
+    >>> from distributed import Client
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees.dask import DaskRandomForestRegressor
+    >>> client = Client(processes=False, dashboard_address=":0")  # threads in this process
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> forest = DaskRandomForestRegressor(n_estimators=10, random_state=0, client=client)
+    >>> forest = forest.fit(X, y)
+    >>> forest.predict(X[:3]).shape
+    (3,)
+    >>> client.close()
     """
 
     _member_class = RandomForestRegressor
@@ -325,7 +353,7 @@ class DaskRandomForestRegressor(RegressorMixin, _DaskForest):
         min_samples_leaf=1,
         max_features=1.0,
         max_bins=None,
-        missing="error",
+        missing="default_direction",
         random_state=None,
         n_partitions=None,
     ):
@@ -342,7 +370,7 @@ class DaskRandomForestRegressor(RegressorMixin, _DaskForest):
         self.random_state = random_state
         self.n_partitions = n_partitions
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Mean prediction of the trees; lazy for a dask ``X``."""
         X = self._checked(X)
         if is_dask_collection(X):

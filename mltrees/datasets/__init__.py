@@ -64,3 +64,7 @@ __all__ = [
     "load_watermelon",
     "load_weather",
 ]
+
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings(__name__)

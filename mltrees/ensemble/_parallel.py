@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import numbers
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from mltrees._progress import Progress
-from mltrees.tree._tree import available_cores
+from mltrees._threads import threads_for_jobs
 
 
 def _n_workers(n_jobs) -> int:
-    if n_jobs is None:
-        return 1
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be None or a non-zero int, got {n_jobs!r}")
-    cores = available_cores()
-    return int(n_jobs) if n_jobs > 0 else max(1, cores + 1 + int(n_jobs))
+    """Threads for a forest's or bagging's ``n_jobs`` (None: one, as scikit-learn)."""
+    return threads_for_jobs(n_jobs, none=1)
 
 
 def member_progress(verbose, total: int, name: str) -> Progress:

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees.tree._data import NUMERIC, all_finite, as_table, encode_features
 from mltrees.tree._tree import CATEGORICAL_NODE, Tree, category_step
+from mltrees.tree.builder import TreeBuilder
 
 __all__ = [
     "node_of_codes",
@@ -101,6 +102,13 @@ def prediction_values(estimator, X, attribute: str, *, allow_missing: bool = Fal
     ensemble's trees have no missing-value method (``allow_missing=False``).
     """
     check_is_fitted(estimator, attribute)
+    members = getattr(estimator, "estimators_", None)
+    member = members[0] if isinstance(members, list) and members else None
+    fix = TreeBuilder(member).missing_fix if TreeBuilder.accepts(member) else "impute them"
+    refusal = (
+        f"this {type(estimator).__name__} was fitted with trees whose missing='error' "
+        f"(refit: {fix})"
+    )
     X = as_table(X)
     validate_data(estimator, X, reset=False, skip_check_array=True)
     specs = estimator._specs
@@ -111,8 +119,7 @@ def prediction_values(estimator, X, attribute: str, *, allow_missing: bool = Fal
         for j in categorical:
             if pd.isna(frame.iloc[:, j]).any():
                 raise ValueError(
-                    f"X has missing values (NaN) in column {specs[j].name!r}; this "
-                    "estimator has no missing-value method"
+                    f"X has missing values (NaN) in column {specs[j].name!r}; {refusal}"
                 )
     numeric = [j for j, spec in enumerate(specs) if spec.kind == NUMERIC]
 
@@ -125,10 +132,7 @@ def prediction_values(estimator, X, attribute: str, *, allow_missing: bool = Fal
         if allow_missing:
             return
         column = numeric[int(np.isnan(part).any(axis=0).argmax())]
-        raise ValueError(
-            f"X has missing values (NaN) in column {specs[column].name!r}; this "
-            "estimator has no missing-value method"
-        )
+        raise ValueError(f"X has missing values (NaN) in column {specs[column].name!r}; {refusal}")
 
     return values, check
 

@@ -31,6 +31,7 @@ concerns live in modules named after them:
 from __future__ import annotations
 
 import numbers
+from typing import Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
@@ -38,6 +39,7 @@ from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import check_verbose
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_bool, check_int
 from mltrees.ensemble._common import select_rows, take_rows
 from mltrees.ensemble._generic_members import _columns, fit_generic, generic_average
@@ -115,7 +117,7 @@ class _BaseBagging(BaseEstimator):
         return None
 
     # ------------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit ``n_estimators`` members, each on its own resampled training set.
 
         Parameters
@@ -369,7 +371,7 @@ class _BaseBagging(BaseEstimator):
 class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
     _is_classifier = True
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities averaged over the members (:eq:`eq-bagging-vote`, chapter 9).
 
         Soft voting averages each member's class distribution; with
@@ -378,19 +380,19 @@ class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
         """
         return self._average(X)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The class with the largest averaged probability; ties go to the first class."""
         probabilities = self.predict_proba(X)  # checks that the model is fitted first
         return self.classes_[np.argmax(probabilities, axis=1)]
 
-    def predict_log_proba(self, X) -> np.ndarray:
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         """Logarithm of :meth:`predict_proba` (``-inf`` for probability 0)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
 
 class _RegressorEnsemble(RegressorMixin, _BaseBagging):
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Mean of the members' predictions (:eq:`eq-bagging-average`, chapter 9)."""
         return self._average(X)[:, 0]
 
@@ -485,8 +487,10 @@ class BaggingClassifier(_BaggingMixin, _ClassifierEnsemble):
     ----------
     estimator : estimator or None, default None
         The member; None means :class:`mltrees.CARTClassifier` (a fully grown
-        tree). Any ``mltrees`` tree is grown on data binned once for the
-        ensemble; any other scikit-learn classifier is fitted on its rows.
+        tree, which routes missing values with its learned default direction).
+        Any ``mltrees`` tree is grown on data binned once for the ensemble;
+        any other scikit-learn classifier is fitted on its rows. NaN is
+        accepted when the member accepts it, as in scikit-learn.
     {bagging_parameters}
     voting : {{"soft", "hard"}}, default "soft"
         Average the members' class probabilities, or count one vote each.
@@ -499,6 +503,15 @@ class BaggingClassifier(_BaggingMixin, _ClassifierEnsemble):
     classes_ : ndarray
     oob_score_, oob_decision_function_ : float, ndarray
         With ``oob_score=True``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import BaggingClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> bagging = BaggingClassifier(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
+    >>> round(bagging.oob_score_, 3)
+    0.946
     """
 
     def __init__(
@@ -550,7 +563,8 @@ class BaggingRegressor(_BaggingMixin, _RegressorEnsemble):
     estimator : estimator or None, default None
         The member; None means :class:`mltrees.CARTRegressor`. Any ``mltrees``
         tree is grown on data binned once; any other scikit-learn regressor
-        is fitted on its rows.
+        is fitted on its rows. NaN is accepted when the member accepts it
+        (the default member does), as in scikit-learn.
     {bagging_parameters}
 
     Attributes
@@ -559,6 +573,15 @@ class BaggingRegressor(_BaggingMixin, _RegressorEnsemble):
     estimators_features_ : list of ndarray
     oob_score_, oob_prediction_ : float, ndarray
         With ``oob_score=True`` (the score is R²).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import BaggingRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> bagging = BaggingRegressor(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
+    >>> round(bagging.oob_score_, 3)
+    0.366
     """
 
     def __init__(

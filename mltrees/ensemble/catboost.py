@@ -37,13 +37,16 @@ as CatBoost's default).
 from __future__ import annotations
 
 import time
+from typing import Self
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._frames import check_category_values, is_categorical, numeric_values
 from mltrees._progress import Progress, check_verbose
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
 from mltrees._value_range import check_float32_range
 from mltrees.ensemble._common import (
@@ -68,6 +71,8 @@ from mltrees.tree._data import as_table, validate_fit_input
 __all__ = ["ObliviousBoostingClassifier", "ObliviousBoostingRegressor"]
 
 PREDICT_CHUNK = 4096  # rows per block of predict: keeps the answers in cache
+# The category a missing value of a categorical feature gets (None, NaN, pd.NA).
+MISSING_CATEGORY = "<missing>"
 
 
 _PARAMS = """
@@ -91,7 +96,12 @@ _PARAMS = """
         ``random_seed=0``, so that two fits on the same data give the same model.
     cat_features : list of int or str, or None, default None
         Categorical features (any values: numbers, strings). ``None``: the
-        pandas ``category`` and ``object`` columns of ``X``.
+        categorical columns of a DataFrame under the package's one rule
+        (``category``, ``str``/``string``, ``bool``, ``object`` of strings;
+        an ``object`` column of numbers is numeric). A missing value of a
+        categorical feature (None, NaN, ``pd.NA``) is a category of its own,
+        ``MISSING_CATEGORY``: CatBoost refuses such values and asks for a
+        placeholder, which is what this does.
     one_hot_max_size : int, default 2
         Categorical features with at most this many categories are one-hot
         encoded; the others get the ordered Borders statistics (priors 0,
@@ -123,6 +133,18 @@ def _sigmoid(z):
 def _softmax(score):
     z = np.exp(score - score.max(axis=1, keepdims=True))
     return z / z.sum(axis=1, keepdims=True)
+
+
+def _text_categories(categories) -> list:
+    """The training categories, or none if one of them was a number (kept as its text)."""
+    known = [c for c in np.asarray(categories).tolist() if c != MISSING_CATEGORY]
+    for value in known:
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            continue
+        return []  # numbers were categories: numbers can match them
+    return known
 
 
 def _candidate_order(n_borders: np.ndarray, n_float: int, stats) -> np.ndarray:
@@ -320,13 +342,21 @@ class _BaseObliviousBoosting(BaseEstimator):
             self._cat = self._categorical_indices(table, names)
         numeric = [j for j in range(table.shape[1]) if j not in set(self._cat)]
         if isinstance(table, pd.DataFrame):
-            bad = [names[j] for j in numeric if not pd.api.types.is_numeric_dtype(table.iloc[:, j])]
-            if bad:
-                raise TypeError(
-                    f"X column {bad[0]!r} is not numeric; list it in cat_features or convert it"
-                )
-            numbers = table.iloc[:, numeric].to_numpy(dtype=np.float64)
+            numbers = np.empty((table.shape[0], len(numeric)))
+            for k, j in enumerate(numeric):
+                column = table.iloc[:, j]
+                if column.dtype.kind != "b" and is_categorical(column, names[j]):
+                    raise TypeError(
+                        f"X column {names[j]!r} is categorical ({column.dtype}) but was numeric "
+                        "in fit (or is not listed in cat_features): list it in cat_features"
+                    )
+                numbers[:, k] = numeric_values(column, names[j])
             cat_columns = [table.iloc[:, j].to_numpy() for j in self._cat]
+            if not reset and getattr(self, "_cat_stats", None) is not None:
+                for k, j in enumerate(self._cat):
+                    check_category_values(
+                        table.iloc[:, j], _text_categories(self._cat_stats.categories[k]), names[j]
+                    )
         else:
             try:
                 numbers = table[:, numeric].astype(np.float64)
@@ -337,7 +367,9 @@ class _BaseObliviousBoosting(BaseEstimator):
                 ) from error
             cat_columns = [table[:, j] for j in self._cat]
         if np.isinf(numbers).any():
-            raise ValueError("X contains inf; missing values must be NaN")
+            k = int(np.flatnonzero(np.isinf(numbers).any(axis=0))[0])
+            column = str(numeric[k]) if names is None else str(names[numeric[k]])
+            raise ValueError(f"X contains inf in column {column!r}; missing values must be NaN")
         if reset:
             check_float32_range(
                 numbers,
@@ -346,18 +378,17 @@ class _BaseObliviousBoosting(BaseEstimator):
                 reason="catboost then puts an infinite border next to it (a constant model)",
             )
         cleaned = []
-        for j, column in zip(self._cat, cat_columns, strict=True):
+        for column in cat_columns:
             column = np.asarray(column, dtype=object)
-            if pd.isna(column).any():
-                raise ValueError(
-                    f"categorical feature {j} contains missing values (NaN/None); CatBoost's "
-                    "statistics need a category: fill them with a value of their own"
-                )
-            if len(column) and isinstance(column[0], (float, np.floating)):
-                as_float = column.astype(np.float64)
+            missing = pd.isna(column)
+            known = column[~missing]
+            if known.size and isinstance(known[0], (float, np.floating)):
+                as_float = known.astype(np.float64)
                 if np.array_equal(as_float, np.round(as_float)):
-                    column = as_float.astype(np.int64).astype(object)
-            cleaned.append(column.astype(str))
+                    column = column.copy()
+                    column[~missing] = as_float.astype(np.int64).astype(object)
+            # A category of its own (CatBoost refuses NaN); np.where widens the strings.
+            cleaned.append(np.where(missing, MISSING_CATEGORY, column.astype(str)))
         with np.errstate(over="ignore"):  # beyond float32 at predict: ±inf compares as the value
             return numbers.astype(np.float32), numeric, cleaned
 
@@ -368,13 +399,7 @@ class _BaseObliviousBoosting(BaseEstimator):
         if spec is None:
             if not isinstance(X, pd.DataFrame):
                 return []
-            return [
-                j
-                for j, c in enumerate(X.columns)
-                if isinstance(X[c].dtype, pd.CategoricalDtype)
-                or pd.api.types.is_object_dtype(X[c])
-                or pd.api.types.is_string_dtype(X[c])
-            ]
+            return [j for j, c in enumerate(X.columns) if is_categorical(X[c], str(c))]
         if isinstance(spec, str) or not hasattr(spec, "__iter__"):
             raise ValueError(
                 f"cat_features must be a list of column indices or names, got {spec!r}"
@@ -915,9 +940,18 @@ class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):
     ----------
     init_score_ : ndarray of shape (1,)
     n_estimators_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import ObliviousBoostingRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = ObliviousBoostingRegressor(n_estimators=30, depth=3, random_state=0).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.587
     """
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Boost ``n_estimators`` oblivious trees on ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
@@ -930,7 +964,7 @@ class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):
             return np.zeros(1)
         return np.array([_weighted_target_average(y, w)])
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Predicted values (the raw score)."""
         return self._raw(X)[:, 0]
 
@@ -948,9 +982,18 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
     classes_ : ndarray
     init_score_ : ndarray of shape (1,) or (K,)
     n_estimators_ : int
+
+    Examples
+    --------
+    >>> from mltrees import ObliviousBoostingClassifier
+    >>> from mltrees.datasets import load_titanic
+    >>> X, y = load_titanic(return_X_y=True)  # class and sex are categories, age has NaN
+    >>> model = ObliviousBoostingClassifier(n_estimators=30, depth=3, random_state=0).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.804
     """
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Boost ``n_estimators`` oblivious trees on ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
@@ -969,12 +1012,12 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
         shares = np.bincount(y.astype(np.intp), weights=w, minlength=K) / w.sum()
         return np.log(np.maximum(shares, 1e-15))
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw scores: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
         raw = self._raw(X)
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities, shape (n, K)."""
         raw = self._raw(X)
         if raw.shape[1] == 1:
@@ -982,7 +1025,7 @@ class ObliviousBoostingClassifier(ClassifierMixin, _BaseObliviousBoosting):
             return np.column_stack([1.0 - p, p])
         return _softmax(raw)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The most probable class."""
         check_is_fitted(self, "_trees")
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

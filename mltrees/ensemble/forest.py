@@ -85,12 +85,14 @@ _FOREST_PARAMS = """
     ccp_alpha : float >= 0, default 0
         Cost-complexity pruning of every tree (:eq:`eq-ccp-cost`, chapter 5);
         0 keeps them fully grown, as Breiman's forests are.
-    missing : {"error", "c45", "default_direction"}, default "error"
-        Missing values (NaN, None) in X, at fit and predict, handled by every
-        tree as CART's ``missing=`` does (chapter 6): "default_direction"
-        sends them to a child learned at each split (:eq:`eq-default-direction`,
-        what scikit-learn's forests do), "c45" spreads a row over the branches
-        with fractional weights (:eq:`eq-c45-predict`). "error" rejects them.
+    missing : {"default_direction", "c45", "error"}, default "default_direction"
+        Missing values (NaN, None, pd.NA) in X, at fit and predict, handled by
+        every tree as CART's ``missing=`` does (chapter 6): "default_direction"
+        sends them to a child learned at each split with scikit-learn's rule
+        (:eq:`eq-default-direction`; what scikit-learn's forests do, and with
+        absolute error only for training data without NaN), "c45" spreads a
+        row over the branches with fractional weights (:eq:`eq-c45-predict`).
+        "error" rejects them.
 """
 
 
@@ -154,6 +156,15 @@ class RandomForestClassifier(_ForestMixin, _ClassifierEnsemble):
     oob_score_, oob_decision_function_ : float, ndarray
         With ``oob_score=True``: accuracy and class probabilities from the
         trees that did not see each row.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import RandomForestClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> forest = RandomForestClassifier(n_estimators=50, oob_score=True, random_state=0)
+    >>> round(forest.fit(X, y).oob_score_, 3)
+    0.951
     """
 
     def __init__(
@@ -178,7 +189,7 @@ class RandomForestClassifier(_ForestMixin, _ClassifierEnsemble):
         max_bins="auto",
         categorical_features=None,
         ccp_alpha=0.0,
-        missing="error",
+        missing="default_direction",
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -225,6 +236,16 @@ class RandomForestRegressor(_ForestMixin, _RegressorEnsemble):
     feature_importances_ : ndarray
     oob_score_, oob_prediction_ : float, ndarray
         With ``oob_score=True``: R² and predictions from the trees that did not see each row.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import RandomForestRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> forest = RandomForestRegressor(n_estimators=50, max_features=1 / 3, oob_score=True,
+    ...                                random_state=0)
+    >>> round(forest.fit(X, y).oob_score_, 3)
+    0.412
     """
 
     def __init__(
@@ -248,7 +269,7 @@ class RandomForestRegressor(_ForestMixin, _RegressorEnsemble):
         max_bins="auto",
         categorical_features=None,
         ccp_alpha=0.0,
-        missing="error",
+        missing="default_direction",
     ):
         self.n_estimators = n_estimators
         self.criterion = criterion

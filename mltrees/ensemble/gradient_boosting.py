@@ -23,6 +23,8 @@ histogram learner's missing bin.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from typing import Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
@@ -30,6 +32,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._progress import Progress, check_verbose
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
 from mltrees.ensemble._common import (
     StackedTrees,
@@ -414,6 +417,15 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         With ``subsample < 1``: decrease of the out-of-bag loss in every round.
     n_estimators_ : int
         Rounds actually fitted (fewer with early stopping).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import GradientBoostingRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = GradientBoostingRegressor(n_estimators=50, max_depth=2).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.632
     """
 
     _losses = ("squared_error", "absolute_error", "huber")
@@ -461,7 +473,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self.tol = tol
         self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the boosted trees.
 
         Parameters
@@ -483,11 +495,11 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         self._loss = loss
         return self
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """``F_M(x)``: the initial constant plus the shrunk values of all trees."""
         return self._raw_predict(X)[:, 0]
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Predictions after each round (a generator)."""
         for raw in self._staged_raw_predict(X):
             yield raw[:, 0]
@@ -519,6 +531,15 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         Initial raw score(s): log-odds of the class shares, or centred log shares.
     train_score_, oob_improvement_, n_estimators_
         As for :class:`GradientBoostingRegressor`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import GradientBoostingClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = GradientBoostingClassifier(n_estimators=50, max_depth=2).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.996
     """
 
     _losses = ("log_loss",)
@@ -564,7 +585,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self.tol = tol
         self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the boosted trees.
 
         Parameters
@@ -591,32 +612,32 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         self._loss = loss
         return self
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw scores: log-odds of class 1 (shape (n,)) or one score per class (n, K)."""
         raw = self._raw_predict(X)
         return raw[:, 0] if self._n_outputs == 1 else raw
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities from the raw scores (logistic or softmax)."""
         raw = self.decision_function(X)  # checks that the model is fitted first
         return self._loss.predict_proba(raw)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The most probable class."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def staged_decision_function(self, X):
+    def staged_decision_function(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Raw scores after each round (a generator)."""
         for raw in self._staged_raw_predict(X):
             yield raw[:, 0] if self._n_outputs == 1 else raw
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Class probabilities after each round (a generator)."""
         for raw in self.staged_decision_function(X):
             yield self._loss.predict_proba(raw)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Predicted classes after each round (a generator)."""
         for proba in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(proba, axis=1)]

@@ -24,14 +24,19 @@ names are those of LightGBM's scikit-learn API.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from typing import Self
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._frames import frame_as_numbers, learn_frame_categories
 from mltrees._input_checks import check_unique_columns, validate_numbers
 from mltrees._progress import Progress
+from mltrees._threads import threads_for_jobs
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import real_targets, require_two_classes
 from mltrees._value_range import check_neighbour_sums
 from mltrees.ensemble._common import (
@@ -139,7 +144,8 @@ _LGB_PARAMS = """
         as LightGBM's default seeds, so that two fits on the same data give
         the same model.
     n_jobs : int or None, default None
-        Threads for the histograms (None: all cores).
+        Threads for the histograms (None and -1: all cores; -2: all but one,
+        as in scikit-learn and joblib).
     verbose : int, default 0
         If > 0, report the evaluation metrics every ``verbose`` rounds (a line on
         stdout, or a bar in a notebook). Silent by default.
@@ -154,35 +160,30 @@ def _lgb_doc(cls):
 def _as_float64(estimator, X, *, reset: bool) -> np.ndarray:
     """Validate ``X`` as float64 numbers, NaN allowed (missing), inf rejected.
 
-    pandas ``category`` columns become their codes (NaN when missing), read
-    against the categories seen in ``fit``.
+    The categorical columns of a DataFrame (the package's one rule,
+    :mod:`mltrees._frames`: ``category``, ``str``/``string``, ``bool``,
+    ``object`` of strings) become the codes of their categories, learned in
+    ``fit`` (NaN when missing or unseen).
     """
     check_unique_columns(X)
     if isinstance(X, pd.DataFrame):
-        frame = X.copy()
         if reset:
+            categories, ordered = learn_frame_categories(X)
+            labels = list(X.columns)
+            # As pandas dtypes (what model files store for LightGBM).
             estimator._pandas_categories = {
-                c: frame[c].dtype
-                for c in frame.columns
-                if isinstance(frame[c].dtype, pd.CategoricalDtype)
+                c: pd.CategoricalDtype(values, ordered=c in ordered)
+                for c, values in categories.items()
             }
-        for c, known in getattr(estimator, "_pandas_categories", {}).items():
-            if c in frame.columns:
-                # -1 for a missing value or a category unseen in fit (pandas 3 deprecates
-                # building a Categorical from values outside its categories)
-                codes = known.categories.get_indexer(frame[c].to_numpy(dtype=object))
-                frame[c] = np.where(codes < 0, np.nan, codes.astype(np.float64))
-        bad = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
-        if bad:
-            raise TypeError(
-                f"X column {bad[0]!r} has dtype {frame[bad[0]].dtype}; LightGBMClassifier and "
-                "LightGBMRegressor take numbers or pandas categories"
-            )
-        X = frame
+            # categorical_feature="auto": the unordered ones, by position.
+            estimator._auto_categorical = [labels.index(c) for c in categories if c not in ordered]
+        X = frame_as_numbers(X, getattr(estimator, "_pandas_categories", {}))
+    elif reset:
+        estimator._pandas_categories, estimator._auto_categorical = {}, []
     return validate_numbers(
         estimator,
         X,
-        what="numbers or pandas categories",
+        what="numbers or categories",
         reset=reset,
         dtype=np.float64,
         ensure_all_finite="allow-nan",
@@ -396,7 +397,7 @@ class _BaseLightGBM(BaseEstimator):
                 self.max_conflict_rate, "max_conflict_rate", low_open=False, high_closed=False
             )
         check_positive_int(self.early_stopping_rounds, "early_stopping_rounds", allow_none=True)
-        check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
+        threads_for_jobs(self.n_jobs, none=1)  # checks it: None or a non-zero int
         check_positive_int(self.verbose, "verbose", low=0)
 
     def _min_child_samples(self) -> int:
@@ -457,7 +458,7 @@ class _BaseLightGBM(BaseEstimator):
                     + f", got shape {np.shape(init_score)}"
                 )
         rng = library_rng(self.random_state)
-        n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
+        n_threads = threads_for_jobs(self.n_jobs, none=available_cores())
         clock = time.perf_counter()
         self._categories = {
             j: category_bins(X[:, j], self.max_bin, self.min_data_in_bin)
@@ -601,11 +602,7 @@ class _BaseLightGBM(BaseEstimator):
         names = list(getattr(self, "feature_names_in_", []))
         if isinstance(spec, str) and spec == "auto":
             # Unordered pandas categories; an ordered one is a number (its code), as LightGBM.
-            columns = [
-                names.index(c)
-                for c, categories in getattr(self, "_pandas_categories", {}).items()
-                if not categories.ordered
-            ]
+            columns = list(getattr(self, "_auto_categorical", []))
         else:
             if isinstance(spec, str) or not hasattr(spec, "__iter__"):
                 raise ValueError(
@@ -682,7 +679,7 @@ class _BaseLightGBM(BaseEstimator):
         check_is_fitted(self, "_stack")
         return [list(stage) for stage in self._trees]
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf (node id) of every row in every tree, shape (n_samples, n_trees)."""
         check_is_fitted(self, "_stack")
         values = self._values(X)
@@ -730,9 +727,25 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
     best_iteration_, best_score_
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import LightGBMRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = LightGBMRegressor(n_estimators=30, num_leaves=7).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.652
     """
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, init_score=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+        init_score: ArrayLike | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``.
 
         ``init_score`` (shape (n,)): each row's starting score, as LightGBM's;
@@ -743,11 +756,11 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
         y = real_targets(np.asarray(y))
         return self._fit(X, y, sample_weight, eval_set, _Objective("regression"), init_score)
 
-    def predict(self, X, num_iteration=None) -> np.ndarray:
+    def predict(self, X: MatrixLike, num_iteration: int | None = None) -> np.ndarray:
         """Predicted values (the raw score, for squared error)."""
         return self._raw(X, num_iteration)[:, 0]
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Predictions after each round."""
         for raw in self._staged_raw(X):
             yield raw[:, 0]
@@ -774,6 +787,15 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
     init_score_ : ndarray of shape (1,) or (K,)
     n_estimators_, best_iteration_, best_score_, evals_result_
         As for :class:`LightGBMRegressor`.
+
+    Examples
+    --------
+    >>> from mltrees import LightGBMClassifier
+    >>> from mltrees.datasets import load_penguins
+    >>> X, y = load_penguins(return_X_y=True)  # island and sex are categories, some NaN
+    >>> model = LightGBMClassifier(n_estimators=20, num_leaves=7).fit(X, y)
+    >>> model.predict(X.iloc[[0, 200]]).tolist()
+    ['Adelie', 'Gentoo']
     """
 
     def _encode_eval_target(self, y):
@@ -783,7 +805,14 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
             raise ValueError("eval_set has labels that are not among the training classes")
         return codes.astype(np.float64)
 
-    def fit(self, X, y, sample_weight=None, eval_set=None, init_score=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+        init_score: ArrayLike | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``.
 
         ``init_score`` (shape (n,), or (n, K) for K > 2 classes): each row's
@@ -800,12 +829,12 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
             X, codes.astype(np.float64), sample_weight, eval_set, objective, init_score
         )
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw scores: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
         raw = self._raw(X)
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
-    def predict_proba(self, X, num_iteration=None) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike, num_iteration: int | None = None) -> np.ndarray:
         """Class probabilities, shape (n, K)."""
         return self._proba(self._raw(X, num_iteration))
 
@@ -815,19 +844,21 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
             return np.column_stack([1.0 - p, p])
         return _softmax(raw)
 
-    def predict(self, X, raw_score: bool = False, num_iteration=None) -> np.ndarray:
+    def predict(
+        self, X: MatrixLike, raw_score: bool = False, num_iteration: int | None = None
+    ) -> np.ndarray:
         """Classes, or raw scores with ``raw_score=True``."""
         raw = self._raw(X, num_iteration)
         if raw_score:
             return raw[:, 0] if raw.shape[1] == 1 else raw
         return self.classes_[np.argmax(self._proba(raw), axis=1)]
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Class probabilities after each round."""
         for raw in self._staged_raw(X):
             yield self._proba(raw)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Classes after each round."""
         for proba in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(proba, axis=1)]

@@ -11,12 +11,15 @@ score ``F``, half the log-odds.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterator
+from typing import Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from mltrees._progress import Progress
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees.ensemble._common import check_positive_int, class_codes
 from mltrees.tree import CARTRegressor
 from mltrees.tree._data import validate_fit_input
@@ -106,7 +109,7 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
         self.max_bins = max_bins
         self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Run ``n_estimators`` Newton rounds on ``(X, y)``; returns self."""
         check_positive_int(self.n_estimators, "n_estimators")
         check_positive_int(self.max_depth, "max_depth")
@@ -139,7 +142,7 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = X.shape[1]
         return self
 
-    def staged_decision_function(self, X):
+    def staged_decision_function(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """The score ``F`` after each round (a generator)."""
         check_is_fitted(self, "estimators_")
         score = None
@@ -148,16 +151,16 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
             score = step if score is None else score + step
             yield score.copy()
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """The score ``F``, half the log-odds of ``classes_[1]``."""
         check_is_fitted(self, "estimators_")
         return 0.5 * np.sum([tree.predict(X) for tree in self.estimators_], axis=0)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """``[1 - p, p]`` with ``p = 1 / (1 + e^{-2F})``."""
         p = 1.0 / (1.0 + np.exp(-2.0 * self.decision_function(X)))
         return np.column_stack([1.0 - p, p])
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """``classes_[1]`` where ``F > 0``, else ``classes_[0]``."""
         return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Self
 
 import numpy as np
 import pandas as pd
@@ -46,12 +47,13 @@ from sklearn.base import (
 )
 from sklearn.linear_model import LogisticRegression, RidgeCV
 from sklearn.model_selection import check_cv, train_test_split
-from sklearn.utils import Bunch, _safe_indexing
+from sklearn.utils import Bunch, _safe_indexing, get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._input_checks import validate_numbers
 from mltrees._progress import Progress, check_verbose
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_bool, check_sample_weight, class_codes, real_targets
 from mltrees.tree._data import check_target
 
@@ -140,6 +142,16 @@ class FoldAverage:
     Attributes
     ----------
     estimators_ : list of fitted estimators
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import CARTRegressor
+    >>> from mltrees.ensemble import FoldAverage
+    >>> X = np.arange(8.0).reshape(-1, 1)
+    >>> halves = [CARTRegressor().fit(X[:4], X[:4, 0]), CARTRegressor().fit(X[4:], X[4:, 0])]
+    >>> FoldAverage(halves).predict([[0.0], [7.0]]).tolist()  # (0 + 4) / 2, (3 + 7) / 2
+    [2.0, 5.0]
     """
 
     def __init__(self, estimators, n_classes=None):
@@ -158,20 +170,20 @@ class FoldAverage:
         """The number of features the fold models were fitted on."""
         return self.estimators_[0].n_features_in_
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Mean of the fold models' class probabilities, one column per class of the stack."""
         total = np.zeros((_n_rows(X), self.n_classes))
         for est in self.estimators_:
             total[:, np.asarray(est.classes_, dtype=np.intp)] += est.predict_proba(X)
         return total / len(self.estimators_)
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Mean of the fold models' decision values."""
         return np.mean(
             [np.asarray(e.decision_function(X), dtype=float) for e in self.estimators_], 0
         )
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Regression: the mean prediction. Classification: the most probable class on average."""
         if self.n_classes is None:
             return np.mean([np.asarray(e.predict(X), dtype=float) for e in self.estimators_], 0)
@@ -186,6 +198,25 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
     """What stacking and blending share: members, level-1 features, the final fit."""
 
     _required_parameters = ("estimators",)
+
+    def _final_takes_nan(self) -> bool:
+        final = self._default_final() if self.final_estimator is None else self.final_estimator
+        return bool(get_tags(final).input_tags.allow_nan)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # NaN is accepted when every member accepts it (the trees do at their
+        # defaults) and, with passthrough, the final estimator too.
+        members = [
+            item[1]
+            for item in (self.estimators if isinstance(self.estimators, list | tuple) else [])
+            if isinstance(item, tuple) and len(item) == 2 and hasattr(item[1], "fit")
+        ]
+        allow = bool(members) and all(get_tags(m).input_tags.allow_nan for m in members)
+        if allow and self.passthrough:
+            allow = self._final_takes_nan()
+        tags.input_tags.allow_nan = allow
+        return tags
 
     # -- parameters -------------------------------------------------------------
     def _check_estimators(self):
@@ -309,11 +340,19 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
             return np.hstack(blocks)
         Xr = X if rows is None else _safe_indexing(X, rows)
         try:
-            np.asarray(Xr, dtype=np.float64)
+            values = np.asarray(Xr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(
                 f"passthrough=True appends X to the level-1 features, so X must be numeric: {exc}"
             ) from exc
+        if not self._final_takes_nan() and np.isnan(values).any():
+            j = int(np.argmax(np.isnan(values).any(axis=0)))
+            name = str(Xr.columns[j]) if isinstance(Xr, pd.DataFrame) else str(j)
+            raise ValueError(
+                f"X has missing values (NaN) in column {name!r}; passthrough=True hands them "
+                "to the final estimator, which refuses them: impute them, or set "
+                "passthrough=False (the members route missing values themselves)"
+            )
         # One hstack of the blocks and the original object, as scikit-learn does: a
         # DataFrame can make the result Fortran-ordered, and the memory order decides
         # the summation order of the final estimator's dot products (the last bit).
@@ -378,7 +417,7 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
         progress.close()
 
     # -- prediction -------------------------------------------------------------------
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> np.ndarray:
         """Level-1 features of ``X``: the fitted members' outputs (and ``X`` with passthrough).
 
         Binary ``predict_proba`` keeps only the column of the second class, as
@@ -415,20 +454,20 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
 class _ClassifierOutputs(ClassifierMixin):
     """Prediction methods of the classifiers: the final estimator on the level-1 features."""
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Class labels of the final estimator, in the original label space."""
         check_is_fitted(self, "final_estimator_")
         codes = np.asarray(self.final_estimator_.predict(self.transform(X)), dtype=np.intp)
         return self.classes_[codes]
 
     @available_if(_final_has("predict_proba"))
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities of the final estimator, columns in ``classes_`` order."""
         check_is_fitted(self, "final_estimator_")
         return self.final_estimator_.predict_proba(self.transform(X))
 
     @available_if(_final_has("decision_function"))
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Decision function of the final estimator."""
         check_is_fitted(self, "final_estimator_")
         return self.final_estimator_.decision_function(self.transform(X))
@@ -439,7 +478,7 @@ class _ClassifierOutputs(ClassifierMixin):
 
 
 class _RegressorOutputs(RegressorMixin):
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Predictions of the final estimator on the level-1 features."""
         check_is_fitted(self, "final_estimator_")
         return self.final_estimator_.predict(self.transform(X))
@@ -450,7 +489,7 @@ class _RegressorOutputs(RegressorMixin):
 
 
 class _Stacking(_BaseStacking):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the members, their out-of-fold predictions, and the final estimator.
 
         Implements :eq:`eq-stacking-level1` (chapter 16): row ``i`` of the
@@ -528,7 +567,7 @@ class _Stacking(_BaseStacking):
 
 
 class _Blending(_BaseStacking):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the members on the training part, the final estimator on the holdout.
 
         Implements :eq:`eq-blending` (chapter 16). The holdout is a random
@@ -642,6 +681,17 @@ class StackingClassifier(_ClassifierOutputs, _Stacking):
         The out-of-fold level-1 features (without the passthrough columns).
     folds_ : list of (train, test) index arrays
     final_estimator_ : fitted final estimator
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import CARTClassifier, RandomForestClassifier, StackingClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> members = [("tree", CARTClassifier(max_depth=3)),
+    ...            ("forest", RandomForestClassifier(n_estimators=20, random_state=0))]
+    >>> stack = StackingClassifier(members)
+    >>> stack.fit(X, y).transform(X).shape  # one probability column per member
+    (569, 2)
     """
 
     def __init__(
@@ -700,6 +750,16 @@ class StackingRegressor(_RegressorOutputs, _Stacking):
     ----------
     estimators_, named_estimators_, oof_predictions_, folds_, final_estimator_
         As in :class:`StackingClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import CARTRegressor, GradientBoostingRegressor, StackingRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> stack = StackingRegressor([("tree", CARTRegressor(max_depth=3)),
+    ...                            ("boosted", GradientBoostingRegressor(n_estimators=30))])
+    >>> stack.fit(X, y).transform(X).shape
+    (442, 2)
     """
 
     def __init__(
@@ -763,6 +823,16 @@ class BlendingClassifier(_ClassifierOutputs, _Blending):
     classes_, estimators_, named_estimators_, stack_method_, final_estimator_
     holdout_index_ : ndarray of the holdout rows
     holdout_predictions_ : ndarray, the level-1 features of the holdout rows
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import BlendingClassifier, C45Classifier, CARTClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> members = [("cart", CARTClassifier(max_depth=3)), ("c45", C45Classifier())]
+    >>> blend = BlendingClassifier(members, holdout=0.3, random_state=0).fit(X, y)
+    >>> blend.transform(X).shape
+    (569, 2)
     """
 
     def __init__(
@@ -811,6 +881,17 @@ class BlendingRegressor(_RegressorOutputs, _Blending):
     random_state : int, RandomState or None, default None
     shuffle : bool, default True
         False: the holdout is the last rows in their order (time order).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import BlendingRegressor, CARTRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> blend = BlendingRegressor([("shallow", CARTRegressor(max_depth=2)),
+    ...                            ("deeper", CARTRegressor(max_depth=4))],
+    ...                           holdout=0.3, random_state=0).fit(X, y)
+    >>> blend.transform(X).shape
+    (442, 2)
     """
 
     def __init__(

@@ -9,32 +9,57 @@ grower's row -> leaf assignment rather than by walking the tree.
 
 ``tree_method``:
 
-* ``"hist"``: features are binned once (one bin per distinct value up to
-  ``max_bin``, else quantiles weighted by ``sample_weight``);
-* ``"approx"``: the bins are proposed anew for every tree, from quantiles
-  weighted by the hessians (:eq:`eq-xgb-sketch-weight`), XGBoost 3's ``approx``;
-  ``sketch="local"`` proposes them anew at every node instead (Algorithm 2's
-  local variant, which XGBoost does not offer).
+* ``"hist"``: features are binned once by XGBoost's quantile sketch
+  (:mod:`mltrees.hist.xgboost_sketch`, weighted by ``sample_weight``): one
+  bin per distinct value up to ``max_bin`` + 1 of them, XGBoost 3.2's cut
+  points bit for bit beyond;
+* ``"approx"``: the bins are proposed anew for every tree from quantiles
+  weighted by the tree's hessians (:eq:`eq-xgb-sketch-weight`), the paper's
+  global proposal, by XGBoost's sketch of sorted columns
+  (:func:`~mltrees.hist.xgboost_sketch.xgboost_approx_cuts`); ``sketch="local"``
+  proposes them anew at every node instead (Algorithm 2's local variant, which
+  XGBoost does not offer);
+* ``"exact"``: every distinct value is a candidate (Algorithm 1).
 
 Parameter names and defaults are XGBoost's where the meaning is the same.
-Data are compared in float32, gradients are float32 and the gains follow
-XGBoost's float32 arithmetic, so that trees and margins equal the
-``xgboost`` package's on data whose features have at most ``max_bin``
-distinct values (checked in the tests).
+Data are compared in float32, and gradients, hessians, margins, weights,
+scores and gains follow XGBoost 3.2's float32 arithmetic, so that trees and
+margins equal the ``xgboost`` package's (3.2) with ``hist``, ``approx`` and ``exact``;
+the scope (parameters, data, exceptions) is in the README and checked by
+``tests/differential/test_xgboost.py``. A row of weight 0 is left out of
+the fit, as scikit-learn's estimators do (XGBoost keeps it in the data, where
+it can move an ``exact`` threshold or a sketch's size).
+
+Categorical columns of a DataFrame (``category``, ``str``/``string``,
+``bool``, ``object`` of strings: the package's one rule, :mod:`mltrees._frames`)
+are accepted and read as the numbers of their categories (ordinal encoding,
+in the categories' pandas order, else sorted; missing or unseen categories are
+missing values and follow the learned default direction). This is what
+XGBoost users did before its native categorical splits (``enable_categorical``):
+every threshold separates the categories below a code from those above, so an
+unordered feature may need several splits where XGBoost's native partition
+would need one; for set splits of categories use LightGBMClassifier or the
+tree estimators. XGBoost itself refuses such columns unless told to encode them.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 import pandas as pd
+from scipy.special import gammaln
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._frames import frame_as_numbers, learn_frame_categories
 from mltrees._input_checks import check_unique_columns, validate_numbers
 from mltrees._progress import Progress
+from mltrees._threads import threads_for_jobs
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
 from mltrees._value_range import check_neighbour_sums
 from mltrees.ensemble._common import (
@@ -51,6 +76,7 @@ from mltrees.hist.binning import BinnedData
 from mltrees.hist.exact import ExactGrower, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower
 from mltrees.hist.splitting import SplitParams
+from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
 from mltrees.tree._data import validate_fit_input
 from mltrees.tree._tree import available_cores
@@ -58,12 +84,36 @@ from mltrees.tree._tree import available_cores
 __all__ = ["XGBoostClassifier", "XGBoostRegressor"]
 
 LOCAL_GRID = 16  # fine bins per proposal of sketch="local"
-_HESSIAN_FLOOR = 1e-16  # XGBoost's kRtEps-like floor on logistic hessians
+UNLIMITED_DEPTH = 1 << 30  # max_depth=0: levels are grown until no node splits
+_F32 = np.float32
+_ONE = _F32(1.0)
+_RT_EPS = _F32(1e-6)  # XGBoost's kRtEps
+_HESSIAN_FLOOR = _F32(1e-16)  # the floor of XGBoost's logistic and softmax hessians
+
+
+def _expf(x: np.ndarray) -> np.ndarray:
+    """``expf`` of float32 values: exp in float64, rounded once to float32 (correctly rounded)."""
+    with np.errstate(over="ignore"):
+        return np.exp(np.asarray(x, dtype=np.float64)).astype(_F32)
+
+
+def _logf(x) -> np.ndarray:
+    """``logf`` of float32 values, correctly rounded (as :func:`_expf`)."""
+    return np.log(np.asarray(x, dtype=np.float64)).astype(_F32)
 
 
 @dataclass
 class _Objective:
-    """A loss as XGBoost uses it: gradients, hessians, the margin of ``base_score``."""
+    """A loss as XGBoost uses it: gradients, hessians, the margin of ``base_score``.
+
+    Gradients and starting margins follow XGBoost 3.2's float32 arithmetic
+    (``src/objective/regression_loss.h``, ``regression_obj.cu``,
+    ``multiclass_obj.cu``, ``src/common/math.h``): margins, labels and
+    weights are float32 and so is every operation, ``expf``/``logf``
+    correctly rounded. The trees' sums of these values are float64, so equal
+    float32 inputs give XGBoost's sums, and its choices between candidates
+    that tie up to rounding.
+    """
 
     name: str
     loss: object
@@ -71,46 +121,148 @@ class _Objective:
     hessian_factor: float = 1.0  # softmax: XGBoost's 2 p (1 - p)
     metric: str = "rmse"
 
-    def gradients(self, y, margin):
-        g = self.loss.gradient(y, margin)
-        h = self.loss.hessian(y, margin)
-        if self.name in ("binary:logistic", "multi:softprob"):
-            h = np.maximum(self.hessian_factor * h, _HESSIAN_FLOOR)
+    def gradients(self, y, margin, weight=None):
+        """float32 ``g`` and ``h`` of shape ``margin.shape`` (n, K), sample weights included.
+
+        ``margin`` holds float32 margins, ``y`` the labels (class codes for
+        softmax) and ``weight`` the sample weights (None: unit weights).
+        """
+        margin = np.asarray(margin, dtype=_F32)
+        y = np.asarray(y).astype(_F32)
+        w = None if weight is None else np.asarray(weight).astype(_F32)
+        if self.name == "multi:softprob":
+            return self._softmax_gradients(y, margin, w)
+        m = margin[:, 0]
+        if self.name == "binary:logistic":
+            # common::Sigmoid: 1 / (expf(min(-x, 88.7)) + 1 + 1e-16); h = max(p (1 - p), 1e-16).
+            p = _ONE / ((_expf(np.minimum(-m, _F32(88.7))) + _ONE) + _HESSIAN_FLOOR)
+            g, h = p - y, np.maximum(p * (_ONE - p), _HESSIAN_FLOOR)
+        elif self.name == "count:poisson":
+            g = _expf(m) - y
+            h = _expf(m + _F32(self.loss.max_delta_step))
+        else:  # reg:squarederror
+            g, h = m - y, np.ones_like(m)
+        if w is not None:
+            g, h = g * w, h * w
+        return g[:, None], h[:, None]
+
+    @staticmethod
+    def _softmax_gradients(y, margin, w):
+        """XGBoost's softmax: ``p_k = expf(F_k - max) / f32(Σ_k expf(...))`` (the sum in float64).
+
+        ``h = max(2 p (1 - p) w, 1e-16)``: the floor applies after the weight.
+        """
+        n, K = margin.shape
+        top = np.maximum(margin.max(axis=1), np.finfo(_F32).tiny)  # fmaxf from FLT_MIN
+        e = _expf(margin - top[:, None])
+        total = np.zeros(n)
+        for k in range(K):  # in class order, as XGBoost adds them
+            total += e[:, k]
+        p = e / total.astype(_F32)[:, None]
+        wt = _ONE if w is None else w[:, None]
+        h = np.maximum(_F32(2.0) * p * (_ONE - p) * wt, _HESSIAN_FLOOR)
+        g = np.where(y[:, None] == np.arange(K, dtype=_F32), p - _ONE, p) * wt
         return g, h
 
     def margin_of(self, base_score):
-        """The starting margin of a ``base_score`` given on the scale of predictions."""
-        base = np.asarray(base_score, dtype=np.float64)
+        """The float32 starting margin of a ``base_score`` given on the scale of predictions.
+
+        XGBoost's ``ProbToMargin``: the logit ``-logf(1/b - 1)`` of ``b``
+        clipped to ``[1e-6, 1 - 1e-6]`` for the log-loss, ``logf(b)`` for
+        Poisson, ``b`` itself otherwise.
+        """
+        base = np.asarray(base_score, dtype=np.float64).astype(_F32)
         if self.name == "binary:logistic":
-            return np.log(base / (1.0 - base))
+            base = np.minimum(np.maximum(base, _RT_EPS), _ONE - _RT_EPS)
+            return -_logf(_ONE / base - _ONE)
         if self.name == "count:poisson":
-            return np.log(base)
+            return _logf(base)
         return base
 
     def evaluate(self, y, margin, weight) -> float:
-        """The default evaluation metric of the objective (lower is better)."""
+        """The default evaluation metric of the objective (lower is better).
+
+        ``poisson-nloglik`` is the whole negative log-likelihood, with the
+        ``log(y!)`` that the loss leaves out, as XGBoost reports it
+        (``EvalPoissonNegLogLik``): the numbers of ``evals_result_`` are XGBoost's.
+        """
         if self.metric == "rmse":
             return float(np.sqrt(np.average((y - margin) ** 2, weights=weight)))
-        return float(np.average(self.loss.value(y, margin), weights=weight))
+        value = self.loss.value(y, margin)
+        if self.metric == "poisson-nloglik":
+            value = value + gammaln(np.asarray(y, dtype=np.float64) + 1.0)
+        return float(np.average(value, weights=weight))
+
+
+def xgboost_mean(y, weight=None) -> float:
+    """XGBoost's default ``base_score`` of squared error, log-loss and Poisson: the mean label.
+
+    As ``SampleMean`` and ``WeightedSampleMean`` (``src/common/stats.cc``) add
+    it on one thread: ``Σ y_i / n``, or ``Σ y_i / Σw * w_i``, in float64 and in
+    row order, from float32 labels and weights.
+    """
+    y = np.asarray(y).astype(_F32).astype(np.float64)
+    if weight is None:
+        return float(np.cumsum(y / float(y.size))[-1])
+    w = np.asarray(weight).astype(_F32).astype(np.float64)
+    total = float(np.cumsum(w)[-1])
+    return float(np.cumsum(y / total * w)[-1])
+
+
+def softmax_base_margin(class_weights, total_weight: float) -> np.ndarray:
+    """XGBoost's default starting margins of softmax: ``log(share_k + 1e-6) - mean``, in float32.
+
+    ``class_weights[k]`` is the float32 total weight of class ``k`` and
+    ``total_weight`` the float64 total of all weights; ``share_k`` is their
+    ratio rounded to float32 (``multiclass_obj.cu``, ``InitEstimation``).
+    """
+    class_weights = np.asarray(class_weights, dtype=_F32).astype(np.float64)
+    share = (class_weights * (1.0 / float(total_weight))).astype(_F32)
+    log_share = _logf(share + _RT_EPS)
+    mean = _F32(0.0)
+    for value in log_share / _F32(share.size):  # a float32 running sum, as XGBoost's Mean
+        mean = _F32(mean + value)
+    return log_share - mean
+
+
+def class_weight_sums(codes, weight, n_classes: int) -> tuple[np.ndarray, float]:
+    """Each class's float32 sum of weights in row order, and the float64 total (XGBoost's)."""
+    w = np.asarray(weight).astype(_F32)
+    sums = np.zeros(n_classes, dtype=_F32)
+    for k in range(n_classes):  # a float32 running sum per class, as SmallHistogram
+        members = w[np.asarray(codes) == k]
+        sums[k] = np.cumsum(members, dtype=_F32)[-1] if members.size else _F32(0.0)
+    return sums, float(np.cumsum(w.astype(np.float64))[-1])
 
 
 def newton_statistics(objective: _Objective, y, margin, weight=None):
     """Gradients and hessians of every row and output at the margins (:eq:`eq-xgb-taylor`).
 
-    As XGBoost computes them: float32 values, multiplied by the sample
-    weights (None: unit weights), returned as float64 arrays of shape
-    ``margin.shape``. A function of the rows alone, so that each partition
-    of a distributed data set computes its own.
+    As XGBoost computes them: float32 arithmetic from float32 margins,
+    multiplied by the sample weights (None: unit weights), returned as
+    float64 arrays of shape ``margin.shape``. A function of the rows alone,
+    so that each partition of a distributed data set computes its own.
     """
-    n, K = margin.shape
-    g, h = objective.gradients(y, margin[:, 0] if K == 1 else margin)
-    g = np.asarray(g, dtype=np.float32).reshape(n, K)
-    h = np.asarray(h, dtype=np.float32).reshape(n, K)
-    if weight is not None:
-        w = np.asarray(weight).astype(np.float32)[:, None]
-        g *= w
-        h *= w
+    g, h = objective.gradients(y, margin, weight)
     return g.astype(np.float64), h.astype(np.float64)
+
+
+def xgboost_binned(
+    X, max_bin: int, weight=None, n_threads: int = 1, sketch=xgboost_cuts
+) -> BinnedData:
+    """The bins of ``hist`` (or ``approx``): every feature cut by XGBoost's quantile sketch.
+
+    ``sketch`` is :func:`~mltrees.hist.xgboost_sketch.xgboost_cuts` (``hist``,
+    weighted by the sample weights; None or all equal to 1: unit weights) or
+    :func:`~mltrees.hist.xgboost_sketch.xgboost_approx_cuts` (``approx``,
+    weighted by hessians times sample weights): XGBoost 3.2's cut points bit
+    for bit, one batch of rows on one machine. A split that sends only
+    missing values left gets XGBoost's lower bound as its threshold.
+    """
+    w = weight
+    if sketch is xgboost_cuts and (weight is None or np.all(weight == 1.0)):
+        w = None
+    return BinnedData.fit(X, max_bin, weights=w, n_threads=n_threads, sketch=sketch)
 
 
 _XGB_PARAMS = """
@@ -119,7 +271,8 @@ _XGB_PARAMS = """
     learning_rate : float, default 0.3
         η: each tree's leaf weights are multiplied by it (shrinkage).
     max_depth : int, default 6
-        Depth of every tree (depth-wise growth).
+        Depth of every tree (depth-wise growth); 0: no limit, as XGBoost
+        (``hist`` and ``approx`` only: ``exact`` needs a depth, as in XGBoost).
     reg_lambda : float, default 1.0
         λ, the L2 penalty on leaf weights (:eq:`eq-xgb-objective`).
     reg_alpha : float, default 0.0
@@ -156,7 +309,8 @@ _XGB_PARAMS = """
         default ``random_state=0``, so that two fits on the same data give
         the same model.
     n_jobs : int or None, default None
-        Cores to use (None: all cores): threads for the histograms. The exact
+        Cores to use (None and -1: all cores; -2: all but one, as in
+        scikit-learn and joblib): threads for the histograms. The exact
         method on data of at least 2**15 cells (rows x features) forks
         ``n_jobs - 1`` worker processes on Linux, each scanning a share of the
         features (its model is the one a single thread grows); without fork,
@@ -176,19 +330,24 @@ def _xgb_doc(cls):
 
 
 def _as_float32(estimator, X, *, reset: bool):
-    """Validate ``X`` as float32 numbers, NaN allowed (missing), inf rejected."""
+    """Validate ``X`` as float32 numbers, NaN allowed (missing), inf rejected.
+
+    The categorical columns of a DataFrame (the package's one rule,
+    :mod:`mltrees._frames`) are read as the numbers of their categories
+    (ordinal encoding; categories in their pandas order, else sorted), learned
+    in ``fit``; a missing or unseen category is a missing value.
+    """
     check_unique_columns(X)
     if isinstance(X, pd.DataFrame):
-        bad = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
-        if bad:
-            raise TypeError(
-                f"X column {bad[0]!r} has dtype {X[bad[0]].dtype}; XGBoostClassifier and "
-                "XGBoostRegressor take numbers only (encode categories first)"
-            )
+        if reset:
+            estimator._frame_categories = learn_frame_categories(X)[0]
+        X = frame_as_numbers(X, getattr(estimator, "_frame_categories", {}))
+    elif reset:
+        estimator._frame_categories = {}
     return validate_numbers(
         estimator,
         X,
-        what="numbers only",
+        what="numbers or categories (read as their codes)",
         reset=reset,
         dtype=np.float32,
         ensure_all_finite="allow-nan",
@@ -202,6 +361,11 @@ class _BaseXGBoost(BaseEstimator):
         check_positive_int(self.n_estimators, "n_estimators")
         check_fraction(self.learning_rate, "learning_rate", high=np.inf)
         check_positive_int(self.max_depth, "max_depth", low=0)
+        if self.max_depth == 0 and self.tree_method == "exact":
+            raise ValueError(
+                "max_depth=0 (no limit) needs tree_method='hist' or 'approx'; "
+                "tree_method='exact' needs max_depth >= 1, as in XGBoost"
+            )
         for name in ("reg_lambda", "reg_alpha", "gamma", "min_child_weight"):
             check_fraction(getattr(self, name), name, low_open=False, high=np.inf)
         if self.max_delta_step is not None:
@@ -219,7 +383,7 @@ class _BaseXGBoost(BaseEstimator):
         check_positive_int(self.max_bin, "max_bin", low=2)
         check_positive_int(self.early_stopping_rounds, "early_stopping_rounds", allow_none=True)
         check_positive_int(self.verbose, "verbose", low=0)
-        check_positive_int(self.n_jobs, "n_jobs", allow_none=True)
+        threads_for_jobs(self.n_jobs, none=1)  # checks it: None or a non-zero int
 
     def _split_params(self, objective: _Objective) -> SplitParams:
         delta = self.max_delta_step
@@ -240,27 +404,26 @@ class _BaseXGBoost(BaseEstimator):
         self._unit_weights = bool(np.all(weight == 1.0))
         rng = library_rng(self.random_state)
         params = self._split_params(objective)
-        n_threads = available_cores() if self.n_jobs is None else int(self.n_jobs)
+        n_threads = threads_for_jobs(self.n_jobs, none=available_cores())
         clock = time.perf_counter()
         data = None
         if self.tree_method == "hist":
-            data = BinnedData.fit(X, self.max_bin, weights=weight, n_threads=n_threads)
+            data = xgboost_binned(X, self.max_bin, weight, n_threads)
         elif self.sketch == "local":
             # Local proposals choose among a fine grid of LOCAL_GRID times more bins.
             data = BinnedData.fit(
                 X, min(LOCAL_GRID * self.max_bin, 65535), weights=weight, n_threads=n_threads
             )
-        sorted_columns = None
-        if self.tree_method == "approx" and self.sketch == "global":
-            sorted_columns = SortedColumns.fit(X)  # once: every round re-proposes cuts
         timings = {"binning": time.perf_counter() - clock, "gradients": 0.0}
-        margin = np.tile(init_margin, (n, 1))
+        # Margins are float32 and grow by float32 additions, as XGBoost's prediction cache.
+        start_margin = np.asarray(init_margin, dtype=np.float32)
+        margin = np.tile(start_margin, (n, 1))
         evals = [
             (
                 E,
                 np.asarray(ey),
                 np.ones(len(ey)) if ew is None else ew,
-                np.tile(init_margin, (len(ey), 1)),
+                np.tile(init_margin, (len(ey), 1)).astype(np.float64),
             )
             for E, ey, ew in eval_set
         ]
@@ -285,7 +448,7 @@ class _BaseXGBoost(BaseEstimator):
             grower = DepthwiseGrower(
                 data,
                 params,
-                max_depth=self.max_depth,
+                max_depth=self.max_depth if self.max_depth > 0 else UNLIMITED_DEPTH,
                 learning_rate=float(self.learning_rate),
                 colsample_bylevel=float(self.colsample_bylevel),
                 colsample_bynode=float(self.colsample_bynode),
@@ -294,6 +457,9 @@ class _BaseXGBoost(BaseEstimator):
                 local_proposals=self.max_bin if self.sketch == "local" else None,
                 timings=timings,
             )
+        proposals = None
+        if self.tree_method == "approx" and self.sketch == "global":
+            proposals = self._approx_proposals(X, weight, objective, n_threads)
         start = time.perf_counter()
         progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
         try:
@@ -301,26 +467,26 @@ class _BaseXGBoost(BaseEstimator):
                 clock = time.perf_counter()
                 g, h = self._gradients(objective, y, margin, weight, rng)
                 timings["gradients"] += time.perf_counter() - clock
-                if self.tree_method == "approx" and self.sketch == "global":
-                    # Proposals weighted by the hessians of this round (all classes).
-                    clock = time.perf_counter()
-                    grower.data = BinnedData.from_sorted(
-                        sorted_columns, self.max_bin, h.sum(axis=1)
-                    )
-                    timings["binning"] += time.perf_counter() - clock
                 features = None
                 if self.colsample_bytree < 1.0:
                     k = max(1, round(self.colsample_bytree * n_features))
                     features = np.sort(rng.choice(n_features, size=k, replace=False))
-                stage = [grower.grow(g[:, k], h[:, k], features) for k in range(K)]
+                stage = []
+                for k in range(K):
+                    if proposals is not None:
+                        clock = time.perf_counter()
+                        grower.data = proposals(h[:, k], m)
+                        timings["binning"] += time.perf_counter() - clock
+                    stage.append(grower.grow(g[:, k], h[:, k], features))
                 clock = time.perf_counter()
                 for k, grown in enumerate(stage):
-                    margin[:, k] += grown.tree.value[grown.leaf_of_row, 0]
+                    margin[:, k] += grown.tree.value[grown.leaf_of_row, 0].astype(np.float32)
                 timings["gradients"] += time.perf_counter() - clock
                 trees.append([grown.tree for grown in stage])
                 for i, (E, ey, ew, em) in enumerate(evals):
                     for k, grown in enumerate(stage):
                         em[:, k] += grown.tree.value[grown.tree.apply(E), 0]
+                    # (in float64, as predict: the metric is that of the predictions)
                     history[i].append(objective.evaluate(ey, em[:, 0] if K == 1 else em, ew))
                 if watch_round(
                     m,
@@ -337,6 +503,30 @@ class _BaseXGBoost(BaseEstimator):
             grower.close()
         self._timings = timings
         return trees, history, watched[1]
+
+    def _approx_proposals(self, X, weight, objective: _Objective, n_threads: int):
+        """``approx``'s bins of a tree from its hessians, as XGBoost proposes them.
+
+        XGBoost re-sketches before every tree with weights ``h_i w_i`` (the
+        hessian already carries the sample weight ``w_i``; ``MergeWeights``
+        multiplies it in again) by its sketch of sorted columns, except for
+        objectives of constant hessian (squared error): those are sketched
+        once, in the first round, by ``hist``'s sketch with those weights
+        (``BatchParam.regen`` is false for them).
+        """
+        w = None if self._unit_weights else np.asarray(weight).astype(np.float32)
+        once = objective.name == "reg:squarederror"
+        sketch = xgboost_cuts if once else xgboost_approx_cuts
+        cache = {}
+
+        def proposals(h, round_):
+            if once and "bins" in cache:
+                return cache["bins"]
+            sketch_weight = h.astype(np.float32) if w is None else h.astype(np.float32) * w
+            cache["bins"] = xgboost_binned(X, self.max_bin, sketch_weight, n_threads, sketch)
+            return cache["bins"]
+
+        return proposals
 
     def _gradients(self, objective: _Objective, y, margin, weight, rng):
         """Gradients and hessians of every row and output at the margins (:eq:`eq-xgb-taylor`).
@@ -451,7 +641,7 @@ class _BaseXGBoost(BaseEstimator):
         check_is_fitted(self, "_stack")
         return [list(stage) for stage in self._trees]
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf (node id) of every row in every tree, shape (n_samples, n_trees).
 
         Rows are cast to float32 first, as for prediction, so they take the
@@ -504,6 +694,15 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
         The metric of every round on every ``eval_set``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import XGBoostRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = XGBoostRegressor(n_estimators=30, max_depth=3, learning_rate=0.1).fit(X, y)
+    >>> round(model.score(X, y), 3)
+    0.656
     """
 
     _objectives = ("reg:squarederror", "count:poisson")
@@ -555,7 +754,13 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` trees on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
         self._validate_params()
         if self.objective not in self._objectives:
@@ -573,13 +778,18 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
             )
         else:
             objective = _Objective("reg:squarederror", SquaredError(), metric="rmse")
-        base = float(np.average(y, weights=weight)) if self.base_score is None else self.base_score
+        base = xgboost_mean(y, weight) if self.base_score is None else self.base_score
         if objective.name == "count:poisson" and base <= 0:
             raise ValueError(f"base_score must be > 0 for Poisson regression, got {base!r}")
         base_margin = np.atleast_1d(objective.margin_of(base)).astype(np.float64)
         return self._fit(X, y, sample_weight, eval_set, objective, base_margin)
 
-    def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
+    def predict(
+        self,
+        X: MatrixLike,
+        output_margin: bool = False,
+        iteration_range: tuple[int, int] | None = None,
+    ) -> np.ndarray:
         """Predictions (the mean for Poisson), or raw margins with ``output_margin=True``."""
         check_is_fitted(self, "_stack")
         margin = self._margin(X, iteration_range)[:, 0]
@@ -587,7 +797,7 @@ class XGBoostRegressor(RegressorMixin, _BaseXGBoost):
             return margin
         return np.exp(margin)
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Predictions after each round."""
         for margin in self._staged_margin(X):
             yield np.exp(margin[:, 0]) if self._objective.name == "count:poisson" else margin[:, 0]
@@ -613,6 +823,15 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
     base_margin_ : ndarray of shape (1,) or (K,)
     best_iteration, best_score, evals_result_
         As for :class:`XGBoostRegressor`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from mltrees import XGBoostClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = XGBoostClassifier(n_estimators=30, max_depth=3).fit(X, y)
+    >>> model.predict_proba(X[:2]).round(3).tolist()
+    [[0.977, 0.023], [0.993, 0.007]]
     """
 
     def __init__(
@@ -668,7 +887,13 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
             raise ValueError("eval_set has labels that are not among the training classes")
         return codes
 
-    def fit(self, X, y, sample_weight=None, eval_set=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+        eval_set: list | None = None,
+    ) -> Self:
         """Boost ``n_estimators`` rounds on ``(X, y)``; ``eval_set`` is a list of ``(X, y)``."""
         self._validate_params()
         X, y, sample_weight = validate_fit_input(self, X, y, sample_weight)
@@ -678,11 +903,7 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         require_two_classes(K, type(self).__name__, np.unique(codes[weight > 0]).size)
         if K == 2:
             objective = _Objective("binary:logistic", BinomialLogLoss(), metric="logloss")
-            p = (
-                float(np.average(codes, weights=weight))
-                if self.base_score is None
-                else self.base_score
-            )
+            p = xgboost_mean(codes, weight) if self.base_score is None else self.base_score
             if not 0.0 < p < 1.0:
                 raise ValueError(f"base_score must lie in (0, 1) for classification, got {p!r}")
             base_margin = np.atleast_1d(objective.margin_of(p))
@@ -695,9 +916,9 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
                 metric="mlogloss",
             )
             if self.base_score is None:
-                base_margin = objective.loss.init(codes, weight)
+                base_margin = softmax_base_margin(*class_weight_sums(codes, weight, K))
             else:
-                base_margin = np.full(K, float(self.base_score))
+                base_margin = np.full(K, np.float32(self.base_score))
         return self._fit(
             X,
             codes.astype(np.float64),
@@ -707,17 +928,24 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
             np.asarray(base_margin, dtype=np.float64),
         )
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw margins: log-odds of class 1 (shape (n,)) or one per class (n, K)."""
         margin = self._margin(X)
         return margin[:, 0] if margin.shape[1] == 1 else margin
 
-    def predict_proba(self, X, iteration_range=None) -> np.ndarray:
+    def predict_proba(
+        self, X: MatrixLike, iteration_range: tuple[int, int] | None = None
+    ) -> np.ndarray:
         """Class probabilities, shape (n, K)."""
         check_is_fitted(self, "_stack")
         return self._objective.loss.predict_proba(_squeeze(self._margin(X, iteration_range)))
 
-    def predict(self, X, output_margin: bool = False, iteration_range=None) -> np.ndarray:
+    def predict(
+        self,
+        X: MatrixLike,
+        output_margin: bool = False,
+        iteration_range: tuple[int, int] | None = None,
+    ) -> np.ndarray:
         """Classes, or raw margins with ``output_margin=True``."""
         check_is_fitted(self, "_stack")
         margin = _squeeze(self._margin(X, iteration_range))
@@ -726,12 +954,12 @@ class XGBoostClassifier(ClassifierMixin, _BaseXGBoost):
         proba = self._objective.loss.predict_proba(margin)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Class probabilities after each round."""
         for margin in self._staged_margin(X):
             yield self._objective.loss.predict_proba(_squeeze(margin))
 
-    def staged_predict(self, X):
+    def staged_predict(self, X: MatrixLike) -> Iterator[np.ndarray]:
         """Classes after each round."""
         for proba in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(proba, axis=1)]

@@ -8,15 +8,18 @@ training value), so a split "bins ``0 .. b`` to the left" is the test
 (NaN) gets the code ``missing_code``, one past the largest bin of any
 feature, so that histograms of all features share one stride.
 
-The cut points of a feature are
+The cut points of a feature are XGBoost's (:mod:`mltrees.hist.xgboost_sketch`):
 
 * all its distinct training values but the smallest when there are at most
   ``max_bin`` of them: every value then has its own bin, and a split on bins
-  is a split on values (XGBoost's ``hist`` does the same, which is why its
-  trees equal ``exact`` ones on such features);
-* otherwise ``max_bin`` weighted quantiles (:eq:`eq-xgb-rank`): the values
-  where the cumulative weight crosses ``k / max_bin`` of the total.
+  is a split on values (which is why XGBoost's ``hist`` trees equal ``exact``
+  ones on such features);
+* otherwise about ``max_bin`` weighted quantiles (:eq:`eq-xgb-rank`) chosen
+  by XGBoost's quantile sketch, rule for rule, so that they are the
+  ``xgboost`` package's cut points bit for bit.
 
+:func:`weighted_quantile_cuts` gives the exact weighted quantiles the sketch
+approximates.
 Values are compared in float32, as XGBoost stores its data.
 """
 
@@ -26,6 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+
+from mltrees.hist.xgboost_sketch import xgboost_cuts
 
 __all__ = [
     "BinnedData",
@@ -88,32 +93,21 @@ def sorted_weighted_quantile_cuts(
 
 
 def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None) -> np.ndarray:
-    """The cut points of one feature, the upper sentinel included.
+    """The cut points of one feature, the upper sentinel included: XGBoost's ``hist`` cuts.
+
+    :func:`~mltrees.hist.xgboost_sketch.xgboost_cuts` without the lower bound.
 
     Parameters
     ----------
     values : ndarray of float32, shape (n,)
-        One feature's training values; NaN means missing and is ignored.
+        One feature's training values, in row order (the sketch depends on
+        it beyond a few thousand values); NaN means missing and is ignored.
     max_bin : int
         At most this many bins.
     weights : ndarray, optional
-        Weights of the quantiles when there are more than ``max_bin`` distinct
-        values; None (or all equal) means unit weights.
+        Sample weights (None: unit weights).
     """
-    ordered = np.sort(values)  # NaN sort last
-    n_known = int(np.count_nonzero(~np.isnan(ordered)))
-    ordered = ordered[:n_known]
-    if n_known == 0:
-        return np.array([np.float32(1.0)], dtype=np.float32)
-    new = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
-    if new.size + 1 <= max_bin:
-        inner = ordered[new]
-    elif weights is None or np.all(weights == weights[0]):
-        inner = sorted_weighted_quantile_cuts(ordered, np.ones(ordered.size), max_bin)
-    else:
-        known = ~np.isnan(values)
-        inner = weighted_quantile_cuts(values[known], np.asarray(weights, float)[known], max_bin)
-    return np.concatenate([inner, [_upper_sentinel(ordered[-1])]]).astype(np.float32)
+    return xgboost_cuts(values, max_bin, weights)[0]
 
 
 def summary_cuts(summary, max_bin: int, exact: bool) -> np.ndarray:
@@ -188,13 +182,30 @@ class BinnedData:
 
     @classmethod
     def fit(
-        cls, X: np.ndarray, max_bin: int, weights=None, cuts=None, n_threads: int = 1
+        cls,
+        X: np.ndarray,
+        max_bin: int,
+        weights=None,
+        cuts=None,
+        n_threads: int = 1,
+        minimum=None,
+        sketch=xgboost_cuts,
     ) -> BinnedData:
-        """Cut every column of float32 ``X`` (or reuse ``cuts``) and encode it."""
+        """Cut every column of float32 ``X`` (or reuse ``cuts``) and encode it.
+
+        ``sketch(column, max_bin, weights)`` gives a column's cuts and lower
+        bound (XGBoost's ``hist`` sketch by default). ``minimum`` (one float32
+        per feature) is the threshold of a split that sends only missing
+        values left; None: the sketch's lower bound, or each feature's smallest
+        value when ``cuts`` are given.
+        """
         columns = np.ascontiguousarray(X.T, dtype=np.float32)
         with ThreadPoolExecutor(max(1, n_threads)) as pool:
             if cuts is None:
-                cuts = list(pool.map(lambda col: fit_cuts(col, max_bin, weights), columns))
+                found = list(pool.map(lambda col: sketch(col, max_bin, weights), columns))
+                cuts = [cut for cut, _ in found]
+                if minimum is None:
+                    minimum = [low for _, low in found]
             missing_code = max((c.size for c in cuts), default=1)
             dtype = np.uint8 if missing_code < 256 else np.uint16
             codes = np.empty(columns.shape, dtype=dtype)
@@ -203,39 +214,10 @@ class BinnedData:
                 codes[j] = encode(columns[j], cuts[j], missing_code)
 
             list(pool.map(encode_column, range(len(cuts))))
-        minimum = np.array(
-            [np.nanmin(c) if not np.isnan(c).all() else 0.0 for c in columns], dtype=np.float32
-        )
+        if minimum is None:
+            minimum = [np.nanmin(c) if not np.isnan(c).all() else 0.0 for c in columns]
+        minimum = np.asarray(minimum, dtype=np.float32)
         return cls(codes=codes, cuts=list(cuts), minimum=minimum, missing_code=missing_code)
-
-    @classmethod
-    def from_sorted(cls, columns, max_bin: int, weights: np.ndarray) -> BinnedData:
-        """Bins at the ``weights``-weighted quantiles, from features sorted once.
-
-        ``columns`` is a :class:`~mltrees.hist.exact.SortedColumns`. The codes
-        of a sorted feature are a search of sorted values (no branch
-        mispredictions), scattered back to the rows.
-        """
-        cuts, minimum = [], []
-        for rows, values in zip(columns.rows, columns.values, strict=True):
-            if values.size == 0:
-                cuts.append(np.array([np.float32(1.0)], dtype=np.float32))
-                minimum.append(0.0)
-                continue
-            distinct = np.count_nonzero(values[1:] != values[:-1]) + 1
-            if distinct <= max_bin:
-                inner = values[np.flatnonzero(values[1:] != values[:-1]) + 1]
-            else:
-                inner = sorted_weighted_quantile_cuts(values, weights[rows], max_bin)
-            cuts.append(np.concatenate([inner, [_upper_sentinel(values[-1])]]).astype(np.float32))
-            minimum.append(values[0])
-        missing_code = max((c.size for c in cuts), default=1)
-        dtype = np.uint8 if missing_code < 256 else np.uint16
-        codes = np.full((len(cuts), columns.n_rows), missing_code, dtype=dtype)
-        for j, (rows, values) in enumerate(zip(columns.rows, columns.values, strict=True)):
-            sorted_codes = np.searchsorted(cuts[j], values, side="right")
-            codes[j, rows] = np.minimum(sorted_codes, cuts[j].size - 1)
-        return cls(codes, cuts, np.array(minimum, dtype=np.float32), missing_code)
 
     @classmethod
     def from_codes(cls, codes: np.ndarray, edges: list) -> BinnedData:

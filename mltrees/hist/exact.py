@@ -21,8 +21,14 @@ cut had been rounded. The same scans XGBoost makes, in its order, decide ties:
   go left (``default left``); the last candidate sends every known value right
   (skipped without missing values when ``min_child_weight`` rules out its empty
   left child);
-* forward (only for features with missing values in the training data):
-  from the smallest value up, missing values right.
+* forward (only for features with missing values in the training data and
+  two distinct known values, XGBoost's ``NeedForwardSearch``): from the
+  smallest value up, missing values right; its last candidate sends every
+  known value left.
+
+A feature whose known values are all equal is still scanned when it has
+missing values: its one candidate separates them from the known values
+(threshold ``v - (|v| + 1e-6)``, missing values left).
 
 The cut between values ``a < b`` is the float32 midpoint ``(a + b) * 0.5``
 (``a`` if that rounds to ``b``, as XGBoost). ``gamma`` is not used during
@@ -155,6 +161,17 @@ class SortedColumns:
     def n_features(self) -> int:
         """Number of features."""
         return len(self.rows)
+
+    @property
+    def splittable(self) -> np.ndarray:
+        """Features with a candidate split: two distinct known values, or one and missing values.
+
+        A feature whose known values are all equal still separates its
+        missing values from the others: XGBoost's backward scan ends with that
+        candidate (``updater_colmaker.cc``, ``EnumerateSplit``).
+        """
+        has_known = np.array([v.size > 0 for v in self.values], dtype=bool)
+        return ~self.constant | (has_known & self.has_missing)
 
 
 def _sorted_known_by_argsort(column: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -478,7 +495,7 @@ class ExactGrower:
         # Both children need 𝓗 > 0 and 𝓗 >= min_child_weight.
         self._min_h = p.mcw if p.mcw > 0 else np.nextafter(0.0, 1.0)
         if self.n_threads > 1:
-            scanned = np.flatnonzero(~cols.constant)
+            scanned = np.flatnonzero(cols.splittable)
             costs = 1 + cols.has_missing[scanned]  # two scans with missing values
             shares = _balanced_shares(scanned, costs, self.n_threads)
             cells = cols.n_rows * scanned.size
@@ -645,7 +662,7 @@ class ExactGrower:
         tree_features = np.arange(cols.n_features) if features is None else np.asarray(features)
         # Every feature's order keeps the rows of each node of the level together,
         # by increasing value, missing values last: partitioned after each level.
-        kept = [int(j) for j in np.sort(tree_features) if not cols.constant[j]]
+        kept = [int(j) for j in np.sort(tree_features) if cols.splittable[j]]
         if self._workers is None:
             by_feature = {j: (self._root_order[j], self._root_values[j], None) for j in kept}
         else:  # this process's share; the workers hold the others
@@ -891,7 +908,10 @@ class ExactGrower:
                 known_sums = through - before
                 present = np.flatnonzero(known > 0)
             end = n_positions + 1  # ranks: forward cuts < forward end < backward cuts < ...
-            if cols.has_missing[j]:
+            # XGBoost skips the forward scan of a feature whose known values are all equal
+            # (NeedForwardSearch): its only candidate is the backward scan's end.
+            single_valued = bool(cols.constant[j])
+            if cols.has_missing[j] and not single_valued:
                 # Forward scan (ascending): left child = values <= lo, missing right.
                 chosen, left, right = self._cuts(
                     scan_running, before, scan_level, scan_same, forward=True
@@ -927,22 +947,24 @@ class ExactGrower:
                     )
                 )
             # Backward scan (descending): right child = values >= hi, missing left.
-            chosen, left, right = self._cuts(
-                scan_running,
-                through,
-                scan_level,
-                scan_same,
-                False,
-                values_at if values is None else None,
-            )
-            if cut_positions is not None:
-                chosen = cut_positions[chosen]
-            lo, hi = values_at(chosen), values_at(chosen + 1)
-            midpoint = (lo + hi) * np.float32(0.5)
-            cut = np.where(midpoint == lo, hi, midpoint)
-            node = np.searchsorted(starts, chosen, side="right") - 1
-            lead = chosen - starts[node] + 1
-            parts.append((chosen, left, right, cut, True, 2 * end - chosen, lead, n_missing[node]))
+            if not single_valued:
+                chosen, left, right = self._cuts(
+                    scan_running,
+                    through,
+                    scan_level,
+                    scan_same,
+                    False,
+                    values_at if values is None else None,
+                )
+                if cut_positions is not None:
+                    chosen = cut_positions[chosen]
+                lo, hi = values_at(chosen), values_at(chosen + 1)
+                midpoint = (lo + hi) * np.float32(0.5)
+                cut = np.where(midpoint == lo, hi, midpoint)
+                node = np.searchsorted(starts, chosen, side="right") - 1
+                lead = chosen - starts[node] + 1
+                rank = 2 * end - chosen
+                parts.append((chosen, left, right, cut, True, rank, lead, n_missing[node]))
             if not ends:
                 return parts
             # Backward end: every known value right, missing left.

@@ -16,9 +16,21 @@ every bin, and rows with a missing value are sent to each side in turn
 (sparsity-aware split finding, Chen & Guestrin 2016, Algorithm 3), so the
 split learns a default direction.
 
-``SplitParams.float32`` reproduces XGBoost's arithmetic (weights, scores and
-gains rounded to float32, sums in float64), so that trees equal XGBoost's
-bit for bit where the data allow it.
+``SplitParams.float32`` chooses between two arithmetics:
+
+* ``False``: the exact objective in float64, the book's derivation; with
+  ``max_delta_step`` a clipped leaf's score includes the L1 term
+  ``-2 λ₁ |w|``, as it must (and as XGBoost ≥ 3.4 computes it).
+* ``True`` (the default): XGBoost 3.2's arithmetic and rules, so that trees
+  equal the ``xgboost`` package's (3.2, the pinned reference) bit for bit where
+  the data allow it: sums in float64, weights, scores and gains in float32
+  (``src/tree/param.h`` ``CalcWeight``, ``CalcGainGivenWeight``;
+  ``src/tree/split_evaluator.h`` ``CalcSplitGain``). Without
+  ``max_delta_step`` a score is ``f32(T(G)²) / f32(𝓗 + λ)``, one float32
+  division; with it, ``-(2 G w + (𝓗 + λ) w²)`` evaluated in float32 (``G`` and
+  ``𝓗`` rounded first) **without** the L1 term, which enters only through
+  ``w = clip(-T(G) / (𝓗 + λ), ±max_delta_step)``. A node lighter than
+  ``min_child_weight`` has weight 0.
 """
 
 from __future__ import annotations
@@ -63,7 +75,8 @@ class SplitParams:
     max_delta_step : float
         If positive, every leaf weight is clipped to ``[-max_delta_step, max_delta_step]``.
     float32 : bool
-        Round weights and scores to float32 as XGBoost does.
+        XGBoost 3.2's arithmetic and rules (see the module docstring); False:
+        the exact objective in float64.
     """
 
     reg_lambda: float = 1.0
@@ -114,7 +127,10 @@ def leaf_weight(G, H, params: SplitParams):
 
     ``T`` is the L1 soft-threshold (:eq:`eq-xgb-l1`); with ``max_delta_step``
     the weight is clipped to ``±max_delta_step`` (:eq:`eq-xgb-max-delta-step`).
-    A leaf without hessian (``𝓗 <= 0``) gets 0, as in XGBoost.
+    A leaf without hessian (``𝓗 <= 0``) gets 0. Computed in float64; with
+    ``params.float32`` rounded once, and 0 also for a leaf lighter than
+    ``min_child_weight``, as XGBoost's ``CalcWeight`` (only a root can be:
+    children must reach it).
     """
     G = np.asarray(G, dtype=np.float64)
     H = np.asarray(H, dtype=np.float64)
@@ -122,8 +138,8 @@ def leaf_weight(G, H, params: SplitParams):
         w = -threshold_l1(G, params.alpha) / (H + params.lam)
     if params.max_delta_step > 0:
         w = np.clip(w, -params.delta, params.delta)
-    w = np.where(H > 0, w, 0.0)
-    return params.round(w)
+    has_weight = (H > 0) & (params.mcw <= H) if params.float32 else H > 0
+    return params.round(np.where(has_weight, w, 0.0))
 
 
 def gain_given_weight(G, H, w, params: SplitParams):
@@ -131,23 +147,30 @@ def gain_given_weight(G, H, w, params: SplitParams):
 
     ``-(2 G w + (𝓗 + λ) w² + 2 λ₁ |w|)``: at ``w = w*`` (no clipping) it is
     ``T(G)² / (𝓗 + λ)``; with ``max_delta_step`` the clipped weight's value
-    is used, as in XGBoost. 0 for a leaf without hessian. With
-    ``params.float32`` the operations are rounded where XGBoost rounds them
-    (``w`` and ``w²`` in float32, the sum in float64, the result in float32).
+    is used (:eq:`eq-xgb-max-delta-step`). 0 for a leaf without hessian.
+
+    With ``params.float32``, XGBoost 3.2's arithmetic (``CalcGainGivenWeight``
+    of ``split_evaluator.h`` and ``param.h``): without ``max_delta_step`` the
+    score is ``f32(T(G)²) / f32(𝓗 + λ)`` in float32 and ``w`` is not used;
+    with it, ``-(2 G w + (𝓗 + λ) w²)`` with every operation in float32 (``G``
+    and ``𝓗`` rounded first) and no L1 term: XGBoost ≤ 3.3 lets ``λ₁`` act
+    only through ``w``. (XGBoost 3.4 adds ``-2 λ₁ |w|``, the float64 rule.)
     """
     G = np.asarray(G, dtype=np.float64)
     H = np.asarray(H, dtype=np.float64)
-    if params.float32:
-        w = np.asarray(w, dtype=np.float32)
-        square = w * w  # float32, as XGBoost's Sqr(float)
-    else:
+    if not params.float32:
         w = np.asarray(w, dtype=np.float64)
-        square = w * w
-    score = 2.0 * G * w + (H + params.lam) * square
-    if params.alpha:
-        score = score + 2.0 * params.alpha * np.abs(w)
-    score = -score
-    return params.round(np.where(H > 0, score, 0.0))
+        score = -(2.0 * G * w + (H + params.lam) * (w * w) + 2.0 * params.alpha * np.abs(w))
+        return np.where(H > 0, score, 0.0)
+    f32 = np.float32
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if params.max_delta_step == 0:
+            squared = np.square(threshold_l1(G, params.alpha)).astype(f32)
+            score = squared / (H + params.lam).astype(f32)
+        else:
+            w = np.asarray(w, dtype=f32)
+            score = -(f32(2.0) * G.astype(f32) * w + (H.astype(f32) + f32(params.lam)) * (w * w))
+    return np.where(H > 0, score, f32(0.0)).astype(f32)
 
 
 def node_score(G, H, params: SplitParams):
@@ -394,10 +417,11 @@ class VarianceRule:
 
         Missing values (the last bin of each stride) are scored on both sides
         of every cut, as the tree engine's ``missing="default_direction"``
-        does (:eq:`eq-default-direction`, chapter 6): a cut's gain is the
-        better of the two, missing values going left on ties. Where a node
+        does (:eq:`eq-default-direction`, chapter 6), in scikit-learn's order:
+        a feature sends missing values left only if its best "missing left"
+        cut beats its best "missing right" cut beyond rounding. Where a node
         has no missing value of the chosen feature, future ones go to the
-        heavier child (ties: left).
+        child with more rows (ties: right).
         """
         n_nodes, n_features, stride, _ = hist.shape
         n_cuts = stride - 1
@@ -432,13 +456,16 @@ class VarianceRule:
             return np.where(ok, children - parent[:, None, None], -np.inf), ok
 
         gain, ok = scored(prefix, within_right)  # missing values right
+        tolerance = self.TIE_TOLERANCE * self.variance(totals, squares) * totals[:, 1]
         to_left = np.zeros(gain.shape, dtype=bool)
         if has_missing.any():
             gain_left, ok_left = scored(prefix + missing[:, :, None, :], within)
-            to_left = has_missing[:, :, None] & ok_left & (gain_left >= gain)
+            feature_left = has_missing & (
+                gain_left.max(axis=2) > gain.max(axis=2) + tolerance[:, None]
+            )
+            to_left = np.broadcast_to(feature_left[:, :, None], gain.shape)
             gain = np.where(to_left, gain_left, gain)
-            ok = ok | (has_missing[:, :, None] & ok_left)
-        tolerance = self.TIE_TOLERANCE * self.variance(totals, squares) * totals[:, 1]
+            ok = np.where(to_left, ok_left, ok)
         # Within a feature: the first cut near its best.
         best_of_feature = gain.max(axis=2)
         near = gain >= best_of_feature[..., None] - tolerance[:, None, None]
@@ -458,9 +485,9 @@ class VarianceRule:
             default_left[:, None], missing[rows, chosen], 0.0
         )
         right = totals - left
-        # Nothing to learn from: the heavier child (the tree engine's rule).
+        # Nothing to learn from: the child with more rows, ties right (the tree engine's rule).
         learned = has_missing[rows, chosen]
-        default_left = np.where(learned, default_left, left[:, 1] >= right[:, 1])
+        default_left = np.where(learned, default_left, left[:, 2] > right[:, 2])
         return BestSplits(
             gain=best_gain,
             feature=chosen.astype(np.intp),

@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
-import pandas as pd
 from scipy.special import erf
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._frames import ColumnTypeError, is_categorical, numeric_values
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_labels, check_sample_weight
 from mltrees.incremental._encoding import (
     as_table,
@@ -118,9 +119,15 @@ def _gini(weights: np.ndarray) -> np.ndarray:
 LARGEST_VALUE, SMALLEST_VALUE = 2.0**480, 2.0**-480
 
 
-def _checked_values(values: np.ndarray) -> np.ndarray:
-    if not np.isfinite(values).all():
-        raise ValueError("X contains NaN or inf; the Hoeffding tree needs finite values")
+def _checked_values(values: np.ndarray, names=None) -> np.ndarray:
+    finite = np.isfinite(values).all(axis=0)
+    if not finite.all():
+        j = int(np.argmax(~finite))
+        name = names[j] if names is not None else str(j)
+        raise ValueError(
+            f"X contains NaN or inf in column {name!r}; the Hoeffding tree needs finite values "
+            "(impute missing ones, e.g. with sklearn.impute.SimpleImputer)"
+        )
     size = np.abs(values)
     largest = float(size.max(initial=0.0))
     smallest = float(np.where(size > 0, size, np.inf).min(initial=np.inf))
@@ -299,6 +306,20 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     ``remove_poor_attrs`` (off by default) is not implemented: it saves
     memory only where statistics are stored per attribute, and here they are
     dense arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import HoeffdingTreeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> tree = HoeffdingTreeClassifier(grace_period=100)
+    >>> for _ in range(20):  # a stream, 500 rows at a time
+    ...     X = rng.normal(size=(500, 3))
+    ...     _ = tree.partial_fit(X, (X[:, 0] > 0.5).astype(int), classes=[0, 1])
+    ...
+    >>> feature, threshold = tree.structure()[:2]
+    >>> feature, round(threshold, 1)  # the root tests feature 0 near its true threshold, 0.5
+    (0, 0.6)
     """
 
     def __init__(
@@ -391,17 +412,19 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
                 self.feature_names_in_ = names
         else:
             check_columns(self, table)
+        values = np.empty(table.shape)
         for j in range(table.shape[1]):
-            column = table.iloc[:, j]
-            if not (
-                pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
-            ):
-                raise ValueError(
-                    f"column {table.columns[j]!r} of X is not numeric ({column.dtype}); "
+            column, name = table.iloc[:, j], str(table.columns[j])
+            # The package's one rule for columns (mltrees._frames): categories,
+            # strings and bools are categorical; nullable and object numbers are numbers.
+            if is_categorical(column, name):
+                raise ColumnTypeError(
+                    f"column {name!r} of X is not numeric ({column.dtype}); "
                     "HoeffdingTreeClassifier takes numeric features only (one-hot encode "
                     "categories, or use ID5RClassifier for categorical attributes)"
                 )
-        return _checked_values(table.to_numpy(dtype=np.float64))
+            values[:, j] = numeric_values(column, name)
+        return _checked_values(values, [str(c) for c in table.columns])
 
     # ----------------------------------------------------------------- state
     def _init_state(self):
@@ -511,7 +534,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         return node
 
     # ------------------------------------------------------------ public API
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Learn the stream (X, y) from scratch, in batches of 1,000 rows.
 
         Parameters
@@ -536,7 +559,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """Learn one batch of the stream; the same tree as learning its rows one by one.
 
         Parameters
@@ -910,13 +939,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         uniform = np.full_like(class_w, 1.0 / class_w.shape[1])
         return np.where(total > 0, class_w / np.where(total > 0, total, 1.0), uniform)
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf (node id) each sample reaches."""
         check_is_fitted(self, "classes_")
         values = self._numeric(X, first=False)
         return self._leaf_of(values, np.arange(values.shape[0]))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities of the leaf each sample reaches (``leaf_prediction``)."""
         check_is_fitted(self, "classes_")
         values = self._numeric(X, first=False)
@@ -933,7 +962,7 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             proba[use_nb] = self._naive_bayes(values[use_nb], slot[use_nb])
         return proba
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The most probable class of each sample (ties: first class)."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]

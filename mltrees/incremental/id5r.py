@@ -12,11 +12,15 @@ tree :class:`mltrees.ID3Classifier` grows on all the examples seen so far
 
 from __future__ import annotations
 
+from typing import Self
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._frames import refuse_dtype
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_labels
 from mltrees.incremental._encoding import (
     as_table,
@@ -77,6 +81,11 @@ def _holds_inf(values: np.ndarray) -> bool:
     return bool(np.isinf(numbers_only).any())
 
 
+# Dtypes that are no attribute values under the package's column rule (with datetime64
+# and timedelta64, kinds M and m).
+_NOT_ATTRIBUTES = (pd.DatetimeTZDtype, pd.PeriodDtype, pd.IntervalDtype)
+
+
 class _Node:
     """A node: counts of its examples, its test (-1 at a leaf), children by value code."""
 
@@ -117,6 +126,21 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
     n_test_changes_ : int
         Times a decision node's best attribute changed (where ID4 would have
         discarded the subtree below it).
+
+    Examples
+    --------
+    >>> from mltrees import ID3Classifier, ID5RClassifier
+    >>> from mltrees.datasets import load_weather
+    >>> X, y = load_weather(return_X_y=True)
+    >>> tree = ID5RClassifier()
+    >>> for i in range(len(y)):  # one example at a time
+    ...     tree = tree.partial_fit(X.iloc[[i]], y.iloc[[i]], classes=["no", "yes"])
+    ...
+    >>> tree.n_transpositions_ > 0, tree.score(X, y)
+    (True, 1.0)
+    >>> batch = ID3Classifier().fit(X, y)  # the same tree as ID3 on all the examples
+    >>> tree.predict(X).tolist() == batch.predict(X).tolist()
+    True
     """
 
     def __init__(self):
@@ -140,11 +164,15 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         codes = np.empty(table.shape, dtype=np.intp)
         for j in range(table.shape[1]):
             column = table.iloc[:, j]
+            if column.dtype.kind in "mM" or isinstance(column.dtype, _NOT_ATTRIBUTES):
+                refuse_dtype(str(table.columns[j]), column.dtype)  # the package's column rule
             values = np.asarray(column, dtype=object)
             if pd.isna(values).any() or _holds_inf(values):
                 raise ValueError(
                     f"X has missing values (NaN/None) or inf in column {table.columns[j]!r}; "
-                    "ID5R needs every attribute value"
+                    "ID5R needs every attribute value (impute them, e.g. with "
+                    "sklearn.impute.SimpleImputer(strategy='most_frequent'), or use "
+                    "ID3Classifier or C45Classifier, which route missing values)"
                 )
             known = pd.Index(self.categories_[j], dtype=object)
             code = known.get_indexer(values)
@@ -184,7 +212,7 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
             self._pad_counts(child)
 
     # ------------------------------------------------------------ public API
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> Self:
         """Grow the tree example by example on (X, y); the classes are those of y.
 
         Parameters
@@ -200,7 +228,7 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         y = check_target(y)
         return self.partial_fit(X, y, classes=np.unique(check_labels(y, "y")))
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None) -> Self:
         """Add examples one at a time, keeping the tree equal to ID3's.
 
         Implements :eq:`eq-id5r-invariant` by the update of
@@ -363,7 +391,7 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
             codes[:, j] = pd.Index(self.categories_[j], dtype=object).get_indexer(values)
         return codes
 
-    def apply(self, X):
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """Node reached by each sample; a value unseen at a node stops the sample there."""
         codes = self._codes_for_predict(X)
         test, child, _ = self._flatten()
@@ -379,14 +407,14 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
                 return node
             node = np.where(move, nxt, node)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class fractions of the node each sample reaches."""
         check_is_fitted(self, "classes_")
         _, _, counts = self._flatten()
         reached = counts[self.apply(X)]
         return reached / reached.sum(axis=1, keepdims=True)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The majority class of the node each sample reaches (ties: first class)."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
@@ -440,6 +468,18 @@ class ID4Classifier(ID5RClassifier):
     ----------
     n_discarded_ : int
         Subtrees thrown away because a node's best test changed.
+
+    Examples
+    --------
+    >>> from mltrees.datasets import load_weather
+    >>> from mltrees.incremental import ID4Classifier
+    >>> X, y = load_weather(return_X_y=True)
+    >>> tree = ID4Classifier()
+    >>> for i in range(len(y)):  # one example at a time
+    ...     tree = tree.partial_fit(X.iloc[[i]], y.iloc[[i]], classes=["no", "yes"])
+    ...
+    >>> tree.structure()[0], tree.score(X, y)  # the root tests outlook (feature 0)
+    (0, 0.7857142857142857)
     """
 
     def _add_example(self, i):

@@ -55,6 +55,16 @@ class TreeModelView:
         the weighted mix of its leaves' table rows. False for votes that are
         taken after mixing (SAMME's argmax, hard voting), which are not a sum
         over leaves.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from mltrees import RandomForestClassifier
+    >>> from mltrees.inspection import view_of
+    >>> X, y = load_iris(return_X_y=True)
+    >>> view = view_of(RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y))
+    >>> len(view.trees), view.n_outputs, view.output_name
+    (3, 3, 'predict_proba (one column per class)')
     """
 
     trees: list
@@ -306,6 +316,8 @@ def _register_gradient_boosting():
                 columns.append(np.array([k]))
 
         def encode(X):
+            # Every split learned a default direction (chapter 6): NaN is routed,
+            # as in predict.
             values, check = prediction_values(model, X, "_stack", allow_missing=True)
             check(values)
             return values

@@ -58,6 +58,20 @@ class InteractionExplanation:
         The rows as the trees read them.
     feature_names : list of str
     output_name : str
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import CARTRegressor
+    >>> from mltrees.inspection import tree_shap, tree_shap_interactions
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = CARTRegressor(max_depth=3).fit(X, y)
+    >>> explained = tree_shap_interactions(model, X[:5])
+    >>> explained.values.shape
+    (5, 10, 10)
+    >>> phi = tree_shap(model, X[:5]).values  # each matrix's rows add up to the SHAP values
+    >>> bool(abs(explained.shap_values - phi).max() < 1e-9)
+    True
     """
 
     values: np.ndarray

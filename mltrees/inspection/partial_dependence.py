@@ -13,10 +13,13 @@ value instead, so that the model is not evaluated far from the data.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import Bunch
 
+from mltrees._typing import MatrixLike
 from mltrees.inspection._adapters import view_of
 from mltrees.inspection.shapley import path_dependent_value
 
@@ -58,7 +61,7 @@ def _grid(values, grid, grid_resolution):
     return np.unique(np.quantile(values, np.linspace(0.05, 0.95, grid_resolution)))
 
 
-def ice_curves(predict, X, feature, *, grid=None, grid_resolution: int = 20):
+def ice_curves(predict, X, feature, *, grid=None, grid_resolution: int = 20, outputs=False):
     """Individual conditional expectation: ``f(x_i with x_j = v)`` for every row and grid value.
 
     Parameters
@@ -72,10 +75,13 @@ def ice_curves(predict, X, feature, *, grid=None, grid_resolution: int = 20):
     grid : array_like, optional
         Values of the feature; default: ``grid_resolution`` quantiles.
 
+    outputs : bool, default False
+        True: ``predict`` returns (n, k) and the curves are (k, n, G).
+
     Returns
     -------
     grid : ndarray (G,)
-    curves : ndarray (n, G)
+    curves : ndarray (n, G), or (k, n, G) with ``outputs=True``
     """
     if not callable(predict):
         raise TypeError(f"predict must be a callable, got {predict!r}")
@@ -93,17 +99,156 @@ def ice_curves(predict, X, feature, *, grid=None, grid_resolution: int = 20):
     else:
         stacked = np.tile(X, (grid.size, 1))
         stacked[:, j] = np.repeat(grid, n)
-    out = np.asarray(predict(stacked), dtype=np.float64).reshape(grid.size, n)
-    return grid, out.T
+    out = np.asarray(predict(stacked), dtype=np.float64)
+    if outputs:  # (G n, k) -> (k, n, G)
+        return grid, out.reshape(grid.size, n, -1).transpose(2, 1, 0)
+    return grid, out.reshape(grid.size, n).T
 
 
-def partial_dependence(predict, X, feature, *, grid=None, grid_resolution: int = 20):
-    """Partial dependence, :eq:`eq-partial-dependence`: the mean of the ICE curves.
+def _response(estimator, response_method: str):
+    """``f(X) -> (n, n_outputs)`` as scikit-learn's partial dependence reads an estimator.
 
-    Returns ``(grid, average)``; see :func:`ice_curves` for the parameters.
+    A callable is used as it is. For a classifier, ``"auto"`` takes
+    ``predict_proba`` (else ``decision_function``); with two classes only the
+    positive class's column is kept, as scikit-learn does.
     """
-    grid, curves = ice_curves(predict, X, feature, grid=grid, grid_resolution=grid_resolution)
-    return grid, curves.mean(axis=0)
+    if not hasattr(estimator, "fit") and callable(estimator):
+        return lambda X: np.asarray(estimator(X), dtype=np.float64).reshape(len(X), -1)
+    if response_method not in ("auto", "predict_proba", "decision_function"):
+        raise ValueError(
+            "response_method must be 'auto', 'predict_proba' or 'decision_function', "
+            f"got {response_method!r}"
+        )
+    if not hasattr(estimator, "classes_"):
+        if response_method != "auto":
+            raise ValueError("response_method applies to classifiers only; use 'auto'")
+        return lambda X: np.asarray(estimator.predict(X), dtype=np.float64).reshape(len(X), -1)
+    names = (
+        ("predict_proba", "decision_function") if response_method == "auto" else (response_method,)
+    )
+    method = next((getattr(estimator, n) for n in names if hasattr(estimator, n)), None)
+    if method is None:
+        raise ValueError(f"{type(estimator).__name__} has none of {names}")
+    binary = len(estimator.classes_) == 2
+
+    def f(X):
+        out = np.asarray(method(X), dtype=np.float64)
+        if out.ndim == 1:
+            return out[:, None]
+        return out[:, 1:] if binary and out.shape[1] == 2 else out
+
+    return f
+
+
+def _percentile_grid(values, percentiles, grid_resolution):
+    """scikit-learn's grid for one column.
+
+    The distinct values when there are fewer than ``grid_resolution``, else
+    ``grid_resolution`` evenly spaced values between the two percentiles.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    low, high = percentiles
+    if not 0 <= low < high <= 1:
+        raise ValueError(
+            f"percentiles must be two increasing values in [0, 1], got {percentiles!r}"
+        )
+    distinct = np.unique(values)
+    if distinct.size < grid_resolution:
+        return distinct
+    from scipy.stats.mstats import mquantiles  # scikit-learn's percentiles
+
+    ends = mquantiles(values, prob=[low, high])
+    if np.isclose(ends[0], ends[1]):
+        raise ValueError("the percentiles are too close: the grid would have a single value")
+    return np.linspace(ends[0], ends[1], grid_resolution)
+
+
+def partial_dependence(
+    estimator: object,
+    X: MatrixLike,
+    features: int | str | Sequence[int | str],
+    *,
+    response_method: str = "auto",
+    percentiles: tuple[float, float] = (0.05, 0.95),
+    grid_resolution: int = 100,
+    custom_values: dict | None = None,
+    method: str = "auto",
+    kind: str = "average",
+) -> Bunch:
+    """Partial dependence, :eq:`eq-partial-dependence`, with scikit-learn's signature.
+
+    As ``sklearn.inspection.partial_dependence`` (one feature): the model is
+    averaged over the rows of ``X`` with the feature set to each grid value
+    (``method="brute"``), or, for a fitted mltrees tree model, computed by
+    Friedman's weighted traversal of the trees (``method="recursion"``,
+    :func:`tree_partial_dependence`).
+
+    Parameters
+    ----------
+    estimator : fitted estimator or callable
+        A model with ``predict`` (regressors), ``predict_proba`` or
+        ``decision_function`` (classifiers), or a function ``f(X) -> (n,)`` or
+        ``(n, k)`` (an extension: e.g. a model's margin).
+    X : array_like or DataFrame (n, p)
+    features : int, str, or a list holding one of them
+        The column.
+    response_method : {"auto", "predict_proba", "decision_function"}, default "auto"
+    percentiles : (float, float), default (0.05, 0.95)
+        The grid spans these percentiles of the column (the distinct values
+        when there are fewer than ``grid_resolution``).
+    grid_resolution : int, default 100
+    custom_values : dict, optional
+        ``{feature: grid}``: the grid to use instead.
+    method : {"auto", "brute", "recursion"}, default "auto"
+        "auto": "brute". "recursion": trees only, regressors' predictions and
+        boosting margins (the tree model's view, :func:`view_of`).
+    kind : {"average", "individual", "both"}, default "average"
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        ``grid_values`` (a list of one grid), ``average`` of shape
+        (n_outputs, G) and, for ``kind="individual"`` or ``"both"``,
+        ``individual`` of shape (n_outputs, n, G). Two classes give one
+        output, the positive class, as in scikit-learn.
+    """
+    if kind not in ("average", "individual", "both"):
+        raise ValueError(f"kind must be 'average', 'individual' or 'both', got {kind!r}")
+    if method not in ("auto", "brute", "recursion"):
+        raise ValueError(f"method must be 'auto', 'brute' or 'recursion', got {method!r}")
+    if isinstance(features, list | tuple):
+        if len(features) != 1:
+            raise ValueError(f"features must name one column, got {features!r}")
+        features = features[0]
+    if not isinstance(X, pd.DataFrame):
+        X = np.asarray(X, dtype=np.float64)
+    j = _column(X, features)
+    column = X.iloc[:, j].to_numpy() if isinstance(X, pd.DataFrame) else X[:, j]
+    if custom_values and features in custom_values:
+        grid = np.asarray(custom_values[features], dtype=np.float64)
+    else:
+        if (
+            isinstance(grid_resolution, bool)
+            or not isinstance(grid_resolution, numbers.Integral)
+            or grid_resolution < 2
+        ):
+            raise ValueError(f"grid_resolution must be an int >= 2, got {grid_resolution!r}")
+        grid = _percentile_grid(column, percentiles, grid_resolution)
+    if method == "recursion":
+        if kind != "average":
+            raise ValueError("method='recursion' gives the average only; use method='brute'")
+        average = np.asarray(tree_partial_dependence(estimator, X, j, grid), dtype=np.float64)
+        average = average.reshape(grid.size, -1).T
+        return Bunch(grid_values=[grid], average=average)
+    f = _response(estimator, response_method)
+    _, curves = ice_curves(lambda Z: f(Z), X, j, grid=grid, outputs=True)
+    result = Bunch(grid_values=[grid], average=curves.mean(axis=1))
+    if kind != "average":
+        result["individual"] = curves
+    if kind == "individual":
+        del result["average"]
+    return result
 
 
 def accumulated_local_effects(predict, X, feature, *, n_intervals: int = 20):

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from mltrees._optional import import_optional
+from mltrees._typing import MatrixLike
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "dependence_plot",
@@ -125,28 +132,144 @@ def dependence_plot(explanation, feature, *, color_by=None, output=None, ax=None
     return ax
 
 
-def plot_partial_dependence(grid, average=None, curves=None, *, ax=None, n_curves: int = 50):
-    """Partial dependence (thick) over ICE curves (thin), as from :func:`ice_curves`."""
+def plot_partial_dependence(
+    estimator: object,
+    X: MatrixLike,
+    features: int | str | Sequence[int | str],
+    *,
+    kind: str = "average",
+    response_method: str = "auto",
+    percentiles: tuple[float, float] = (0.05, 0.95),
+    grid_resolution: int = 100,
+    custom_values: dict | None = None,
+    output: int = 0,
+    ax: Axes | None = None,
+    n_curves: int = 50,
+) -> Axes:
+    """Partial dependence (thick) over ICE curves (thin), as scikit-learn's display draws them.
+
+    The arguments are :func:`~mltrees.inspection.partial_dependence`'s (and
+    scikit-learn's ``PartialDependenceDisplay.from_estimator``'s for one
+    feature): ``kind="average"``, ``"individual"`` or ``"both"``. ``output``
+    picks the class of a multiclass model; ``n_curves`` ICE curves at most are
+    drawn, evenly spread over the rows. Returns the Axes.
+    """
+    from mltrees.inspection.partial_dependence import partial_dependence
+
+    result = partial_dependence(
+        estimator,
+        X,
+        features,
+        response_method=response_method,
+        percentiles=percentiles,
+        grid_resolution=grid_resolution,
+        custom_values=custom_values,
+        kind="both" if kind != "average" else "average",
+    )
+    grid = result["grid_values"][0]
     ax = _axes(ax, "plot_partial_dependence")
-    if curves is not None:
-        curves = np.asarray(curves)
+    if kind != "average":
+        curves = np.asarray(result["individual"][output])
         step = max(1, curves.shape[0] // n_curves)
         ax.plot(grid, curves[::step].T, color="tab:blue", alpha=0.2, lw=0.8)
-        if average is None:
-            average = curves.mean(axis=0)
-    if average is not None:
-        ax.plot(grid, average, color="black", lw=2.5, label="partial dependence")
+    if kind != "individual":
+        ax.plot(grid, result["average"][output], color="black", lw=2.5, label="partial dependence")
         ax.legend()
+    ax.set_xlabel(str(features[0] if isinstance(features, list | tuple) else features))
     return ax
 
 
-def plot_importance(values, feature_names, *, ax=None, max_display: int = 12, xlabel=""):
-    """Horizontal bars of importances, largest on top."""
-    values = np.asarray(values, dtype=np.float64)
-    order = np.argsort(values)[::-1][:max_display][::-1]
+IMPORTANCE_TYPES = {
+    "weight": "split",
+    "split": "split",
+    "gain": "gain",
+    "cover": "cover",
+    "total_gain": "total_gain",
+    "total_cover": "total_cover",
+}
+
+
+def plot_importance(
+    booster: object,
+    ax: Axes | None = None,
+    *,
+    height: float = 0.2,
+    xlim=None,
+    ylim=None,
+    title: str | None = "Feature importance",
+    xlabel: str | None = "Importance score",
+    ylabel: str | None = "Features",
+    importance_type: str = "gain",
+    max_num_features: int | None = None,
+    grid: bool = True,
+    feature_names: Sequence[str] | None = None,
+    **kwargs,
+) -> Axes:
+    """Horizontal bars of a model's feature importances, largest on top (XGBoost's and LightGBM's).
+
+    The signature is ``xgboost.plot_importance``'s (and ``lightgbm.plot_importance``'s):
+    the first argument is a fitted mltrees tree model (its importances come
+    from :func:`~mltrees.inspection.importance`), or an array of importances
+    (then ``feature_names`` names them).
+
+    Parameters
+    ----------
+    booster : fitted mltrees tree model, or array_like of shape (n_features,)
+    ax : matplotlib Axes, optional
+    height : float, default 0.2
+        Bar height, as in XGBoost.
+    xlim, ylim : tuple, optional
+    title, xlabel, ylabel : str or None
+    importance_type : {"gain", "weight", "split", "cover", "total_gain", "total_cover"}
+        XGBoost's names (``"weight"`` is the number of splits, LightGBM's ``"split"``).
+    max_num_features : int, optional
+        Show the largest ones only.
+    grid : bool, default True
+    feature_names : list of str, optional
+        Default: the model's ``feature_names_in_``, else ``f0, f1, ...``.
+    **kwargs
+        Passed to ``Axes.barh``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if importance_type not in IMPORTANCE_TYPES:
+        raise ValueError(
+            f"importance_type must be one of {sorted(IMPORTANCE_TYPES)}, got {importance_type!r}"
+        )
+    if hasattr(booster, "fit"):
+        from mltrees.inspection.importance import importance
+
+        values = importance(booster, IMPORTANCE_TYPES[importance_type])
+        names = getattr(booster, "feature_names_in_", None) if feature_names is None else None
+    else:
+        values = np.asarray(booster, dtype=np.float64)
+        names = None
+    if feature_names is not None:
+        names = feature_names
+    if names is None:
+        names = [f"f{j}" for j in range(values.size)]
+    names = [str(name) for name in names]
+    if len(names) != values.size:
+        raise ValueError(f"feature_names has {len(names)} names for {values.size} importances")
+    order = np.argsort(values, kind="stable")[::-1]
+    if max_num_features is not None:
+        order = order[: int(max_num_features)]
+    order = order[::-1]
     ax = _axes(ax, "plot_importance")
-    ax.barh(range(order.size), values[order], color="tab:blue")
+    ax.barh(range(order.size), values[order], height=height, align="center", **kwargs)
     ax.set_yticks(range(order.size))
-    ax.set_yticklabels([feature_names[j] for j in order])
-    ax.set_xlabel(xlabel)
+    ax.set_yticklabels([names[j] for j in order])
+    if xlim is not None:
+        ax.set_xlim(xlim)
+    if ylim is not None:
+        ax.set_ylim(ylim)
+    if title is not None:
+        ax.set_title(title)
+    if xlabel is not None:
+        ax.set_xlabel(xlabel)
+    if ylabel is not None:
+        ax.set_ylabel(ylabel)
+    ax.grid(grid)
     return ax

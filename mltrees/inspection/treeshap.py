@@ -77,6 +77,20 @@ class Explanation:
     feature_names : list of str
     output_name : str
         Which output of the model is explained.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import CARTRegressor
+    >>> from mltrees.inspection import tree_shap
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = CARTRegressor(max_depth=3).fit(X, y)
+    >>> explained = tree_shap(model, X[:5])
+    >>> explained.values.shape
+    (5, 10)
+    >>> total = explained.values.sum(axis=1) + explained.expected_value  # local accuracy
+    >>> bool(abs(total - model.predict(X[:5])).max() < 1e-9)
+    True
     """
 
     values: np.ndarray

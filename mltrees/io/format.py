@@ -107,6 +107,16 @@ class ModelFormatError(ValueError):
     Raised for malformed JSON, unknown or unregistered classes, wrong types,
     shapes, dtypes or value ranges, broken child links and oversized values.
     A subclass of ``ValueError``.
+
+    Examples
+    --------
+    >>> from mltrees import ModelFormatError, from_json
+    >>> try:
+    ...     from_json('{"format": "something else"}')
+    ... except ModelFormatError as error:
+    ...     print("refused:", type(error).__name__)
+    ...
+    refused: ModelFormatError
     """
 
 

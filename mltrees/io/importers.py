@@ -27,6 +27,7 @@ import os
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from mltrees._typing import MatrixLike
 from mltrees.io.format import (
     Budget,
     ModelFormatError,
@@ -83,6 +84,19 @@ class ImportedTreeModel(BaseEstimator):
         For a categorical feature, the codes its routing tables cover; any
         other value (negative, too large) gets code ``n_codes_`` (routed right).
     feature_names_in_ : ndarray of str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xgboost
+    >>> from mltrees import import_xgboost
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3))
+    >>> y = X[:, 0] + rng.normal(size=200)
+    >>> booster = xgboost.train({"max_depth": 2}, xgboost.DMatrix(X, y), num_boost_round=5)
+    >>> model = import_xgboost(booster.save_raw("json"))  # or the path of a saved .json file
+    >>> bool(np.allclose(model.predict(X), booster.predict(xgboost.DMatrix(X)), atol=1e-5))
+    True
     """
 
     def _check(self):
@@ -218,7 +232,7 @@ class ImportedTreeModel(BaseEstimator):
             member.feature_names_in_ = self.feature_names_in_
         return member
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """The leaf of every tree each sample reaches, shape (n_samples, n_trees)."""
         values = self._values(X)
         return np.column_stack([tree.apply(values) for tree in self.trees_])
@@ -239,7 +253,7 @@ class ImportedTreeModel(BaseEstimator):
             self.__dict__["_stack"] = cached
         return cached[1]
 
-    def decision_function(self, X) -> np.ndarray:
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Raw scores (margins): shape (n_samples,) or (n_samples, n_outputs).
 
         The sum of every tree's leaf, per output, in tree order (one walk of
@@ -253,7 +267,7 @@ class ImportedTreeModel(BaseEstimator):
         raw = raw + self.base_margin_
         return raw[:, 0] if raw.shape[1] == 1 else raw
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """What the library's ``Booster.predict`` returns: the raw score through the link."""
         raw = self.decision_function(X)
         if self.link_ == "logit":

@@ -81,7 +81,22 @@ _STOP = -1  # destination: the row ends at the node (a leaf with the node's valu
 
 
 class OnnxExportError(ValueError):
-    """A model (or a part of it) that ONNX's ``TreeEnsemble`` cannot express."""
+    """A model (or a part of it) that ONNX's ``TreeEnsemble`` cannot express.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import ObliqueTreeClassifier
+    >>> from mltrees.io import OnnxExportError, to_onnx
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> tree = ObliqueTreeClassifier(random_state=0).fit(X, [0, 1, 0, 1])
+    >>> try:
+    ...     to_onnx(tree)  # a weighted sum per node: not an ONNX tree test
+    ... except OnnxExportError as error:
+    ...     print(type(error).__name__)
+    ...
+    OnnxExportError
+    """
 
 
 # ----------------------------------------------------------------- what a model needs

@@ -82,12 +82,14 @@ def _best_ordered_cut(
 
     With ``missing_stats`` (per node, the rows whose value is missing), the
     entries and ``node_stats`` cover the known rows only, every cut is scored
-    twice -- missing rows on the left, then on the right -- and the better
-    direction is kept (XGBoost's sparsity-aware split finding,
-    :eq:`eq-default-direction`, chapter 6; ties go left). The cut after a
-    node's last entry is then a candidate too: known rows left, missing rows
-    right. A third array is returned: whether each node's best cut sends
-    missing values left.
+    twice -- missing rows on the right, then on the left -- and the better
+    direction is kept (the learned default direction, :eq:`eq-default-direction`,
+    chapter 6). The cut after a node's last entry is then a candidate too:
+    known rows left, missing rows right. Ties follow scikit-learn's search
+    order: every "missing right" cut comes before every "missing left" one,
+    so "missing left" wins only if it is strictly (beyond rounding) better.
+    A third array is returned: whether each node's best cut sends missing
+    values left.
     """
     n_nodes = node_stats.shape[0]
     best_gain = np.full(n_nodes, NEG_INF)
@@ -113,6 +115,8 @@ def _best_ordered_cut(
         right.append(node_stats[entry_node, c] - left_c)
     last_of_run = np.append(entry_node[1:] != entry_node[:-1], True)
     w_total = stats_model.weight(node_stats)[entry_node]
+    # Gains within rounding noise of the best are ties.
+    tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)[entry_node]
     if missing_stats is None:
         valid = _valid_cuts(stats_model, left, right, last_of_run, rules)
         if cut_deviation is None:
@@ -133,20 +137,25 @@ def _best_ordered_cut(
             side_l = [a + m for a, m in zip(left, missing, strict=True)] if to_left else left
             side_r = right if to_left else [a + m for a, m in zip(right, missing, strict=True)]
             ok = _valid_cuts(stats_model, side_l, side_r, last_of_run, rules)
-            if not to_left:  # also "known rows left, missing rows right", as XGBoost does
+            if not to_left:  # also "known rows left, missing rows right" (scikit-learn, XGBoost)
                 anywhere = np.zeros_like(last_of_run)
                 ok |= last_of_run & _valid_cuts(stats_model, side_l, side_r, anywhere, rules)
             children = stats_model.weighted_impurity(side_l) + stats_model.weighted_impurity(side_r)
             gain = parent_impurity[entry_node] - children / safe_total
             gain[~ok] = NEG_INF
             direction_gain.append(gain)
-        cut_missing_left = direction_gain[0] >= direction_gain[1]
-        gain = np.maximum(direction_gain[0], direction_gain[1])
+        gain_left, gain = direction_gain
+        # scikit-learn's order: the "missing right" cuts are searched first and
+        # keep the node unless a "missing left" cut is better beyond the tolerance.
+        best_right = np.maximum.reduceat(gain, starts)[run]
+        best_left = np.maximum.reduceat(gain_left, starts)[run]
+        node_missing_left = best_left > best_right + tolerance
+        cut_missing_left = node_missing_left
+        gain = np.where(node_missing_left, gain_left, gain)
         valid = np.isfinite(gain)
     run_max = np.maximum.reduceat(gain, starts)
     position = np.arange(gain.size)
-    # Gains within rounding noise of the best are ties: take the first cut.
-    tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)[entry_node]
+    # Ties: the first cut, i.e. the smallest threshold.
     near_best = valid & (gain >= run_max[run] - tolerance)
     first_best = np.minimum.reduceat(np.where(near_best, position, gain.size), starts)
     found = first_best < gain.size

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from mltrees._frames import check_category_values, is_categorical, numeric_values
 from mltrees._midpoint import midpoint
 from mltrees._validation import check_sample_weight
 from mltrees.tree._tree import available_cores
@@ -66,8 +67,9 @@ class FeatureSpec:
         return self.values[left_code]
 
 
-def _is_categorical_column(column: pd.Series) -> bool:
-    return isinstance(column.dtype, pd.CategoricalDtype) or column.dtype.kind in "OUSb"
+def _is_categorical_column(column: pd.Series, name: str = "") -> bool:
+    """The package's one rule for a column (:mod:`mltrees._frames`)."""
+    return is_categorical(column, name or str(getattr(column, "name", "")))
 
 
 def _quantile_edges(values: np.ndarray, max_bins: int, rng: np.random.Generator) -> np.ndarray:
@@ -90,6 +92,7 @@ def bin_features(
     max_bins: int | None = None,
     allow_nan: bool = False,
     random_state: int | None = 0,
+    missing_advice: str = "",
 ) -> tuple[np.ndarray, list[FeatureSpec]]:
     """Learn one :class:`FeatureSpec` per column and encode the training data.
 
@@ -109,6 +112,9 @@ def bin_features(
         when they have a missing-value method (chapter 6).
     random_state : int or None
         Seed for the subsample that histogram quantiles are computed from.
+    missing_advice : str
+        When NaN is not allowed: what the error message tells the user to do
+        (the estimator's one-argument fix).
 
     Returns
     -------
@@ -153,10 +159,11 @@ def bin_features(
         else:
             code = encode_numeric(_numeric_values(column, spec.name), spec)
         if not allow_nan and (code < 0).any():
-            raise ValueError(
-                f"X has missing values (NaN) in column {spec.name!r}; this estimator has no "
-                "missing-value method: impute them or choose one that supports them"
+            advice = missing_advice or (
+                "this estimator has no missing-value method: impute them or choose one "
+                "that supports them"
             )
+            raise ValueError(f"X has missing values (NaN) in column {spec.name!r}; {advice}")
         codes[:, j] = code
 
     # Columns are independent: large tables are encoded on every core.
@@ -227,12 +234,20 @@ def _column_name(table, j: int) -> str:
 def _categorical_mask(table, categorical_features) -> np.ndarray:
     n_features = table.shape[1]
     if isinstance(table, pd.DataFrame):
-        mask = np.array([_is_categorical_column(table.iloc[:, j]) for j in range(n_features)])
         names = [str(name) for name in table.columns]
+        mask = np.array(
+            [_is_categorical_column(table.iloc[:, j], names[j]) for j in range(n_features)]
+        )
     else:
-        # A plain array: numbers are numeric; strings, bools or objects are categories.
-        mask = np.full(n_features, table.dtype.kind in "OUSb")
+        # A plain array: numbers are numeric; strings and bools are categories; an
+        # object array is judged column by column (numbers stay numbers).
         names = [str(j) for j in range(n_features)]
+        if table.dtype.kind == "O":
+            mask = np.array(
+                [_is_categorical_column(table[:, j], names[j]) for j in range(n_features)]
+            )
+        else:
+            mask = np.full(n_features, table.dtype.kind in "USb")
     if categorical_features is None:
         return mask
     listed = np.asarray(categorical_features)
@@ -259,7 +274,11 @@ def _fit_categorical(column, name: str) -> FeatureSpec:
     else:
         try:
             present = pd.Series(column).dropna()
-            categories = np.asarray(sorted(pd.unique(present), key=_sort_key))
+            ordered = sorted(pd.unique(present), key=_sort_key)
+            # Values of several types stay objects: numpy would turn 1.5 into "1.5"
+            # next to a string, and the category would never be found again.
+            mixed = len({type(value) for value in ordered}) > 1
+            categories = np.asarray(ordered, dtype=object if mixed else None)
         except TypeError as exc:  # e.g. a dict or list in a cell
             raise TypeError(
                 f"categorical column {name!r} of X holds values that cannot be categories "
@@ -277,6 +296,7 @@ def _reject_inf_categories(column, name: str) -> None:
 def _categorical_codes(column, spec: FeatureSpec) -> np.ndarray:
     """Codes of a categorical column under a spec: -1 for missing or unseen values."""
     _reject_inf_categories(column, spec.name)
+    check_category_values(column, spec.values, spec.name)
     try:
         return pd.Index(spec.values).get_indexer(np.asarray(column)).astype(np.int64)
     except TypeError as exc:
@@ -298,10 +318,7 @@ def _fit_numeric(values: np.ndarray, name, max_bins, rng) -> FeatureSpec:
 
 
 def _numeric_values(column, name: str) -> np.ndarray:
-    try:
-        values = np.asarray(column, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"column {name!r} of X is neither numeric nor categorical: {exc}") from exc
+    values = numeric_values(column, name)  # None, NaN and pd.NA are NaN
     if np.isinf(values).any():
         raise ValueError(f"X contains inf in column {name!r}")
     return values
@@ -373,7 +390,7 @@ def encode_features(X, specs: list[FeatureSpec]) -> np.ndarray:
             if absent.any():
                 values[absent, j] = np.nan
         else:
-            if _is_categorical_column(column) and column.dtype.kind != "b":
+            if column.dtype.kind != "b" and _is_categorical_column(column, spec.name):
                 raise TypeError(
                     f"column {spec.name!r} was numeric during fit but is {column.dtype} now"
                 )

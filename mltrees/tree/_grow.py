@@ -31,6 +31,7 @@ Only the rows that met a missing value are listed that way
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -203,7 +204,32 @@ def grow_trees_together(
     once per level and tree. Level-by-level growth only (no ``max_leaf_nodes``),
     without C4.5's fractional entries.
     """
-    roots = _Roots(np.asarray(root_of_row, dtype=np.intp), list(rngs))
+    root_of_row = np.asarray(root_of_row, dtype=np.intp)
+    rngs = list(rngs)
+    if getattr(rules, "missing", "error") == "default_direction" and codes.dtype.kind == "i":
+        # A tree without a missing value searches as plain CART (_search_rules):
+        # trees with and without one are grown in two groups, each as alone.
+        with_missing = np.bincount(root_of_row[(codes < 0).any(axis=1)], minlength=len(rngs)) > 0
+        if with_missing.any() and not with_missing.all():
+            trees = [None] * len(rngs)
+            for group in (np.flatnonzero(with_missing), np.flatnonzero(~with_missing)):
+                local = np.full(len(rngs), -1, dtype=np.intp)
+                local[group] = np.arange(group.size)
+                index = np.flatnonzero(local[root_of_row] >= 0)
+                grown = _grow_levels(
+                    np.asfortranarray(codes[index]),
+                    specs,
+                    stats_model.take(index, np.ones(index.size)),
+                    rules,
+                    limits,
+                    None,
+                    None,
+                    _Roots(local[root_of_row[index]], [rngs[t] for t in group]),
+                )
+                for t, tree in zip(group, grown, strict=True):
+                    trees[t] = tree
+            return trees
+    roots = _Roots(root_of_row, rngs)
     return _grow_levels(codes, specs, stats_model, rules, limits, None, None, roots)
 
 
@@ -238,6 +264,7 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=
     n_roots = 1 if roots is None else len(roots.rngs)
     sample_node = np.zeros(n_samples, dtype=np.intp) if roots is None else roots.of_row.copy()
     missing = getattr(rules, "missing", "error")
+    search_rules = _search_rules(rules, codes)
     entries = None
     if missing == "c45" and codes.dtype.kind == "i" and (codes < 0).any():
         entries = _FractionalEntries(stats_model, n_samples)
@@ -298,7 +325,7 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=
                 candidates.size,
                 stats_model if entries is None else entries.stats,
                 frontier_stats[candidates],
-                rules,
+                search_rules,
                 limits.max_features,
                 rng if roots is None else _TreeDraws(roots.rngs, frontier_tree[candidates]),
                 None if entries is None else entries.row_of(),
@@ -356,7 +383,7 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=
                     missing_slot[chosen] = MISSING_ALL_BRANCHES
                 elif missing == "default_direction":
                     missing_slot[chosen] = _default_slots(
-                        splits.missing_slot[split],
+                        None if splits.missing_slot is None else splits.missing_slot[split],
                         first_child[chosen] - next_first,
                         next_stats,
                         stats_model,
@@ -426,6 +453,7 @@ def grow_tree_best_first(
             "max_leaf_nodes is not available with missing='c45'; use 'default_direction' "
             "or 'surrogate'"
         )
+    search_rules = _search_rules(rules, codes)
     n_samples = codes.shape[0]
     n_surrogates = rules.max_surrogates if missing == "surrogate" else 0
     capacity = 2 * int(limits.max_leaf_nodes) - 1
@@ -493,7 +521,7 @@ def grow_tree_best_first(
             candidates.size,
             stats_model,
             stats[candidates],
-            rules,
+            search_rules,
             limits.max_features,
             rng,
         )
@@ -725,16 +753,35 @@ def _merge_splits(splits: FrontierSplits, second: FrontierSplits, at: np.ndarray
     return splits
 
 
-def _default_slots(learned, first_child_local, next_stats, stats_model):
-    """Default child of each new node for missing values (XGBoost's default direction).
+def _search_rules(rules, codes: np.ndarray):
+    """The rules the split search runs with on ``codes``.
 
-    Where the node's rows held missing values the learned slot is kept;
-    elsewhere nothing was learned and missing values go to the heavier child
-    (ties: left), as scikit-learn's histogram gradient boosting does.
+    A learned default direction has nothing to learn from codes without a
+    missing value (-1): the search is then plain CART's (no holes, no change,
+    chapter 6), which lets random forests use their drawn-feature levels, and
+    every node's default child is set afterwards by :func:`_default_slots`.
     """
-    weight = stats_model.weight(next_stats)
-    heavier = np.where(weight[first_child_local] >= weight[first_child_local + 1], 0, 1)
-    return np.where(learned >= 0, learned, heavier)
+    if getattr(rules, "missing", "error") != "default_direction":
+        return rules
+    if codes.dtype.kind == "i" and (codes < 0).any():
+        return rules
+    return dataclasses.replace(rules, missing="error")
+
+
+def _default_slots(learned, first_child_local, next_stats, stats_model):
+    """Default child of each new node for missing values (the learned default direction).
+
+    Where the node's rows held missing values of the chosen feature the
+    learned slot is kept; elsewhere nothing was learned and missing values go
+    to the child with more training rows, counted without weights, ties to
+    the right: scikit-learn's rule (``n_left > n_right`` in its splitter).
+    ``learned`` None: nothing was learned anywhere.
+    """
+    count = stats_model.count(next_stats)
+    larger = np.where(count[first_child_local] > count[first_child_local + 1], 0, 1)
+    if learned is None:
+        return larger
+    return np.where(learned >= 0, learned, larger)
 
 
 class _FractionalEntries:

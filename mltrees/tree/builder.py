@@ -88,6 +88,11 @@ class TreeBuilder:
         return self.estimator._missing
 
     @property
+    def missing_fix(self) -> str:
+        """What an error message that refuses NaN tells the user to pass instead."""
+        return self.estimator._missing_fix()
+
+    @property
     def splits_numbers(self) -> bool:
         """Whether it splits numeric features (ID3 splits categories only)."""
         return self.estimator._numeric_features

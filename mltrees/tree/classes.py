@@ -12,13 +12,16 @@ and its predictions do not depend on the number of threads.
 
 from __future__ import annotations
 
+import inspect
 import numbers
+from typing import Self
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_int, class_codes, real_targets
 from mltrees.tree._data import (
     CATEGORICAL,
@@ -203,6 +206,7 @@ class _BaseTree(BaseEstimator):
             max_bins=self.max_bins,
             allow_nan=self._missing != "error",
             random_state=0,
+            missing_advice=f"{type(self).__name__} has missing='error': {self._missing_fix()}",
         )
 
     def _grow(
@@ -218,6 +222,7 @@ class _BaseTree(BaseEstimator):
         large levels in parallel -- ensembles, whose trees grow in parallel,
         pass 1.
         """
+        self._check_trainable_missing(codes, specs)
         rules, limits = self._growth_rules(codes, specs, stats_model, total_weight)
         if rng is None:
             rng = np.random.default_rng(self.random_state)
@@ -276,6 +281,7 @@ class _BaseTree(BaseEstimator):
         Tree ``t`` is what :meth:`_grow` grows on the rows of group ``t`` with
         ``rngs[t]`` (see :func:`mltrees.tree._grow.grow_trees_together`).
         """
+        self._check_trainable_missing(codes, specs)
         rules, limits = self._growth_rules(codes, specs, stats_model, 0.0)
         trees = grow_trees_together(codes, specs, stats_model, rules, limits, root_of_row, rngs)
         ccp_alpha = getattr(self, "ccp_alpha", 0.0)
@@ -297,17 +303,48 @@ class _BaseTree(BaseEstimator):
             raise ValueError(
                 f"missing must be one of {allowed} for {type(self).__name__}, got {self._missing!r}"
             )
-        if self._missing == "default_direction" and self.criterion == "absolute_error":
-            raise ValueError(
-                "missing='default_direction' needs additive node statistics and is not "
-                "available with criterion='absolute_error'; use missing='c45'"
-            )
         if hasattr(self, "max_surrogates"):
             check_int(self.max_surrogates, "max_surrogates", 1)
 
+    def _learns_directions_without_sums(self) -> bool:
+        """A learned default direction asked of absolute error, whose statistics are not sums."""
+        return self._missing == "default_direction" and self.criterion == "absolute_error"
+
+    def _check_trainable_missing(self, codes: np.ndarray, specs) -> None:
+        """Refuse training NaN that the missing-value method cannot learn from (absolute error).
+
+        Without a missing value in training, "default_direction" needs no
+        sums: every node's default child is the one with more rows.
+        """
+        if not self._learns_directions_without_sums():
+            return
+        if codes.dtype.kind == "i" and (codes < 0).any():
+            column = specs[int((codes < 0).any(axis=0).argmax())].name
+            raise ValueError(
+                f"X has missing values (NaN) in column {column!r}, and "
+                "missing='default_direction' cannot learn where they go with "
+                "criterion='absolute_error' (its node statistics are medians, not sums); "
+                "pass missing='c45' or missing='surrogate', or impute them"
+            )
+
+    def _missing_fix(self) -> str:
+        """What to pass to route missing values, for the messages that refuse them."""
+        default = inspect.signature(type(self).__init__).parameters["missing"].default
+        methods = [m for m in self._missing_methods if m != "error"]
+        if not methods:
+            return "impute them"
+        first = default if default in methods else methods[0]
+        others = [m for m in methods if m != first]
+        alternatives = f" (or {', '.join(repr(m) for m in others)})" if others else ""
+        return f"pass missing={first!r}{alternatives} to route them, or impute them"
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = self._missing != "error"
+        # Absolute error with "default_direction" routes NaN at predict but
+        # cannot train on it: NaN is not allowed in the sense of the tag.
+        tags.input_tags.allow_nan = (
+            self._missing != "error" and not self._learns_directions_without_sums()
+        )
         return tags
 
     def _validate_pruning_params(self):
@@ -383,7 +420,8 @@ class _BaseTree(BaseEstimator):
     def _raise_missing(self, column: int):
         raise ValueError(
             f"X has missing values (NaN) in column {self._specs[column].name!r}; this "
-            "estimator has no missing-value method"
+            f"{type(self).__name__} was fitted with missing='error' (refit with another "
+            f"method: {self._missing_fix()})"
         )
 
     def _apply(self, X, return_path: bool = False):
@@ -398,7 +436,7 @@ class _BaseTree(BaseEstimator):
             self._check_numeric(values)
             raise
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """Index of the node each sample ends in (a leaf, or see :meth:`Tree.apply`).
 
         With ``missing="c45"`` a sample whose tested value is missing ends
@@ -449,7 +487,7 @@ class _BaseTree(BaseEstimator):
 
 
 class _TreeClassifier(ClassifierMixin, _BaseTree):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on ``(X, y)``, optionally weighting the samples.
 
         Parameters
@@ -503,12 +541,12 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
             f"class_weight must be None, 'balanced' or a dict, got {self.class_weight!r}"
         )
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class probabilities: the class fractions of the node each sample reaches."""
         nodes, mixed = self._node_values(X)  # checks that the model is fitted first
         return self.tree_.value[nodes] if mixed is None else mixed
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The most probable class; ties go to the first class in ``classes_``."""
         nodes, mixed = self._node_values(X)
         if mixed is not None:
@@ -518,7 +556,7 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
 
 
 class _TreeRegressor(RegressorMixin, _BaseTree):
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on ``(X, y)``, optionally weighting the samples.
 
         Parameters
@@ -547,7 +585,7 @@ class _TreeRegressor(RegressorMixin, _BaseTree):
 
         return weights, {"n_outputs_": 1}, make_statistics
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The mean target of the node each sample reaches."""
         nodes, mixed = self._node_values(X)
         return self.tree_.value[nodes, 0] if mixed is None else mixed[:, 0]
@@ -626,18 +664,21 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
     {shared_parameters}
     class_weight : dict, "balanced" or None, default None
         Per-class weights multiplied into the sample weights.
-    missing : {"error", "c45", "default_direction", "surrogate"}, default "error"
-        What to do with missing values (NaN, None) in X, at fit and predict
-        (chapter 6). "error": a ValueError naming the column. "c45": Quinlan's
-        fractional weights (:eq:`eq-c45-gain`, :eq:`eq-c45-predict`).
-        "default_direction": XGBoost's learned default child
-        (:eq:`eq-default-direction`). "surrogate": CART's own method
-        (Breiman et al. 1984, section 5.3): each split is chosen on the rows
-        where its feature is known, its gain scaled by their weight fraction
-        (:eq:`eq-c45-gain`), and a row whose tested value is missing follows
-        the first surrogate split whose feature it knows
-        (:eq:`eq-surrogate-agreement`), else the majority child. The default
-        stays "error", so that no method is applied without being chosen.
+    missing : {"default_direction", "c45", "surrogate", "error"}, default "default_direction"
+        What to do with missing values (NaN, None, pd.NA) in X, at fit and
+        predict (chapter 6). "default_direction", scikit-learn's rule for its
+        DecisionTreeClassifier: every threshold is tried with the missing
+        values on the right and on the left, and "known values left, missing
+        right" is a candidate too (:eq:`eq-default-direction`); a node that
+        saw no missing value of its feature sends one to the child with more
+        training rows (ties: right). "c45": Quinlan's fractional weights
+        (:eq:`eq-c45-gain`, :eq:`eq-c45-predict`). "surrogate": CART's own
+        method (Breiman et al. 1984, section 5.3): each split is chosen on the
+        rows where its feature is known, its gain scaled by their weight
+        fraction (:eq:`eq-c45-gain`), and a row whose tested value is missing
+        follows the first surrogate split whose feature it knows
+        (:eq:`eq-surrogate-agreement`), else the majority child. "error": a
+        ValueError naming the column.
     max_surrogates : int >= 1, default 5
         With ``missing="surrogate"``: surrogate splits kept per node, best
         first (rpart's ``maxsurrogate``). Only surrogates that agree with
@@ -654,6 +695,20 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
         ``N_t / N * gain`` (:eq:`eq-ch11-best-first`) is split next, until the
         tree has ``max_leaf_nodes`` leaves or no leaf can be split. Not with
         ``missing="c45"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from mltrees import CARTClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = CARTClassifier(max_depth=2).fit(X, y)
+    >>> tree.get_n_leaves(), round(tree.score(X, y), 3)
+    (3, 0.96)
+    >>> X_holes = X[:3].copy()
+    >>> X_holes[0, 2] = np.nan  # a setosa without its petal length, the root's feature
+    >>> tree.predict(X_holes).tolist()  # it goes where most training rows went
+    [1, 0, 0]
     """
 
     _criteria = ("gini", "entropy", "log_loss")
@@ -674,7 +729,7 @@ class CARTClassifier(_CostComplexityMixin, _TreeClassifier):
         max_bins=None,
         categorical_features=None,
         ccp_alpha=0.0,
-        missing="error",
+        missing="default_direction",
         max_surrogates=5,
         max_leaf_nodes=None,
     ):
@@ -712,18 +767,24 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         Node impurity: the weighted variance of the targets, or their mean
         absolute deviation from the weighted median.
     {shared_parameters}
-    missing : {"error", "c45", "default_direction", "surrogate"}, default "error"
-        What to do with missing values (NaN, None) in X, at fit and predict
-        (chapter 6). "error": a ValueError naming the column. "c45": Quinlan's
-        fractional weights (:eq:`eq-c45-gain`, :eq:`eq-c45-predict`).
-        "default_direction": XGBoost's learned default child
-        (:eq:`eq-default-direction`); not with absolute error. "surrogate":
-        CART's own method (Breiman et al. 1984, section 5.3): each split is chosen on the rows
-        where its feature is known, its gain scaled by their weight fraction
+    missing : {"default_direction", "c45", "surrogate", "error"}, default "default_direction"
+        What to do with missing values (NaN, None, pd.NA) in X, at fit and
+        predict (chapter 6). "default_direction", scikit-learn's rule for its
+        DecisionTreeRegressor: every threshold is tried with the missing
+        values on the right and on the left, and "known values left, missing
+        right" is a candidate too (:eq:`eq-default-direction`); a node that
+        saw no missing value of its feature sends one to the child with more
+        training rows (ties: right). With absolute error it needs training
+        data without missing values (the default child of every node is then
+        the larger one); to train on NaN there, choose "c45" or "surrogate".
+        "c45": Quinlan's fractional weights (:eq:`eq-c45-gain`,
+        :eq:`eq-c45-predict`). "surrogate": CART's own method (Breiman et al.
+        1984, section 5.3): each split is chosen on the rows where its feature
+        is known, its gain scaled by their weight fraction
         (:eq:`eq-c45-gain`), and a row whose tested value is missing follows
         the first surrogate split whose feature it knows
-        (:eq:`eq-surrogate-agreement`), else the majority child. The default
-        stays "error", so that no method is applied without being chosen.
+        (:eq:`eq-surrogate-agreement`), else the majority child. "error": a
+        ValueError naming the column.
     max_surrogates : int >= 1, default 5
         With ``missing="surrogate"``: surrogate splits kept per node, best
         first (rpart's ``maxsurrogate``). Only surrogates that agree with
@@ -740,6 +801,17 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         ``N_t / N * gain`` (:eq:`eq-ch11-best-first`) is split next, until the
         tree has ``max_leaf_nodes`` leaves or no leaf can be split. Not with
         ``missing="c45"``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from mltrees import CARTRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> tree = CARTRegressor(max_depth=3, min_samples_leaf=20).fit(X, y)
+    >>> tree.get_depth(), tree.get_n_leaves()
+    (3, 8)
+    >>> round(tree.score(X, y), 3)
+    0.496
     """
 
     _criteria = ("squared_error", "absolute_error")
@@ -759,7 +831,7 @@ class CARTRegressor(_CostComplexityMixin, _TreeRegressor):
         max_bins=None,
         categorical_features=None,
         ccp_alpha=0.0,
-        missing="error",
+        missing="default_direction",
         max_surrogates=5,
         max_leaf_nodes=None,
     ):
@@ -799,11 +871,32 @@ class ID3Classifier(_TreeClassifier):
         How the split feature is chosen: the largest information gain
         (:eq:`eq-mutual-information`, ID3), the largest gain ratio, or C4.5's
         rule (the largest gain ratio among features with at least average gain).
-    missing : {"error", "c45"}, default "error"
-        What to do with missing values (NaN, None) in X (chapter 6). "error":
-        a ValueError naming the column. "c45": Quinlan's fractional weights
-        (:eq:`eq-c45-gain`, :eq:`eq-c45-predict`), which Zhou applies to ID3's
-        information gain on watermelon 2.0alpha.
+    missing : {"c45", "error"}, default "c45"
+        What to do with missing values (NaN, None, pd.NA) in X (chapter 6).
+        "c45": Quinlan's fractional weights (:eq:`eq-c45-gain`,
+        :eq:`eq-c45-predict`), C4.5's method, which Zhou applies to ID3's
+        information gain on watermelon 2.0alpha: on data without missing
+        values the tree is ID3's. "error": a ValueError naming the column.
+
+    Examples
+    --------
+    >>> from mltrees import ID3Classifier, export_text
+    >>> from mltrees.datasets import load_weather
+    >>> X, y = load_weather(return_X_y=True)  # Quinlan's 14 days, all categorical
+    >>> id3 = ID3Classifier().fit(X, y)
+    >>> print(export_text(id3), end="")
+    |--- outlook = sunny
+    |   |--- humidity = high
+    |   |   |--- class: no
+    |   |--- humidity = normal
+    |   |   |--- class: yes
+    |--- outlook = overcast
+    |   |--- class: yes
+    |--- outlook = rainy
+    |   |--- windy = TRUE
+    |   |   |--- class: no
+    |   |--- windy = FALSE
+    |   |   |--- class: yes
     """
 
     _criteria = ("entropy",)
@@ -826,7 +919,7 @@ class ID3Classifier(_TreeClassifier):
         max_bins=None,
         categorical_features=None,
         selection="gain",
-        missing="error",
+        missing="c45",
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -912,6 +1005,26 @@ class C45Classifier(ID3Classifier):
         (:eq:`eq-c45-gain`); a row whose tested value is missing goes down
         every branch with a share of its weight (:eq:`eq-c45-r`), at fit and at
         predict (:eq:`eq-c45-predict`). "error": a ValueError naming the column.
+
+    Examples
+    --------
+    >>> from mltrees import C45Classifier, export_text
+    >>> from mltrees.datasets import load_weather
+    >>> X, y = load_weather(numeric=True, return_X_y=True)  # temperature, humidity: numbers
+    >>> c45 = C45Classifier(pruning=None).fit(X, y)
+    >>> print(export_text(c45, decimals=1), end="")
+    |--- outlook = sunny
+    |   |--- humidity <= 75.0
+    |   |   |--- class: yes
+    |   |--- humidity >  75.0
+    |   |   |--- class: no
+    |--- outlook = overcast
+    |   |--- class: yes
+    |--- outlook = rainy
+    |   |--- windy = TRUE
+    |   |   |--- class: no
+    |   |--- windy = FALSE
+    |   |   |--- class: yes
     """
 
     def __init__(

@@ -19,16 +19,20 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from mltrees._optional import import_optional
 from mltrees._validation import check_int
+from mltrees.tree._drawable import drawable
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, Tree
-from mltrees.tree.classes import _BaseTree
-from mltrees.tree.oblique import ObliqueTree, _BaseObliqueTree
+from mltrees.tree.oblique import ObliqueTree
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["export_text", "plot_tree", "to_dot"]
 
@@ -46,10 +50,6 @@ _PALETTE = (
     (23, 190, 207),
 )
 _REGRESSION_RGB = (229, 129, 57)
-_ESTIMATORS = (
-    "CARTClassifier, CARTRegressor, ID3Classifier, C45Classifier, ObliqueTreeClassifier "
-    "or ObliqueTreeRegressor from mltrees.tree"
-)
 
 
 @dataclass
@@ -175,50 +175,49 @@ def _names(value, name: str, expected: int, what: str) -> list[str]:
     return names
 
 
-def _view(estimator, function: str, feature_names, class_names, decimals) -> _View:
-    """Validate the common arguments of every renderer."""
-    if not isinstance(estimator, _BaseTree | _BaseObliqueTree):
-        hint = ""
-        if type(estimator).__module__.startswith("sklearn."):
-            sklearn_name = {"to_dot": "export_graphviz"}.get(function, function)
-            hint = f"; for scikit-learn trees use sklearn.tree.{sklearn_name}"
-        raise TypeError(
-            f"{function} expects a fitted mltrees tree estimator ({_ESTIMATORS}), "
-            f"got {type(estimator).__name__}{hint}"
+def _decimals(decimals, precision):
+    """``decimals``, or ``precision`` (the namesakes' name for it) when that is given."""
+    if precision is None:
+        return decimals
+    if decimals != 3:
+        raise ValueError(
+            f"pass decimals or precision (the same setting), not both: got decimals={decimals!r} "
+            f"and precision={precision!r}"
         )
-    check_is_fitted(estimator, "tree_")
+    check_int(precision, "precision", 0)
+    return precision
+
+
+def _view(estimator, function: str, feature_names, class_names, decimals, tree_index=0) -> _View:
+    """Validate the common arguments of every renderer; pick tree ``tree_index``."""
+    drawn = drawable(estimator, tree_index, function)
     check_int(decimals, "decimals", 0)
-    n_features = int(estimator.n_features_in_)
+    n_features = drawn.n_features
     if feature_names is None:
-        if hasattr(estimator, "feature_names_in_"):
-            names = [str(v) for v in estimator.feature_names_in_]
-        else:
-            names = [f"feature_{j}" for j in range(n_features)]
+        names = drawn.feature_names or [f"feature_{j}" for j in range(n_features)]
     else:
         names = _names(feature_names, "feature_names", n_features, "features")
-    if hasattr(estimator, "classes_"):
-        classes = estimator.classes_
+    if drawn.class_names is not None:
         if class_names is None:
-            labels = [str(c) for c in classes]
+            labels = drawn.class_names
         else:
-            labels = _names(class_names, "class_names", len(classes), "classes")
+            labels = _names(class_names, "class_names", len(drawn.class_names), "classes")
     else:
         if class_names is not None:
             raise ValueError(
-                f"class_names applies to classifiers only; {type(estimator).__name__} "
-                "is a regressor"
+                f"class_names applies to classifiers only (trees that predict class "
+                f"distributions); the trees of {type(estimator).__name__} predict values"
             )
         labels = None
-    criterion = str(getattr(estimator, "criterion", "impurity"))
     view = _View(
-        tree=estimator.tree_,
-        specs=getattr(estimator, "_specs", None),
+        tree=drawn.tree,
+        specs=drawn.specs,
         feature_names=names,
         class_names=labels,
         decimals=int(decimals),
-        criterion="entropy" if criterion == "log_loss" else criterion,
+        criterion=drawn.criterion,
     )
-    if isinstance(estimator.tree_, ObliqueTree):
+    if isinstance(drawn.tree, ObliqueTree):
         return _linear_tests(view, per_line=3 if function == "plot_tree" else None)
     return view
 
@@ -270,10 +269,11 @@ def _subtree_heights(tree: Tree) -> np.ndarray:
 
 
 def export_text(
-    estimator,
+    estimator: object,
     *,
-    feature_names=None,
-    class_names=None,
+    tree_index: int = 0,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
     decimals: int = 3,
     max_depth: int | None = None,
     show_weights: bool = False,
@@ -295,8 +295,17 @@ def export_text(
 
     Parameters
     ----------
-    estimator : CARTClassifier, CARTRegressor, ID3Classifier or C45Classifier
-        A fitted mltrees tree.
+    estimator : fitted mltrees tree or tree ensemble
+        A single tree (CART, C4.5, ID3, oblique, the Hoeffding tree, ID5R) or
+        an ensemble of trees (random forest, bagging, AdaBoost, gradient
+        boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
+    tree_index : int, default 0
+        Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
+        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count
+        members; boosting counts rounds, then outputs within a round
+        (``round * n_outputs + output``). Negative values count from the end. The trees of boosting
+        show at every node what a row ending there adds to the margin (the
+        learning rate included); the others show class counts or values.
     feature_names : list of str, optional
         One name per feature. Default: ``estimator.feature_names_in_`` when the
         tree was fitted on a DataFrame, else ``feature_0``, ``feature_1``, ...
@@ -343,7 +352,7 @@ def export_text(
     |--- feature_2 >  2.45
     |   |--- class: 1
     """
-    view = _view(estimator, "export_text", feature_names, class_names, decimals)
+    view = _view(estimator, "export_text", feature_names, class_names, decimals, tree_index)
     check_int(max_depth, "max_depth", 0, allow_none=True)
     tree = view.tree
     height = _subtree_heights(tree) if max_depth is not None else None
@@ -396,12 +405,14 @@ def _hex(rgb) -> str:
 
 
 def to_dot(
-    estimator,
+    estimator: object,
     *,
-    feature_names=None,
-    class_names=None,
+    tree_index: int = 0,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
     decimals: int = 3,
     filled: bool = False,
+    precision: int | None = None,
 ) -> str:
     """Graphviz DOT text of a fitted tree (render it with ``dot -Tsvg``).
 
@@ -415,8 +426,17 @@ def to_dot(
 
     Parameters
     ----------
-    estimator : CARTClassifier, CARTRegressor, ID3Classifier or C45Classifier
-        A fitted mltrees tree.
+    estimator : fitted mltrees tree or tree ensemble
+        A single tree (CART, C4.5, ID3, oblique, the Hoeffding tree, ID5R) or
+        an ensemble of trees (random forest, bagging, AdaBoost, gradient
+        boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
+    tree_index : int, default 0
+        Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
+        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count
+        members; boosting counts rounds, then outputs within a round
+        (``round * n_outputs + output``). Negative values count from the end. The trees of boosting
+        show at every node what a row ending there adds to the margin (the
+        learning rate included); the others show class counts or values.
     feature_names : list of str, optional
         One name per feature; defaults as in :func:`export_text`.
     class_names : list of str, optional
@@ -427,6 +447,9 @@ def to_dot(
         Fill every node with the colour of its majority class, faded towards
         white as the node gets less pure (regressors: one hue, darker for a
         larger mean), as scikit-learn's ``export_graphviz`` does.
+    precision : int, optional
+        ``decimals`` under the name scikit-learn's ``export_graphviz`` gives
+        it; pass one of the two.
 
     Returns
     -------
@@ -454,7 +477,8 @@ def to_dot(
     >>> dot.splitlines()[0], dot.count("->")
     ('digraph Tree {', 2)
     """
-    view = _view(estimator, "to_dot", feature_names, class_names, decimals)
+    decimals = _decimals(decimals, precision)
+    view = _view(estimator, "to_dot", feature_names, class_names, decimals, tree_index)
     tree = view.tree
     style = '"filled, rounded"' if filled else '"rounded"'
     lines = [
@@ -504,15 +528,17 @@ EDGE_LABEL_POSITION = 0.6  # where a branch label sits, from parent (0) to child
 
 
 def plot_tree(
-    estimator,
+    estimator: object,
     *,
-    feature_names=None,
-    class_names=None,
+    tree_index: int = 0,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
     decimals: int = 3,
     max_depth: int | None = None,
-    ax=None,
+    ax: Axes | None = None,
     fontsize: float | None = None,
-):
+    precision: int | None = None,
+) -> Axes:
     """Draw a fitted tree with matplotlib: boxes for nodes, labelled lines for branches.
 
     The layout is the simple tidy one: the leaves of the drawing are spaced
@@ -525,8 +551,17 @@ def plot_tree(
 
     Parameters
     ----------
-    estimator : CARTClassifier, CARTRegressor, ID3Classifier or C45Classifier
-        A fitted mltrees tree.
+    estimator : fitted mltrees tree or tree ensemble
+        A single tree (CART, C4.5, ID3, oblique, the Hoeffding tree, ID5R) or
+        an ensemble of trees (random forest, bagging, AdaBoost, gradient
+        boosting, XGBoost, LightGBM, oblivious boosting, an imported model).
+    tree_index : int, default 0
+        Which tree of an ensemble (LightGBM's ``tree_index``, XGBoost's
+        ``tree_idx``): forests (Dask ones too), bagging and AdaBoost count
+        members; boosting counts rounds, then outputs within a round
+        (``round * n_outputs + output``). Negative values count from the end. The trees of boosting
+        show at every node what a row ending there adds to the margin (the
+        learning rate included); the others show class counts or values.
     feature_names : list of str, optional
         One name per feature; defaults as in :func:`export_text`.
     class_names : list of str, optional
@@ -541,6 +576,9 @@ def plot_tree(
     fontsize : float, optional
         Font size of the node boxes; by default the largest size (at most 10)
         at which the boxes do not overlap.
+    precision : int, optional
+        ``decimals`` under the name scikit-learn's and LightGBM's
+        ``plot_tree`` give it; pass one of the two.
 
     Returns
     -------
@@ -571,7 +609,8 @@ def plot_tree(
     >>> sum(text.get_bbox_patch() is not None for text in ax.texts)
     5
     """
-    view = _view(estimator, "plot_tree", feature_names, class_names, decimals)
+    decimals = _decimals(decimals, precision)
+    view = _view(estimator, "plot_tree", feature_names, class_names, decimals, tree_index)
     check_int(max_depth, "max_depth", 0, allow_none=True)
     if fontsize is not None and (
         isinstance(fontsize, bool) or not isinstance(fontsize, numbers.Real) or fontsize <= 0

@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._frames import numbers_only
 from mltrees._input_checks import validate_numbers
 from mltrees._midpoint import midpoint
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import (
     check_bool,
     check_int,
@@ -653,6 +655,26 @@ def _input_units(a, mean, scale, exponent):
     return coef, t
 
 
+def _clear_of_rows(Z, a, stats, criterion, min_samples_leaf):
+    """``a``, or its direction with the best threshold if the hyperplane runs through a row.
+
+    The local search can stop on a hyperplane that passes through a row
+    (``|a @ z| ~ 1e-16``, within the rounding of the dot product), whose side
+    is then decided by the order of a sum; neither the stored test nor the
+    test in the input's units would keep it. Such a hyperplane keeps its
+    direction and gets the best threshold on it, a midpoint between two
+    distinct projections (:func:`best_threshold`), so every row is clear of it.
+    """
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        V = Z @ a[:-1] + a[-1]
+        bound = 4 * (Z.shape[1] + 1) * np.finfo(np.float64).eps
+        bound *= np.abs(Z) @ np.abs(a[:-1]) + abs(a[-1])
+    if np.all(np.abs(V) > bound):
+        return a
+    t, _ = best_threshold(Z @ a[:-1], stats, criterion, min_samples_leaf)
+    return np.append(a[:-1], -t)  # t NaN (no valid split): no row goes right, a leaf
+
+
 def _checked_test(X, coef, t, right):
     """``(coef, t)``, rescaled or moved so that it keeps the search's partition in X's units.
 
@@ -734,12 +756,23 @@ class _BaseObliqueTree(BaseEstimator):
         check_bool(self.standardize, "standardize")
 
     def _validate_X_y(self, X, y, sample_weight):
-        X = validate_numbers(self, X, what="numbers only", dtype=np.float64)
+        X = validate_numbers(self, self._numbers(X), what="numbers only", dtype=np.float64)
         y = check_target(self, y, X.shape[0], stacklevel=4)  # the user's fit, through fit
         weights = check_sample_weight(sample_weight, X.shape[0])
         return X, y, weights
 
     _classifier = False
+
+    def _numbers(self, X):
+        """Numbers only, with every value present; the refusals name the column."""
+        return numbers_only(
+            X,
+            type(self).__name__,
+            categories_advice="one-hot encode it (pd.get_dummies or sklearn's OneHotEncoder) "
+            "or drop it; CARTClassifier and C45Classifier split categories",
+            missing_advice="impute them (sklearn.impute.SimpleImputer), or use a tree with a "
+            "missing-value method such as CARTClassifier",
+        )
 
     def _grow(self, X, stats, node_cost, split_node) -> ObliqueTree:
         """Depth-first growth: children get consecutive ids when their parent splits."""
@@ -802,7 +835,11 @@ class _BaseObliqueTree(BaseEstimator):
                 or decrease / total < self.min_impurity_decrease
             ):
                 continue
+            a = _clear_of_rows(Z[rows], a, stats[rows], self._criterion, self.min_samples_leaf)
             values = Z[rows] @ a[:-1] + a[-1]
+            n_right = int((values > 0).sum())
+            if min(n_right, rows.size - n_right) < max(self.min_samples_leaf, 1):
+                continue
             coef, t = _input_units(a, mean, scale, exponent)
             if coef[np.argmax(np.abs(coef))] < 0 and (values != 0).all():
                 # the same split, printed with its largest weight (input units) positive
@@ -851,10 +888,12 @@ class _BaseObliqueTree(BaseEstimator):
         self.tree_ = tree
         return self
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X: MatrixLike) -> np.ndarray:
         """Index of the leaf each row reaches."""
         check_is_fitted(self, "tree_")
-        X = validate_numbers(self, X, what="numbers only", reset=False, dtype=np.float64)
+        X = validate_numbers(
+            self, self._numbers(X), what="numbers only", reset=False, dtype=np.float64
+        )
         return self.tree_.apply(X)
 
     def get_depth(self) -> int:
@@ -970,6 +1009,17 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
         The fitted tree; ``tree_.coef`` and ``tree_.threshold`` hold the tests.
     classes_, n_classes_, n_features_in_, feature_names_in_
         As in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import ObliqueTreeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)  # a diagonal boundary
+    >>> tree = ObliqueTreeClassifier(random_state=0).fit(X, y)
+    >>> tree.get_depth(), tree.score(X, y)  # one oblique test is enough
+    (1, 1.0)
     """
 
     _criteria = ("gini", "entropy", "log_loss")
@@ -1012,7 +1062,7 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
     def _criterion(self) -> str:
         return "gini" if self.criterion == "gini" else "entropy"
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on numeric ``X`` and class labels ``y``; returns self."""
         self._validate_params()
         X, y, weights = self._validate_X_y(X, y, sample_weight)
@@ -1052,12 +1102,12 @@ class ObliqueTreeClassifier(ClassifierMixin, _BaseObliqueTree):
             else:
                 yield pocket_perceptron(Z, z, weights, self.max_epochs)[:-1]
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Class fractions of the leaf each row reaches."""
         leaves = self.apply(X)
         return self.tree_.value[leaves]
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Majority class of the leaf each row reaches."""
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
@@ -1079,6 +1129,17 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         The fitted tree; ``tree_.coef`` and ``tree_.threshold`` hold the tests.
     n_features_in_, feature_names_in_
         As in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mltrees import ObliqueTreeRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2))
+    >>> y = np.where(X[:, 0] - X[:, 1] > 0, 1.0, -1.0)
+    >>> tree = ObliqueTreeRegressor(random_state=0).fit(X, y)
+    >>> tree.get_depth(), round(tree.score(X, y), 3)
+    (1, 1.0)
     """
 
     _criteria = ("squared_error",)
@@ -1118,7 +1179,7 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         self.ccp_alpha = ccp_alpha
         self.random_state = random_state
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on numeric ``X`` and targets ``y``; returns self."""
         self._validate_params()
         X, y, weights = self._validate_X_y(X, y, sample_weight)
@@ -1146,7 +1207,7 @@ class ObliqueTreeRegressor(RegressorMixin, _BaseObliqueTree):
         w = stats[:, 0]
         yield least_squares_direction(Z, stats[:, 1] / w, w)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Mean target of the leaf each row reaches."""
         leaves = self.apply(X)
         return self.tree_.value[leaves, 0]

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass, field
+from typing import Self
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
+from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_bool, check_sample_weight
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF
 from mltrees.tree.pruning import added_errors
@@ -226,6 +228,23 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
     synthetic data); for the cases such a rule fires on,
     ``argmax(predict_proba)`` differs from ``predict``, which keeps Quinlan's
     first-rule decision.
+
+    Examples
+    --------
+    >>> from mltrees import RuleSetClassifier
+    >>> from mltrees.datasets import load_weather
+    >>> X, y = load_weather(return_X_y=True)
+    >>> rules = RuleSetClassifier().fit(X, y)
+    >>> for rule in rules.rules_:
+    ...     print(rule)
+    ...
+    if outlook = sunny and humidity = high then no
+    if outlook = rainy and windy = TRUE then no
+    if outlook = overcast then yes
+    if humidity = normal then yes
+    if outlook = rainy and windy = FALSE then yes
+    >>> rules.default_class_
+    'yes'
     """
 
     def __init__(self, estimator=None, *, confidence=0.25, drop_redundant=True):
@@ -256,7 +275,7 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
 
         return C45Classifier(pruning=None) if self.estimator is None else clone(self.estimator)
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the tree on ``(X, y)`` and derive the rule set from it.
 
         Parameters
@@ -378,14 +397,14 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
             first[self.rules_[k].covers(values)] = k
         return first
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The class of the first rule that covers each case, else the default class."""
         first = self._first_rule(X)
         labels = np.array([r.label for r in self.rules_] + [self.default_class_], dtype=object)
         out = labels[np.where(first >= 0, first, len(self.rules_))]
         return out.astype(self.classes_.dtype)
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         r"""Class probabilities of the first rule that fires (see the class Notes).
 
         A case gets the weighted class frequencies of all the training cases
@@ -402,7 +421,7 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
         first = self._first_rule(X)
         return self.class_distributions_[np.where(first >= 0, first, len(self.rules_))]
 
-    def predict_log_proba(self, X) -> np.ndarray:
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         """Logarithm of :meth:`predict_proba` (``-inf`` for probability 0)."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))

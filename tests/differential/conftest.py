@@ -45,18 +45,33 @@ PROFILE = (
 )
 
 
+def pytest_configure(config):
+    """A new session starts a new file report (the controller only, under pytest-xdist).
+
+    ``pytest_configure`` is a historic hook: it also runs for this conftest
+    when it is loaded late, as in ``pytest tests``.
+    """
+    if not hasattr(config, "workerinput"):
+        from .report import clear
+
+        clear()
+
+
 def pytest_terminal_summary(terminalreporter):
-    """Print each differential test's outcome counts (see ``report.py``)."""
+    """Print each differential test's outcome counts (both ways of ``report.py``)."""
+    from .report import PROPERTY, summary
+
     lines = []
     for status in ("passed", "failed"):
         for report in terminalreporter.stats.get(status, []):
             if getattr(report, "when", None) != "call":
                 continue
             for name, counts in report.user_properties:
-                if name == "difftest":
+                if name == PROPERTY:
                     total = sum(counts.values())
                     shown = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
                     lines.append(f"{report.nodeid}: {total} examples ({shown})")
+    lines += summary()
     if lines:
         terminalreporter.write_sep("-", "differential tests: examples and documented exceptions")
         for line in lines:

@@ -52,6 +52,7 @@ class Table:
     kinds: tuple[str, ...]
     nan_pattern: str
     seed: int
+    y_test: np.ndarray | None = None  # the targets of X_test (for eval sets, early stopping)
 
     def __repr__(self) -> str:  # hypothesis prints this when a test fails
         return (
@@ -159,6 +160,7 @@ def make_table(
         kinds=tuple(kinds),
         nan_pattern=nan_pattern,
         seed=seed,
+        y_test=y_all[n_rows:],
     )
 
 
