@@ -98,7 +98,13 @@ def score_features_together(
         pair_code = (block + code_offset[:, None]).ravel()
         pair_node = np.tile(node, g)
         entry_node, entry_code, entry_stats = _cell_statistics(
-            stats_model, pair_node, pair_code, n_nodes, int(n_codes.sum()), np.tile(rows, g)
+            stats_model,
+            pair_node,
+            pair_code,
+            n_nodes,
+            int(n_codes.sum()),
+            np.tile(rows, g),
+            counts=rules.min_samples_leaf > 1,  # the cuts' row counts serve only that limit
         )
         del block, pair_code, pair_node
         slot = np.searchsorted(code_offset, entry_code, side="right") - 1
