@@ -545,6 +545,9 @@ def test_import_xgboost_rejects_broken_files(penguins):
         import_xgboost(document)
     with pytest.raises(ModelFormatError):
         import_xgboost({"learner": {}})
+    # UBJSON, XGBoost's default format since 2.1, is named in the error with the way out
+    with pytest.raises(ModelFormatError, match=r"UBJSON.*save_raw"):
+        import_xgboost(bytes(booster.save_raw("ubj")))
 
 
 # ---------------------------------------------------------------- LightGBM
@@ -588,12 +591,29 @@ def test_import_lightgbm_missing_type_none_and_zero():
     probe = X.copy()
     probe[rng.random(X.shape) < 0.2] = np.nan  # NaN at predict only: treated as 0
     probe[:5, 0] = [1e-36, -1e-36, 2e-35, -2e-35, 0.0]  # inside and outside the zero band
+    z = float(np.float32(1e-35))  # LightGBM's kZeroThreshold; IsZero is |x| <= z (closed)
+    probe[5:11, 0] = [z, -z, np.nextafter(z, 1), np.nextafter(-z, -1), np.nextafter(z, 0), -0.0]
     for zero_as_missing in (False, True):
         booster = _lgb({"objective": "regression", "zero_as_missing": zero_as_missing}, X, y)
         text = booster.model_to_string()
         model = import_lightgbm(text)
         assert model.zero_as_missing_.any() == zero_as_missing
         np.testing.assert_allclose(model.predict(probe), booster.predict(probe), rtol=1e-12)
+
+
+def test_import_lightgbm_zero_band_is_closed():
+    """LightGBM's IsZero (since 3.0) is -z <= x <= z, z = float32(1e-35): -z is missing too."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 1))
+    X[rng.random(400) < 0.3] = 0.0
+    y = np.where(X[:, 0] == 0, 5.0, np.where(X[:, 0] < 0, 0.0, 1.0))  # zeros unlike negatives
+    booster = _lgb({"objective": "regression", "zero_as_missing": True, "num_leaves": 4}, X, y, 3)
+    z = float(np.float32(1e-35))
+    probe = np.array([z, -z, np.nextafter(-z, -1), np.nextafter(z, 1), 0.0, -0.0, np.nan])[:, None]
+    expected = booster.predict(probe)
+    assert expected[1] == expected[0] != expected[2]  # -z is in the band, the double below is not
+    imported = import_lightgbm(booster.model_to_string())
+    np.testing.assert_array_equal(imported.predict(probe), expected)
 
 
 def test_import_lightgbm_categorical_bitsets(penguins):

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _sklearn_ties import SEEDS
+from _sklearn_ties import seed_invariant as _seed_invariant
 from sklearn import datasets, tree
 from sklearn.model_selection import train_test_split
 
 from mltrees.tree import CARTClassifier, CARTRegressor
 
 CLASSIFICATION = ["iris", "wine", "breast_cancer", "digits"]
-SEEDS = range(8)
 
 
 def _split(name):
@@ -30,14 +31,6 @@ def _split(name):
     # value can never fall between sklearn's and our copy of a threshold.
     X = X.astype(np.float32).astype(np.float64)
     return train_test_split(X, y, test_size=0.3, random_state=0)
-
-
-def _seed_invariant(make, X_train, y_train, X_test):
-    """sklearn's test predictions if they are the same for every seed, else None."""
-    predictions = [make(seed).fit(X_train, y_train).predict(X_test) for seed in SEEDS]
-    if all(np.array_equal(predictions[0], p) for p in predictions[1:]):
-        return predictions[0]
-    return None
 
 
 @pytest.mark.parametrize("name", CLASSIFICATION)

@@ -73,6 +73,20 @@ def _subset_statistics(stats, rows: np.ndarray, weights: np.ndarray):
     return type(stats)(stats.y[rows], weights)
 
 
+def _balanced(y_codes: np.ndarray, weights: np.ndarray, stats) -> np.ndarray:
+    """Each row's "balanced" class weight ``W / (K W_k)`` from the classes' weighted totals.
+
+    scikit-learn's forests (1.8 and later) weigh the class totals by the
+    sample weights, so that a weight of 2 counts as a row twice. A class
+    without weight has no row to weigh.
+    """
+    per_class = np.bincount(y_codes, weights=weights, minlength=stats.n_classes)
+    factor = np.zeros(stats.n_classes)
+    present = per_class > 0
+    factor[present] = per_class.sum() / (stats.n_classes * per_class[present])
+    return factor[y_codes]
+
+
 class _BaseBagging(BaseEstimator):
     """Resampling, fitting and averaging shared by bagging and random forests.
 
@@ -186,7 +200,12 @@ class _BaseBagging(BaseEstimator):
         builder.features_per_node(template.max_features, n_features)  # fail before any tree
         n_draws = self._n_draws(n_samples)
         first, seeds = continued_seeds(self, previous)
-        balanced_subsample = getattr(self, "class_weight", None) == "balanced_subsample"
+        class_weight = getattr(self, "class_weight", None)
+        balanced_subsample = class_weight == "balanced_subsample"
+        if class_weight == "balanced":  # from the weighted class totals of all rows
+            stats = _subset_statistics(
+                stats, np.arange(len(stats.w)), stats.w * _balanced(stats.y, stats.w, stats)
+            )
         oob = None
         if self.oob_score:
             # Out-of-bag rows are predicted from their raw values, as new data would be.
@@ -212,12 +231,8 @@ class _BaseBagging(BaseEstimator):
             features = self._draw_features(rng, n_features)
             rows = np.flatnonzero(counts)
             tree_weights = stats.w[rows] * counts[rows]
-            if balanced_subsample:
-                # sklearn's "balanced_subsample": class weights from this sample's counts.
-                k = stats.n_classes
-                per_class = np.bincount(stats.y[rows], weights=counts[rows], minlength=k)
-                factor = counts.sum() / (k * np.maximum(per_class, 1))
-                tree_weights = tree_weights * factor[stats.y[rows]]
+            if balanced_subsample:  # class weights from this sample's weighted totals
+                tree_weights = tree_weights * _balanced(stats.y[rows], tree_weights, stats)
             return rng, counts, features, rows, tree_weights
 
         def finish(i, tree, counts, features, member_specs, member_stats, rows):

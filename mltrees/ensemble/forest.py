@@ -119,8 +119,11 @@ class _ForestMixin:
         params = {name: getattr(self, name) for name in _TREE_PARAMS}
         params["max_bins"] = resolve_max_bins(self.max_bins, n_samples)
         if self._is_classifier:
+            # The presets are applied by the forest, from weighted class totals
+            # (bagging's ``_fit_binned``); a dict is the trees' own.
             weight = self.class_weight
-            params["class_weight"] = None if weight == "balanced_subsample" else weight
+            balanced = isinstance(weight, str) and weight in ("balanced", "balanced_subsample")
+            params["class_weight"] = None if balanced else weight
             return CARTClassifier(**params)
         return CARTRegressor(**params)
 
@@ -142,8 +145,12 @@ class RandomForestClassifier(_ForestMixin, _ClassifierEnsemble):
         a number, a fraction of ``d``, or all of them (None or 1.0: bagging).
     {forest_parameters}
     class_weight : dict, "balanced", "balanced_subsample" or None, default None
-        Per-class weights; "balanced_subsample" recomputes the balanced
-        weights from each tree's bootstrap sample.
+        Per-class weights. "balanced": class ``k`` is weighted
+        ``W / (K W_k)``, ``W_k`` its total sample weight over the training
+        rows (its row count without ``sample_weight``), as scikit-learn's
+        forests (1.8 and later; its single trees count rows). "balanced_subsample"
+        recomputes them from each tree's sample, its rows' weights times their
+        bootstrap counts (the same as "balanced" without bootstrap).
 
     Attributes
     ----------

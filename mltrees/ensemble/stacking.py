@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from typing import Self
 
 import numpy as np
@@ -319,19 +320,38 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
 
     def _member_output(self, est, method, X):
         """One member's level-1 columns for ``X`` (eq-stacking-level1)."""
-        out = np.asarray(getattr(est, method)(X), dtype=np.float64)
+        raw = np.asarray(getattr(est, method)(X))
+        out = raw.astype(np.float64)
+        n_classes = len(self.classes_) if is_classifier(self) else 0
+        fold_classes = getattr(est, "classes_", None) if method != "predict" else None
+        if fold_classes is not None and len(fold_classes) < n_classes:
+            # A fold whose training part lacks a class (scikit-learn's
+            # cross_val_predict: the same warning, columns and refusal).
+            warnings.warn(
+                f"Number of classes in training fold ({len(fold_classes)}) does not match "
+                f"total number of classes ({n_classes}). Results may not be appropriate for "
+                "your use case. To fix this, use a cross-validation technique resulting in "
+                "properly stratified folds",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            if method == "decision_function" and len(fold_classes) <= 2:
+                raise ValueError(
+                    f"a training fold holds only {len(fold_classes)} of the {n_classes} classes, "
+                    "and decision_function then gives one score per row, not one per class; "
+                    "use stratified folds or stack_method='predict_proba'"
+                )
+            # The missing classes' columns: probability 0, the lowest score of the
+            # output's float type
+            missing = 0.0 if method == "predict_proba" else float(np.finfo(raw.dtype).min)
+            full = np.full((out.shape[0], n_classes), missing)
+            full[:, np.asarray(fold_classes, dtype=np.intp)] = out
+            out = full
         if out.ndim == 1:
             return out[:, None]
-        if method == "predict_proba":
-            n_classes = len(self.classes_)
-            if out.shape[1] < n_classes:
-                # A fold whose training part lacks a class: its column is 0.
-                full = np.zeros((out.shape[0], n_classes))
-                full[:, np.asarray(est.classes_, dtype=np.intp)] = out
-                out = full
-            if n_classes == 2:
-                # p(class 0) = 1 - p(class 1): the first column adds nothing but collinearity.
-                return out[:, 1:]
+        if method == "predict_proba" and n_classes == 2:
+            # p(class 0) = 1 - p(class 1): the first column adds nothing but collinearity.
+            return out[:, 1:]
         return out
 
     def _with_passthrough(self, blocks, X, rows=None):

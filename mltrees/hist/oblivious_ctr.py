@@ -8,7 +8,8 @@ on (Prokhorenkova et al. 2018):
   it is constant, and CatBoost ignores it). CatBoost numbers the categories
   in order of first appearance, then swaps the most frequent into number 0;
   it tries them in that order, and of a feature of two categories only
-  ``x = `` the one numbered 1 (the other question is its complement), so
+  the test ``x == c`` for the category ``c`` numbered 1 (the other question
+  is its complement), so
   the column of number 0 has no border here;
 * **Borders** (one column per prior ``p`` in 0, 0.5, 1): the ordered target
   statistic :eq:`eq-ordered-ts` of the binarised target,

@@ -30,7 +30,6 @@ import numbers
 from typing import ClassVar, Self
 
 import numpy as np
-from scipy.special import erf
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -47,6 +46,10 @@ from mltrees.incremental._encoding import (
 )
 
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+# The C library's erf, as river's norm_cdf calls it: scipy.special.erf differs in
+# the last bit for about one value in six, and a split's children inherit
+# class weights cdf * n. Called on a leaf's candidates only, at its attempts.
+_erf = np.frompyfunc(math.erf, 1, 1)
 
 
 def hoeffding_bound(value_range, delta, n):
@@ -187,35 +190,119 @@ def _naive_bayes_proba(x, class_w, present, mean, scale, log_norm):
     return expo / np.where(sums > 0, sums, 1.0)
 
 
-def _merge_moments(n_a, mean_a, m2_a, n_b, mean_b, m2_b):
-    """Chan, Golub & LeVeque's merge of two weighted (count, mean, M2) summaries.
+def _sum_in_key_order(class_w: np.ndarray, key_rank: np.ndarray) -> np.ndarray:
+    """Row sums of ``class_w`` added in the order of ``key_rank`` (river's dictionary order).
 
-    An empty summary (weight 0) is the identity on either side.
+    Float addition is not associative, so the order matters for three classes
+    and more; classes without a key weigh 0 and change no sum.
     """
-    n = n_a + n_b
-    diff = mean_b - mean_a
-    share = n_b / np.where(n > 0, n, 1.0)
-    return n, mean_a + diff * share, m2_a + m2_b + diff**2 * n_a * share
+    order = np.argsort(key_rank, axis=1, kind="stable")
+    picked = np.take_along_axis(class_w, order, axis=1)
+    total = np.zeros(class_w.shape[0])
+    for j in range(class_w.shape[1]):
+        total = total + picked[:, j]
+    return total
 
 
-def _prefix_moments(n, mean, m2, segment_start):
-    """Inclusive scan of :func:`_merge_moments` within contiguous segments.
+def _running_class_weights(base: np.ndarray, group: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """Each row's leaf's class weights once the row is added, as river's ``stats[y] += w``.
 
-    Element ``i`` becomes the merge of elements ``segment_start[i] .. i`` (in
-    order), in ceil(log2(longest segment)) vectorized rounds (Hillis & Steele's
-    scan). Arrays of shape (n_elements, ...) are returned as new arrays.
+    ``base`` (n_groups, n_classes): the weights before the rows; rows come
+    grouped by ``group``, in stream order. A class weight grows by sequential
+    float additions (a cumulative sum seeded with its weight before, which
+    ``np.add.at`` then reproduces), not by differences of a global cumulative
+    sum. A loop over (group, class) pairs, not over rows.
+    """
+    n_rows, n_classes = y.size, base.shape[1]
+    current = base[group]
+    for k in range(n_classes):
+        rows = np.flatnonzero(y == k)
+        if rows.size == 0:
+            continue
+        groups = group[rows]
+        heads = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+        sums = np.empty(rows.size)
+        for a, b in zip(heads, np.r_[heads[1:], rows.size], strict=True):
+            sums[a:b] = np.cumsum(np.r_[base[groups[a], k], w[rows[a:b]]])[1:]
+        # each row takes the sum after the latest row of class k of its group
+        latest = np.full(n_rows, -1)
+        latest[rows] = np.arange(rows.size)
+        latest = np.maximum.accumulate(latest)
+        found = latest >= 0
+        found[found] = groups[latest[found]] == group[found]
+        current[found, k] = sums[latest[found]]
+    return current
+
+
+def _first_key(scores: np.ndarray, present: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Per row, the class of largest score among its keys, ties to the first key.
+
+    Python's ``max(d, key=d.get)`` on river's dictionaries: the key met first
+    wins a tie (keys in ``rank`` order; np.inf for none).
+    """
+    best = np.where(present, scores, -np.inf).max(axis=1, keepdims=True)
+    tied = present & (scores == best)
+    return np.argmin(np.where(tied, rank, np.inf), axis=1)
+
+
+def _rank_new_keys(rank: np.ndarray, slot: np.ndarray, y: np.ndarray) -> None:
+    """Give the classes first met in rows (slot, y) the next ranks of their slot, in row order.
+
+    ``rank`` is (n_slots, n_classes) with np.inf for classes without a key;
+    rows come grouped by slot, in stream order.
+    """
+    new = ~np.isfinite(rank[slot, y])
+    if not new.any():
+        return
+    n_classes = rank.shape[1]
+    cells, first = np.unique(slot[new] * n_classes + y[new], return_index=True)
+    cells = cells[np.lexsort((first, cells // n_classes))]  # by slot, then first meeting
+    s, k = cells // n_classes, cells % n_classes
+    heads = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    within = np.arange(s.size) - np.repeat(heads, np.diff(np.r_[heads, s.size]))
+    last = np.where(np.isfinite(rank), rank, -1.0).max(axis=1)
+    rank[s, k] = last[s] + 1 + within
+
+
+def _welford_scan(n, mean, m2, x, w, segment_head, segment_size):
+    """River's row-by-row update of weighted (count, mean, M2) summaries, along segments.
+
+    Arrays of shape (n_elements, n_features); each segment is a head (the
+    summary before its rows) followed by its rows, element ``i`` holding row
+    ``x[i]`` of weight ``w[i]``. Element ``i`` becomes the summary after its
+    row, with the arithmetic of river's ``stats.Var.update``::
+
+        n += w;  mean_new = mean + (w / n) * (x - mean);  m2 += w * (x - mean) * (x - mean_new)
+
+    in that order, so that the summaries equal river's to the last bit (a
+    merge of batch summaries, Chan et al.'s, is exact in exact arithmetic but
+    rounds differently; the children of a split inherit class weights cdf * n,
+    and a grace period of such weights decides the row of the next attempt).
+    A row of weight 0 leaves the summary as it is. The loop runs over the
+    position within the segments (at most a leaf's rows of one class between
+    two attempts, about ``grace_period``), each step vectorized over segments
+    and features. Returns new arrays.
     """
     n, mean, m2 = n.copy(), mean.copy(), m2.copy()
-    position = np.arange(n.shape[0])
-    reach = position - segment_start  # elements before i in its segment
-    step = 1
-    while step <= reach.max(initial=0):
-        later = np.flatnonzero(reach >= step)
-        earlier = later - step
-        n[later], mean[later], m2[later] = _merge_moments(
-            n[earlier], mean[earlier], m2[earlier], n[later], mean[later], m2[later]
-        )
-        step *= 2
+    # Segments by decreasing size: those still running at a position are a prefix
+    by_size = np.argsort(-segment_size, kind="stable")
+    head, size = segment_head[by_size], segment_size[by_size]
+    running = np.searchsorted(-size, -np.arange(int(size.max(initial=1))), side="left")
+    zero_weights = bool((w[np.setdiff1d(np.arange(w.size), segment_head)] <= 0).any())
+    for position in range(1, int(size.max(initial=1))):
+        at = head[: running[position]] + position
+        row_w, row_x = w[at][:, None], x[at]
+        n_old, mean_old = n[at - 1], mean[at - 1]
+        n_new = n_old + row_w
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean_new = mean_old + (row_w / n_new) * (row_x - mean_old)
+        m2_new = m2[at - 1] + row_w * (row_x - mean_old) * (row_x - mean_new)
+        if zero_weights:
+            skip = row_w <= 0
+            n_new = np.where(skip, n_old, n_new)
+            mean_new = np.where(skip, mean_old, mean_new)
+            m2_new = np.where(skip, m2[at - 1], m2_new)
+        n[at], mean[at], m2[at] = n_new, mean_new, m2_new
     return n, mean, m2
 
 
@@ -253,7 +340,10 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     min_branch_fraction : float, default 0.01
         A candidate is valid only if both sides hold more than this fraction.
     max_share_to_split : float, default 0.99
-        A leaf whose majority class holds more than this share stops growing.
+        A leaf whose majority class holds more than this share at an attempt
+        does not split (the null split wins); as in river, whose memory
+        management reactivates such a leaf at once (below its ``max_size``),
+        it forgets its Gaussian estimates and attempts again later.
     nb_threshold : float, default 0
         Weight a leaf needs before naive Bayes predicts ("nb").
     max_size : float, default 100
@@ -290,6 +380,15 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    An attempt falls due as in river: when the leaf's total weight (its class
+    weights added in the order river's dictionary holds them) minus the total
+    at its last attempt reaches ``grace_period``, both float sums. The
+    Gaussian estimates follow river's row-by-row update to the last bit
+    (:func:`_welford_scan`): a new leaf inherits fractional class weights from
+    them, and its weight since the last attempt often lands within rounding of
+    ``grace_period``, where a last-bit difference would move the attempt by a
+    row. river's memory limits (``max_size``) are not implemented.
+
     Feature values must be 0 or finite with ``2**-480 <= |x| <= 2**480``
     (about 3.2e-145 to 3.1e144): the Gaussian estimates sum squared
     deviations, which overflow above and underflow to zero below (river's
@@ -438,10 +537,17 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         self._free_slots = []
         self._class_w = np.zeros((1, n_classes))
         self._present = np.zeros((1, n_classes), dtype=bool)  # river's class keys of a leaf
-        # The weight since a leaf's last attempt, counted directly. river takes the
-        # difference of two float sums of class weights, which a split's fractional
-        # weights can leave a hair below grace_period (an attempt one row late).
-        self._since = np.zeros(1)
+        # The order of those keys (river's dictionaries keep insertion order), and
+        # of the classes of the leaf's Gaussian estimators (a new leaf's keys come
+        # in that order); np.inf where there is none.
+        self._key_rank = np.full((1, n_classes), np.inf)
+        self._estimator_rank = np.full((1, n_classes), np.inf)
+        # river's ``last_split_attempt_at``: the leaf's total weight at its last
+        # attempt (at its creation for a new leaf), a float sum of its class weights
+        # in key order. An attempt is due when the total minus it reaches
+        # grace_period; a split's fractional weights can leave that difference a
+        # hair below grace_period, and the attempt then comes one row later.
+        self._last_attempt = np.zeros(1)
         self._active = np.ones(1, dtype=bool)
         # An active leaf's row in the Gaussian arrays; -1 for an inactive leaf,
         # which keeps its class weights only (river drops its splitters).
@@ -462,7 +568,9 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
     _SLOT_ARRAYS = (
         "_class_w",
         "_present",
-        "_since",
+        "_key_rank",
+        "_estimator_rank",
+        "_last_attempt",
         "_active",
         "_stats",
         "_mc_right",
@@ -505,24 +613,27 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         slots = np.asarray(slots, dtype=np.intp)
         self._stats[slots] = self._new_stats(slots.size)
         self._active[slots] = True
+        self._estimator_rank[slots] = np.inf  # new estimators: classes in a new order
 
     def _new_slot(self):
         if self._free_slots:
             s = self._free_slots.pop()
         else:
             s = self._class_w.shape[0]
+            fill = {"_key_rank": np.inf, "_estimator_rank": np.inf}
             for name in self._SLOT_ARRAYS:
                 arr = getattr(self, name)
-                extra = np.zeros((1, *arr.shape[1:]), dtype=arr.dtype)
+                extra = np.full((1, *arr.shape[1:]), fill.get(name, 0), dtype=arr.dtype)
                 setattr(self, name, np.concatenate([arr, extra]))
         self._class_w[s] = 0
         self._present[s] = False
-        self._since[s] = 0
+        self._key_rank[s] = self._estimator_rank[s] = np.inf
+        self._last_attempt[s] = 0
         self._mc_right[s] = self._nb_right[s] = 0
         self._activate([s])
         return s
 
-    def _new_leaf(self, depth, class_w, present):
+    def _new_leaf(self, depth, class_w, present, key_rank):
         node = self._feature.size
         values = {"_feature": -1, "_threshold": np.nan, "_left": -1, "_right": -1}
         values["_depth"], values["_slot"] = depth, self._new_slot()
@@ -531,6 +642,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             setattr(self, name, np.append(arr, np.asarray(values[name], dtype=arr.dtype)))
         s = self._slot[node]
         self._class_w[s], self._present[s] = class_w, present
+        self._key_rank[s] = np.where(present, key_rank, np.inf)
+        self._last_attempt[s] = _sum_in_key_order(class_w[None], self._key_rank[s][None])[0]
         return node
 
     # ------------------------------------------------------------ public API
@@ -615,8 +728,8 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, pending.size]))
             node = leaf[starts]
             slot = self._slot[node]
-            cum = np.cumsum(w)
-            since = cum - np.r_[0.0, cum[starts[1:] - 1]][group] + self._since[slot][group]
+            seen = self._weight_seen(slot, group, labels[pending], w)
+            since = seen - self._last_attempt[slot][group]
             # An attempt is due once seen - last >= grace_period; a leaf at
             # max_depth stops growing after its first row.
             at_limit = (self._depth[node] >= max_depth)[group]
@@ -635,27 +748,41 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
                 due = due[pending[first_hit[due]] == first]
             self._learn_rows(values, labels, weights, pending[learn], slot[group[learn]])
             for g in due:
-                self._attempt(int(node[g]), max_depth)
+                self._attempt(int(node[g]), max_depth, seen[first_hit[g]])
             rest = ~learn
             pending, leaf = pending[rest], leaf[rest]
             back = np.argsort(pending, kind="stable")
             pending, leaf = pending[back], leaf[back]
         self.n_samples_seen_ += float(weights.sum())
 
-    def _count_right_predictions(self, values, rows, slot, y, w):
+    def _weight_seen(self, slot, group, y, w) -> np.ndarray:
+        """The total weight river sees at each row's leaf once the row is learned.
+
+        ``slot``: the leaves' statistics rows; ``group``, ``y``, ``w``: each
+        row's leaf (an index into ``slot``; rows grouped by leaf, in stream
+        order), class and weight. The total adds the class weights
+        (:func:`_running_class_weights`) in the order of the leaf's keys, as
+        ``sum(stats.values())``.
+        """
+        after = _running_class_weights(self._class_w[slot], group, y, w)
+        return _sum_in_key_order(after, self._key_rank[slot][group])
+
+    def _count_right_predictions(self, values, rows, slot, y, w, key_rank):
         """Add each row's weight to its leaf's right-counts of "mc" and "nb" ("nba").
 
         Learning one row at a time, a row is predicted with its leaf's
         statistics of the rows before it (river's ``LeafNaiveBayesAdaptive``).
         ``rows`` come grouped by leaf, in stream order, so these statistics are
         prefixes within the leaf: class weights by cumulative sums, Gaussian
-        estimates by a scan of Chan's merge over each (leaf, class) in turn.
-        Only active leaves count.
+        estimates by river's row-by-row update (:func:`_welford_scan`) over each
+        (leaf, class) in turn.
+        Only active leaves count. Returns the leaves' slots and their Gaussian
+        estimates (count, mean, M2) after the rows, or None without active rows.
         """
         active = self._active[slot]
         rows, slot, y, w = rows[active], slot[active], y[active], w[active]
         if rows.size == 0:
-            return
+            return None
         n_rows, n_classes = rows.size, self.classes_.size
         x = values[rows]
         leaf_first = np.flatnonzero(np.r_[True, slot[1:] != slot[:-1]])
@@ -667,12 +794,14 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         one_hot[np.arange(n_rows), y] = 1
         before = np.cumsum(one_hot, axis=0) - one_hot
         before -= before[first]
-        weighted = np.zeros((n_rows, n_classes))
-        weighted[np.arange(n_rows), y] = w
-        weight_before = np.cumsum(weighted, axis=0) - weighted
-        class_w = self._class_w[slot] + (weight_before - weight_before[first])
+        # Class weights before each row: the running sums after the row before it
+        after = _running_class_weights(self._class_w[slot[leaf_first]], leaf, y, w)
+        class_w = np.where((np.arange(n_rows) == first)[:, None], self._class_w[slot], 0.0)
+        later = np.flatnonzero(np.arange(n_rows) != first)
+        class_w[later] = after[later - 1]
         present = self._present[slot] | (before > 0)
-        majority = np.argmax(class_w, axis=1)
+        rank = key_rank[slot]  # the keys' order, new keys of this batch included
+        majority = _first_key(class_w, present, rank)
         no_keys = ~present.any(axis=1)
         np.add.at(self._mc_right, slot, w * ((majority == y) | no_keys))
         # Gaussian estimates: one segment per (leaf, class), its head the leaf's
@@ -689,10 +818,12 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         for array, state in ((g_n, self._g_n), (g_mean, self._g_mean), (g_m2, self._g_m2)):
             array[segment_head] = state[leaf_stats].transpose(0, 2, 1).reshape(-1, n_features)
         own = segment_head[leaf * n_classes + y] + 1 + before[np.arange(n_rows), y]
-        g_n[own] = w[:, None]
-        g_mean[own] = np.where(w[:, None] > 0, x, 0.0)
-        segment_start = np.repeat(segment_head, segment_size)
-        g_n, g_mean, g_m2 = _prefix_moments(g_n, g_mean, g_m2, segment_start)
+        element_x = np.zeros((n_elements, n_features))
+        element_w = np.zeros(n_elements)
+        element_x[own], element_w[own] = x, w
+        g_n, g_mean, g_m2 = _welford_scan(
+            g_n, g_mean, g_m2, element_x, element_w, segment_head, segment_size
+        )
         # The estimate of class k before row i: its segment's head plus the rows
         # of class k before i
         at = segment_head[leaf[:, None] * n_classes + np.arange(n_classes)] + before
@@ -706,20 +837,30 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
             offset.sum(axis=1)[at],
         )
         has = class_w.sum(axis=1) > 0
-        np.add.at(self._nb_right, slot, w * (has & (np.argmax(proba, axis=1) == y)))
+        nb_choice = _first_key(proba, present, rank)
+        np.add.at(self._nb_right, slot, w * (has & (nb_choice == y)))
+        # The Gaussian estimates after the batch: each segment's last element
+        last = segment_head + segment_size - 1
+        shape = (n_leaves, n_classes, n_features)
+        return leaf_stats, [g[last].reshape(shape).transpose(0, 2, 1) for g in (g_n, g_mean, g_m2)]
 
     def _learn_rows(self, values, labels, weights, rows, slot):
-        """Add rows to their leaves' statistics: grouped sums, then Chan's merge of moments."""
+        """Add rows to their leaves' statistics: class weights, then the Gaussians row by row."""
         if rows.size == 0:
             return
         y, w = labels[rows], weights[rows]
         n_classes = self.classes_.size
+        key_rank = self._key_rank.copy()
+        _rank_new_keys(key_rank, slot, y)
+        moments = None
         if self.leaf_prediction == "nba":
-            self._count_right_predictions(values, rows, slot, y, w)
+            moments = self._count_right_predictions(values, rows, slot, y, w, key_rank)
         np.add.at(self._class_w, (slot, y), w)
         self._present[slot, y] = True
-        np.add.at(self._since, slot, w)
-        keep = self._active[slot] & (w > 0)
+        self._key_rank = key_rank
+        active = self._active[slot]
+        _rank_new_keys(self._estimator_rank, slot[active], y[active])
+        keep = active & (w > 0)
         if not keep.any():
             return
         rows, slot, y, w = rows[keep], slot[keep], y[keep], w[keep]
@@ -729,18 +870,26 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
         cell = key[starts]
         s, k = self._stats[cell // n_classes], cell % n_classes
-        wb = np.add.reduceat(w, starts)
-        mean_b = np.add.reduceat(w[:, None] * x, starts, axis=0) / wb[:, None]
         size = np.diff(np.r_[starts, key.size])
-        dev = x - np.repeat(mean_b, size, axis=0)
-        m2_b = np.add.reduceat(w[:, None] * dev**2, starts, axis=0)
-        n_a = self._g_n[s, :, k]
-        mean_a = self._g_mean[s, :, k]
-        n = n_a + wb[:, None]
-        diff = mean_b - mean_a
-        self._g_mean[s, :, k] = mean_a + diff * (wb[:, None] / n)
-        self._g_m2[s, :, k] = self._g_m2[s, :, k] + m2_b + diff**2 * n_a * wb[:, None] / n
-        self._g_n[s, :, k] = n
+        states = (self._g_n, self._g_mean, self._g_m2)
+        if moments is not None:  # already updated row by row to count the right predictions
+            leaf_stats, after = moments
+            for state, value in zip(states, after, strict=True):
+                state[leaf_stats] = value
+        else:
+            # One segment per (leaf, class): its summary so far, then its rows
+            head = starts + np.arange(starts.size)
+            element = np.arange(key.size) + np.repeat(np.arange(starts.size) + 1, size)
+            n_elements, n_features = key.size + starts.size, x.shape[1]
+            g = [np.zeros((n_elements, n_features)) for _ in range(3)]
+            for array, state in zip(g, states, strict=True):
+                array[head] = state[s, :, k]
+            element_x = np.zeros((n_elements, n_features))
+            element_w = np.zeros(n_elements)
+            element_x[element], element_w[element] = x, w
+            g = _welford_scan(*g, element_x, element_w, head, size + 1)
+            for state, value in zip(states, g, strict=True):
+                state[s, :, k] = value[head + size]
         self._g_min[s, :, k] = np.minimum(self._g_min[s, :, k], np.minimum.reduceat(x, starts))
         self._g_max[s, :, k] = np.maximum(self._g_max[s, :, k], np.maximum.reduceat(x, starts))
 
@@ -764,7 +913,9 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         z = (cut[:, :, None] - self._g_mean[s][:, None, :]) / np.where(sigma > 0, sigma, 1)[
             :, None, :
         ]
-        cdf = np.where(sigma[:, None, :] > 0, 0.5 * (1.0 + erf(z / math.sqrt(2.0))), 0.0)
+        cdf = np.where(
+            sigma[:, None, :] > 0, 0.5 * (1.0 + _erf(z / math.sqrt(2.0)).astype(np.float64)), 0.0
+        )
         below = cut[:, :, None] < self._g_min[s][:, None, :]
         above = cut[:, :, None] >= self._g_max[s][:, None, :]
         left = np.where(below, 0.0, np.where(above, n[:, None, :], cdf * n[:, None, :]))
@@ -789,12 +940,12 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         right_keys = seen[:, None, :] & ~above
         return merit, cut, left, right, left_keys, right_keys
 
-    def _attempt(self, node, max_depth):
-        """One split attempt at a due leaf (:eq:`eq-vfdt-rule`)."""
+    def _attempt(self, node, max_depth, seen):
+        """One split attempt at a due leaf (:eq:`eq-vfdt-rule`); ``seen``: its total weight."""
         s = self._slot[node]
+        self._last_attempt[s] = seen
         class_w = self._class_w[s]
         total = class_w.sum()
-        self._since[s] = 0.0
         if self._depth[node] >= max_depth:
             self._deactivate([s])  # for good: never reactivated
             return
@@ -826,11 +977,13 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         j = best - 1
         c = best_cut[j]
         depth = self._depth[node] + 1
+        # A new leaf's keys come in the order of the estimators' classes.
+        order = self._estimator_rank[s].copy()
         self._deactivate([s])  # the leaf's rows go to its children
         self._slot[node] = -1
         self._free_slots.append(s)
-        left_node = self._new_leaf(depth, left[j, c], left_keys[j, c])
-        right_node = self._new_leaf(depth, right[j, c], right_keys[j, c])
+        left_node = self._new_leaf(depth, left[j, c], left_keys[j, c], order)
+        right_node = self._new_leaf(depth, right[j, c], right_keys[j, c], order)
         self._feature[node], self._threshold[node] = j, cut[j, c]
         self._left[node], self._right[node] = left_node, right_node
         self._enforce_size_limit()

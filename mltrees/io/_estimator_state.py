@@ -517,6 +517,7 @@ def _rebuild_hoeffding(estimator) -> None:
     expect(np.array_equal(depth, expected_depth), f"{path}._depth", "the depth of each node")
     expect(np.isfinite(threshold[~leaf]).all(), f"{path}._threshold", "finite at internal nodes")
     shapes = {"_class_w": (K,), "_present": (K,), **dict.fromkeys(("_g_n", "_g_mean"), (F, K))}
+    shapes.update(dict.fromkeys(("_key_rank", "_estimator_rank"), (K,)))
     shapes.update(dict.fromkeys(("_g_m2", "_g_min", "_g_max"), (F, K)))
     n_slots = estimator._class_w.shape[0] if isinstance(estimator._class_w, np.ndarray) else 0
     n_rows = estimator._g_n.shape[0] if isinstance(estimator._g_n, np.ndarray) else 0
@@ -532,7 +533,16 @@ def _rebuild_hoeffding(estimator) -> None:
         )
         if kinds == "f":
             expect(not np.isnan(array).any(), f"{path}.{name}", "numbers, not NaN")
-            if name not in ("_g_min", "_g_max", "_g_mean"):
+            if name in ("_key_rank", "_estimator_rank"):  # river's dictionary orders
+                # a new leaf's keys keep its parent's estimator ranks (below K)
+                # and add ranks after them: below 2K
+                ranked = array[np.isfinite(array)]
+                expect(
+                    ((ranked >= 0) & (ranked < 2 * K) & (ranked == ranked.round())).all(),
+                    f"{path}.{name}",
+                    f"whole ranks in [0, {2 * K}) or inf",
+                )
+            elif name not in ("_g_min", "_g_max", "_g_mean"):
                 expect(
                     (array >= 0).all() and np.isfinite(array).all(),
                     f"{path}.{name}",

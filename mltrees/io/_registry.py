@@ -479,7 +479,8 @@ def register_defaults() -> None:
     register_estimator(
         HoeffdingTreeClassifier,
         rebuild=_rebuild_hoeffding,
-        non_finite=("_threshold", "_g_min", "_g_max"),  # NaN at leaves, +-inf when empty
+        # NaN at leaves, +-inf when empty; a class without a key ranks +inf
+        non_finite=("_threshold", "_g_min", "_g_max", "_key_rank", "_estimator_rank"),
     )
     for cls in (ID5RClassifier, ID4Classifier):
         register_estimator(cls, skip=("_flat",), rebuild=_rebuild_id5r)

@@ -425,6 +425,12 @@ def _file_text(model, max_bytes: int, *, json_object: bool) -> str:
             data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise ModelFormatError(f"the model is larger than max_bytes={max_bytes}")
+    if json_object and data[:1] == b"{" and data[1:2] in (b"i", b"U", b"I", b"l", b"L", b"$", b"#"):
+        # a UBJSON object: "{" then a length marker, where JSON text has a quote or a space
+        raise ModelFormatError(
+            "the model is UBJSON (binary JSON, XGBoost's default format since 2.1); write it as "
+            "JSON: booster.save_model('model.json') or bytes(booster.save_raw('json'))"
+        )
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -817,7 +823,8 @@ def import_lightgbm(
     threshold (``x <= t`` in double). Its
     ``decision_type`` decides where a missing value goes: missing type NaN
     sends NaN to the default child; missing type None treats NaN as 0; missing
-    type Zero sends NaN and every ``x`` with ``|x| <= float32(1e-35)`` to the default
+    type Zero sends NaN and every ``x`` with ``|x| <= z``, ``z = float32(1e-35)``
+    (LightGBM's ``IsZero``, a closed band since LightGBM 3.0), to the default
     child, so the model maps that band to NaN for such features (a feature
     that is zero-as-missing at one node and NaN-aware at another is refused).
     Categorical nodes route the codes of their bitset left and everything
@@ -918,7 +925,7 @@ def import_lightgbm(
         zero_features[feature[numeric & (types == 1)]] = True
         nan_features[feature[numeric & (types == 2)]] = True
         none = numeric & (types == 0)
-        in_band = (node["threshold"] > -_ZERO) & (node["threshold"] <= _ZERO)
+        in_band = (node["threshold"] >= -_ZERO) & (node["threshold"] <= _ZERO)
         band_none_features[feature[none & in_band]] = True
     clash = zero_features & (nan_features | band_none_features | categorical)
     if clash.any():
@@ -974,7 +981,7 @@ def _lgb_tree(path, leaf_value, node, n_codes):
     default_slot = np.where(default_left, 0, 1)
     zero_slot = np.where(threshold >= 0.0, 0, 1)  # where x = 0 goes by the threshold
     slot = np.where(missing_type == 2, default_slot, zero_slot)  # NaN: default, or as 0
-    # Missing type Zero: 0, the band (-1e-35, 1e-35] and NaN go to the default
+    # Missing type Zero: 0, the band [-z, z] and NaN go to the default
     # child. The predictor maps the band to NaN for these features (see
     # ImportedTreeModel.zero_as_missing_), so the NaN slot covers all three.
     slot = np.where(missing_type == 1, default_slot, slot)
