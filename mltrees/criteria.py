@@ -421,13 +421,27 @@ def class_impurity(class_weights: np.ndarray, criterion: str) -> np.ndarray:
     trusted (non-negative), and a node with zero total weight has impurity 0.
     ``criterion`` is ``"gini"``, ``"entropy"`` (in bits) or ``"log_loss"`` (the same).
     """
-    total = class_weights.sum(axis=-1, keepdims=True)
-    p = class_weights / np.where(total > 0, total, 1.0)
+    # Class by class, in class order: a node's impurity is then the same float
+    # whether it is computed alone or with many other nodes (a reduction over
+    # the last axis adds in an order that depends on the array's layout).
+    columns = [class_weights[..., c] for c in range(class_weights.shape[-1])]
+    total = columns[0].copy()
+    for w in columns[1:]:
+        total += w
+    safe_total = np.where(total > 0, total, 1.0)
+    terms = None
+    for w in columns:
+        p = w / safe_total
+        if criterion == "gini":
+            term = p * p
+        else:
+            term = np.zeros_like(p)
+            np.log2(p, out=term, where=p > 0)
+            term = term * p
+        terms = term if terms is None else terms + term
     if criterion == "gini":
-        return 1.0 - np.einsum("...k,...k->...", p, p)
-    logs = np.zeros_like(p)
-    np.log2(p, out=logs, where=p > 0)
-    return -np.einsum("...k,...k->...", p, logs) + 0.0
+        return 1.0 - terms
+    return -terms + 0.0
 
 
 def squared_error_impurity(

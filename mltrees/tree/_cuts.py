@@ -21,8 +21,13 @@ NEG_INF = -np.inf
 DENSE_CELLS_PER_ROW, DENSE_CELLS_MAX = 8, 1 << 22
 
 
-def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
-    """Statistics per non-empty (node, code) cell, sorted by node then code."""
+def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows, counts=True):
+    """Statistics per non-empty (node, code) cell, sorted by node then code.
+
+    ``counts=False``: the cells' row counts are not needed (NaN), see
+    :meth:`~mltrees.tree._statistics.ClassificationStatistics.aggregate`.
+    """
+    extra = {} if counts else {"counts": False}
     n_cells = n_nodes * n_codes
     if n_cells <= max(min(DENSE_CELLS_PER_ROW * rows.size, DENSE_CELLS_MAX), 1 << 16):
         # Dense: mark the non-empty cells and number them, so the statistics
@@ -36,11 +41,11 @@ def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows):
         del occupied
         compact = np.empty(n_cells, dtype=np.int32 if rows.size < 2**31 else np.intp)
         compact[present] = np.arange(present.size)
-        stats = stats_model.aggregate(compact[cell], present.size, rows)
+        stats = stats_model.aggregate(compact[cell], present.size, rows, **extra)
         return present // n_codes, present % n_codes, stats
     cell = node.astype(np.int64) * n_codes + code  # sparse: sort the cells
     unique_cells, inverse = np.unique(cell, return_inverse=True)
-    stats = stats_model.aggregate(inverse, unique_cells.size, rows)
+    stats = stats_model.aggregate(inverse, unique_cells.size, rows, **extra)
     return unique_cells // n_codes, unique_cells % n_codes, stats
 
 

@@ -50,9 +50,12 @@ from mltrees.tree._tree import (
     Tree,
 )
 
-__all__ = ["GrowthLimits", "grow_tree", "grow_tree_best_first"]
+__all__ = ["GrowthLimits", "grow_tree", "grow_tree_best_first", "grow_trees_together"]
 
 PURE = 1e-14  # impurity at or below this counts as a pure node
+# Levels of at most this many rows are routed with one gather of each row's
+# code at its node's feature; larger ones feature by feature (contiguous reads).
+ROUTE_GATHER_ROWS = 1 << 17
 
 
 @dataclass
@@ -78,6 +81,33 @@ class _NodeStore:
 
     def add_level(self, **arrays):
         self.levels.append(arrays)
+
+    def split_trees(self, n_trees: int, n_categories_of_feature: np.ndarray) -> list[Tree]:
+        """The trees of :func:`grow_trees_together`: each tree's nodes, renumbered from 0.
+
+        Levels hold the nodes ordered by tree, so a tree's nodes keep the
+        order (level by level, parents' order) its own growth gives them.
+        """
+        arrays = {
+            key: np.concatenate([level[key] for level in self.levels]) for key in self.levels[0]
+        }
+        tree_of = arrays.pop("tree")
+        order = np.argsort(tree_of, kind="stable")
+        bounds = np.searchsorted(tree_of[order], np.arange(n_trees + 1))
+        local = np.empty(tree_of.size, dtype=np.intp)
+        local[order] = np.arange(tree_of.size) - np.repeat(bounds[:-1], np.diff(bounds))
+        trees = []
+        for t in range(n_trees):
+            ids = order[bounds[t] : bounds[t + 1]]
+            one = {key: values[ids] for key, values in arrays.items()}
+            for key in ("first_child", "parent"):
+                linked = one[key] >= 0
+                one[key][linked] = local[one[key][linked]]
+            store = _NodeStore()
+            store.add_level(**one)
+            store.routes = {int(local[i]): r for i, r in self.routes.items() if tree_of[i] == t}
+            trees.append(store.build(n_categories_of_feature))
+        return trees
 
     def build(self, n_categories_of_feature: np.ndarray) -> Tree:
         def cat(key):
@@ -158,21 +188,92 @@ def grow_tree(
     return _grow_levels(codes, specs, stats_model, rules, limits, rng, None)
 
 
-def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tree:
-    """:func:`grow_tree`'s level-by-level loop."""
+def grow_trees_together(
+    codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits, root_of_row, rngs
+) -> list[Tree]:
+    """Grow several trees level by level together: one search per level serves them all.
+
+    Tree ``t`` grows on the rows where ``root_of_row == t`` (the rows of
+    ``codes`` and ``stats_model``, grouped by tree in ascending order) and
+    draws its feature subsets from ``rngs[t]``. Every node's split depends
+    only on its own rows, so a level of all the trees is searched as one
+    frontier of (tree, node) nodes, and each tree is the one :func:`grow_tree`
+    grows on its rows with its generator: the same draws in the same order,
+    the same statistics summed in the same row order. A forest on small data
+    then pays the fixed cost of the search's NumPy calls once per level, not
+    once per level and tree. Level-by-level growth only (no ``max_leaf_nodes``),
+    without C4.5's fractional entries.
+    """
+    root_of_row = np.asarray(root_of_row, dtype=np.intp)
+    rngs = list(rngs)
+    if getattr(rules, "missing", "error") == "default_direction" and codes.dtype.kind == "i":
+        # A tree without a missing value searches as plain CART (_search_rules):
+        # trees with and without one are grown in two groups, each as alone.
+        with_missing = np.bincount(root_of_row[(codes < 0).any(axis=1)], minlength=len(rngs)) > 0
+        if with_missing.any() and not with_missing.all():
+            trees = [None] * len(rngs)
+            for group in (np.flatnonzero(with_missing), np.flatnonzero(~with_missing)):
+                local = np.full(len(rngs), -1, dtype=np.intp)
+                local[group] = np.arange(group.size)
+                index = np.flatnonzero(local[root_of_row] >= 0)
+                grown = _grow_levels(
+                    np.asfortranarray(codes[index]),
+                    specs,
+                    stats_model.take(index, np.ones(index.size)),
+                    rules,
+                    limits,
+                    None,
+                    None,
+                    _Roots(local[root_of_row[index]], [rngs[t] for t in group]),
+                )
+                for t, tree in zip(group, grown, strict=True):
+                    trees[t] = tree
+            return trees
+    roots = _Roots(root_of_row, rngs)
+    return _grow_levels(codes, specs, stats_model, rules, limits, None, None, roots)
+
+
+@dataclass
+class _Roots:
+    """The trees grown together: each row's tree and each tree's generator."""
+
+    of_row: np.ndarray
+    rngs: list
+
+
+class _TreeDraws:
+    """Uniform draws of the frontier's nodes, each from its own tree's generator.
+
+    The frontier is ordered by tree, so stacking each tree's block in tree
+    order gives every node the numbers its tree alone would have drawn.
+    """
+
+    def __init__(self, rngs, node_tree):
+        self.rngs, self.node_tree = rngs, node_tree
+
+    def random(self, shape):
+        counts = np.bincount(self.node_tree, minlength=len(self.rngs))
+        blocks = [self.rngs[t].random((int(c), shape[1])) for t, c in enumerate(counts) if c]
+        return np.concatenate(blocks)
+
+
+def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=None):
+    """:func:`grow_tree`'s level-by-level loop; with ``roots``, several trees' (a list)."""
     n_samples = codes.shape[0]
     all_rows = np.arange(n_samples)
-    sample_node = np.zeros(n_samples, dtype=np.intp)
+    n_roots = 1 if roots is None else len(roots.rngs)
+    sample_node = np.zeros(n_samples, dtype=np.intp) if roots is None else roots.of_row.copy()
     missing = getattr(rules, "missing", "error")
     search_rules = _search_rules(rules, codes)
     entries = None
     if missing == "c45" and codes.dtype.kind == "i" and (codes < 0).any():
         entries = _FractionalEntries(stats_model, n_samples)
-    frontier_stats = stats_model.aggregate(np.zeros(n_samples, dtype=np.intp), 1, all_rows)
+    frontier_stats = stats_model.aggregate(sample_node.copy(), n_roots, all_rows)
     frontier_value = stats_model.value(frontier_stats)
-    frontier_parent = np.array([-1], dtype=np.intp)
-    frontier_empty = np.zeros(1, dtype=bool)
-    total_weight = float(stats_model.weight(frontier_stats)[0])
+    frontier_parent = np.full(n_roots, -1, dtype=np.intp)
+    frontier_empty = np.zeros(n_roots, dtype=bool)
+    frontier_tree = np.arange(n_roots)
+    total_weight = stats_model.weight(frontier_stats)  # per tree
     store = _NodeStore()
     first_id, depth = 0, 0
     max_depth = np.inf if limits.max_depth is None else limits.max_depth
@@ -226,12 +327,12 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tre
                 frontier_stats[candidates],
                 search_rules,
                 limits.max_features,
-                rng,
+                rng if roots is None else _TreeDraws(roots.rngs, frontier_tree[candidates]),
                 None if entries is None else entries.row_of(),
                 executor,
             )
             weight = stats_model.weight(frontier_stats[candidates])
-            decrease = weight / total_weight * splits.gain
+            decrease = weight / total_weight[frontier_tree[candidates]] * splits.gain
             split = np.isfinite(splits.gain) & (decrease + 1e-12 >= limits.min_impurity_decrease)
             if limits.require_positive_gain:
                 split &= splits.gain > 1e-12
@@ -243,9 +344,10 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tre
                 threshold[chosen] = splits.threshold[split]
                 first_child[chosen] = next_first + offsets
                 n_children[chosen] = splits.n_children[split]
-                for local_id, node_id in zip(np.flatnonzero(split), chosen, strict=True):
-                    if int(local_id) in splits.routes:
-                        store.routes[first_id + int(node_id)] = splits.routes[int(local_id)]
+                if splits.routes:  # categorical splits only: no loop over numeric ones
+                    for local_id, node_id in zip(np.flatnonzero(split), chosen, strict=True):
+                        if int(local_id) in splits.routes:
+                            store.routes[first_id + int(node_id)] = splits.routes[int(local_id)]
                 found = {}
                 resolve = None
                 if missing == "surrogate":
@@ -298,6 +400,7 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tre
             depth=np.full(n_frontier, depth, dtype=np.intp),
             parent=frontier_parent,
             missing_slot=missing_slot,
+            tree=frontier_tree,
             **surrogate,
         )
         if next_stats is None:
@@ -311,8 +414,11 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor) -> Tre
         first_id += n_frontier
         frontier_stats, frontier_value = next_stats, value
         frontier_parent, frontier_empty = parents, empty
+        frontier_tree = np.repeat(frontier_tree, n_children)
         depth += 1
-    return store.build(n_categories_of_feature)
+    if roots is None:
+        return store.build(n_categories_of_feature)
+    return store.split_trees(n_roots, n_categories_of_feature)
 
 
 def grow_tree_best_first(
@@ -639,8 +745,9 @@ def _merge_splits(splits: FrontierSplits, second: FrontierSplits, at: np.ndarray
         target = getattr(splits, name)
         if target is not None:
             target[at] = getattr(second, name)
-    for local_id in at:
-        splits.routes.pop(int(local_id), None)
+    if splits.routes:  # categorical splits only: no loop over numeric ones
+        for local_id in at:
+            splits.routes.pop(int(local_id), None)
     for i, route in second.routes.items():
         splits.routes[int(at[i])] = route
     return splits
@@ -808,12 +915,22 @@ def _route_samples(
     signed = codes.dtype.kind == "i"
     feature = splits.feature[node_local]
     slot = np.empty(rows.size, dtype=np.intp)
-    # Group the rows by their node's feature with one stable sort, rather than
-    # one pass over all rows per feature (deep levels use every feature).
-    key = feature.astype(np.uint8) if codes.shape[1] <= 256 else feature  # radix sort
-    order = np.argsort(key, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(key, minlength=codes.shape[1]))])
-    for j in np.flatnonzero(bounds[1:] > bounds[:-1]):
+    if rows.size <= ROUTE_GATHER_ROWS and (splits.split_code[split] >= 0).all():
+        # Small levels of numeric splits: every row's code at its node's
+        # feature in one gather, rather than a pass per feature.
+        code = codes[code_rows, feature].astype(np.intp)
+        slot[:] = code > splits.split_code[node_local]
+        if signed:
+            slot[code < 0] = -1  # missing
+        features_used = ()
+    else:
+        # Group the rows by their node's feature with one stable sort, rather
+        # than one pass over all rows per feature (deep levels use every feature).
+        key = feature.astype(np.uint8) if codes.shape[1] <= 256 else feature  # radix sort
+        order = np.argsort(key, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(key, minlength=codes.shape[1]))])
+        features_used = np.flatnonzero(bounds[1:] > bounds[:-1])
+    for j in features_used:
         mine = order[bounds[j] : bounds[j + 1]]
         code = codes[:, j][code_rows[mine]].astype(np.intp)
         nodes = node_local[mine]

@@ -58,6 +58,7 @@ from mltrees.tree._data import (
     CATEGORICAL,
     FeatureSpec,
 )
+from mltrees.tree._split_batched import batched_features, score_features_together
 from mltrees.tree._split_c45 import (  # noqa: F401  (re-exported for their importers)
     C45_AVERAGE_SLACK,
     C45_VALUE_GAP,
@@ -305,11 +306,26 @@ def find_splits(
     # Features are scored independently into their own columns, so large
     # levels are shared among threads (NumPy releases the GIL in its sorts,
     # sums and gathers); the result does not depend on the number of threads.
-    if executor is not None and rows.size * n_features >= PARALLEL_CELLS:
-        list(executor.map(score_feature, range(n_features)))
+    threaded = executor is not None and rows.size * n_features >= PARALLEL_CELLS
+    remaining = range(n_features)
+    together = np.zeros(0, dtype=np.intp)
+    if not threaded:
+        together = batched_features(specs, stats_model, rules, feature_mask, row_of)
+    if together.size:
+        # Small levels: the numeric features in one pass, not one pass each.
+        scored = score_features_together(
+            codes, specs, together, rows, node, n_nodes, stats_model, node_stats,
+            parent_impurity, rules,
+        )  # fmt: skip
+        if scored is not None:
+            gains[:, together], split_codes[:, together], thresholds[:, together] = scored
+            scored_together = set(together.tolist())
+            remaining = [j for j in range(n_features) if j not in scored_together]
+    if threaded:
+        list(executor.map(score_feature, remaining))
     else:
-        for j in range(n_features):
-            score_feature(j)
+        for j in remaining:
+            score_feature(int(j))
     if feature_mask is not None:
         gains[~feature_mask] = NEG_INF
         ratios[~feature_mask] = NEG_INF
@@ -323,7 +339,9 @@ def find_splits(
         best_gain = gains[rows_idx, chosen]
     n_children = np.where(np.isfinite(best_gain), 2, 0)
     routes = {}
-    for j in np.unique(chosen[np.isfinite(best_gain)]):
+    categorical = [j for j, spec in enumerate(specs) if spec.kind == CATEGORICAL]
+    # Numeric splits need no routes: only the chosen categorical features are visited.
+    for j in np.intersect1d(chosen[np.isfinite(best_gain)], categorical) if categorical else ():
         spec = specs[j]
         at = np.flatnonzero((chosen == j) & np.isfinite(best_gain))
         if spec.kind == CATEGORICAL and rules.multiway_categorical:

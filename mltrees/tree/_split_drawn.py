@@ -86,7 +86,13 @@ def _find_splits_drawn_features(
         del index
         pair_segment = (node[:, None] * g + np.arange(g)).reshape(-1)
         entry_segment, entry_code, entry_stats = _cell_statistics(
-            stats_model, pair_segment, pair_code, n_nodes * g, n_codes, np.repeat(rows, g)
+            stats_model,
+            pair_segment,
+            pair_code,
+            n_nodes * g,
+            n_codes,
+            np.repeat(rows, g),
+            counts=rules.min_samples_leaf > 1,  # the cuts' row counts serve only that limit
         )
         del pair_segment, pair_code
         segment_node = np.arange(n_nodes * g) // g

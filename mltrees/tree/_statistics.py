@@ -42,8 +42,14 @@ class ClassificationStatistics:
             self._labels_of = (rows, labels)
         return labels
 
-    def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
-        """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 1 + n_classes)."""
+    def aggregate(
+        self, group: np.ndarray, n_groups: int, rows: np.ndarray, counts: bool = True
+    ) -> np.ndarray:
+        """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 1 + n_classes).
+
+        ``counts=False``: the row counts (column 0) are NaN, for a search
+        that does not read them (no ``min_samples_leaf``), one pass fewer.
+        """
         k = self.n_classes
         out = np.empty((n_groups, 1 + k), order="F")  # columns are read one at a time
         cells = group * k + self._labels(rows)
@@ -55,7 +61,7 @@ class ClassificationStatistics:
             for c in range(2, k + 1):
                 out[:, 0] += out[:, c]
             return out
-        out[:, 0] = np.bincount(group, minlength=n_groups)
+        out[:, 0] = np.bincount(group, minlength=n_groups) if counts else np.nan
         class_weight = np.bincount(cells, weights=self.w[rows], minlength=n_groups * k)
         out[:, 1:] = class_weight.reshape(n_groups, k)
         return out
@@ -170,10 +176,16 @@ class RegressionStatistics(_RegressionColumns):
         self.wy = weights * y
         self.wy2 = weights * y * y
 
-    def aggregate(self, group: np.ndarray, n_groups: int, rows: np.ndarray) -> np.ndarray:
-        """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 4)."""
+    def aggregate(
+        self, group: np.ndarray, n_groups: int, rows: np.ndarray, counts: bool = True
+    ) -> np.ndarray:
+        """Sum the statistics of ``rows`` by ``group``: shape (n_groups, 4).
+
+        ``counts=False``: the row counts (column 0) are NaN (see
+        :meth:`ClassificationStatistics.aggregate`).
+        """
         out = np.empty((n_groups, 4), order="F")  # columns are read one at a time
-        out[:, 0] = np.bincount(group, minlength=n_groups)
+        out[:, 0] = np.bincount(group, minlength=n_groups) if counts else np.nan
         for c, values in enumerate((self.w, self.wy, self.wy2), start=1):
             out[:, c] = np.bincount(group, weights=values[rows], minlength=n_groups)
         return out

@@ -159,6 +159,15 @@ class TreeBuilder:
         """
         return self.estimator._grow(codes, specs, statistics, float(total_weight), rng, n_threads=1)
 
+    @property
+    def grows_together(self) -> bool:
+        """Whether :meth:`grow_together` grows the trees :meth:`grow` would, one by one."""
+        return not self.prunes_after_growth and self.estimator._grows_together()
+
+    def grow_together(self, codes, specs, statistics, root_of_row, rngs) -> list[Tree]:
+        """Grow one tree per group of rows, all at once (``root_of_row``: each row's tree)."""
+        return self.estimator._grow_together(codes, specs, statistics, root_of_row, rngs)
+
     def prune(self, tree: Tree, X, specs, statistics) -> Tree:
         """Prune a grown tree as the estimator's ``fit`` would (unchanged if it does not)."""
         if not self.prunes_after_growth:

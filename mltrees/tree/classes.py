@@ -33,7 +33,7 @@ from mltrees.tree._data import (
     prepare_training_data,
     validate_fit_input,
 )
-from mltrees.tree._grow import GrowthLimits, grow_tree
+from mltrees.tree._grow import GrowthLimits, grow_tree, grow_trees_together
 from mltrees.tree._split import (
     AbsoluteErrorStatistics,
     ClassificationStatistics,
@@ -223,6 +223,18 @@ class _BaseTree(BaseEstimator):
         pass 1.
         """
         self._check_trainable_missing(codes, specs)
+        rules, limits = self._growth_rules(codes, specs, stats_model, total_weight)
+        if rng is None:
+            rng = np.random.default_rng(self.random_state)
+        n_threads = available_cores() if n_threads is None else int(n_threads)
+        tree = grow_tree(codes, specs, stats_model, rules, limits, rng, n_threads)
+        ccp_alpha = getattr(self, "ccp_alpha", 0.0)
+        if ccp_alpha > 0:
+            tree = prune_cost_complexity(tree, ccp_alpha)
+        return tree
+
+    def _growth_rules(self, codes, specs, stats_model, total_weight: float):
+        """The split rules and growth limits of this estimator's parameters."""
         release8 = getattr(self, "release", "1993") == "8"
         rules = SplitRules(
             multiway_categorical=self._multiway_categorical,
@@ -245,14 +257,37 @@ class _BaseTree(BaseEstimator):
             require_positive_gain=self._require_positive_gain,
             max_leaf_nodes=getattr(self, "max_leaf_nodes", None),
         )
-        if rng is None:
-            rng = np.random.default_rng(self.random_state)
-        n_threads = available_cores() if n_threads is None else int(n_threads)
-        tree = grow_tree(codes, specs, stats_model, rules, limits, rng, n_threads)
+        return rules, limits
+
+    def _grows_together(self) -> bool:
+        """Whether :meth:`_grow_together` grows the trees this estimator's ``_grow`` would.
+
+        Level-by-level CART growth whose rules do not depend on a tree's
+        total weight (no ``min_weight_fraction_leaf``), with additive
+        statistics and without C4.5's fractional entries.
+        """
+        return (
+            getattr(self, "max_leaf_nodes", None) is None
+            and self.min_weight_fraction_leaf == 0
+            and self._missing in ("error", "default_direction")
+            and getattr(self, "criterion", None) != "absolute_error"
+            and not self._multiway_categorical
+            and getattr(self, "release", "1993") != "8"
+        )
+
+    def _grow_together(self, codes, specs, stats_model, root_of_row, rngs) -> list[Tree]:
+        """Trees grown together on groups of rows (``root_of_row``), one generator each.
+
+        Tree ``t`` is what :meth:`_grow` grows on the rows of group ``t`` with
+        ``rngs[t]`` (see :func:`mltrees.tree._grow.grow_trees_together`).
+        """
+        self._check_trainable_missing(codes, specs)
+        rules, limits = self._growth_rules(codes, specs, stats_model, 0.0)
+        trees = grow_trees_together(codes, specs, stats_model, rules, limits, root_of_row, rngs)
         ccp_alpha = getattr(self, "ccp_alpha", 0.0)
         if ccp_alpha > 0:
-            tree = prune_cost_complexity(tree, ccp_alpha)
-        return tree
+            trees = [prune_cost_complexity(tree, ccp_alpha) for tree in trees]
+        return trees
 
     _missing_methods: tuple[str, ...] = ("error", "c45")
 

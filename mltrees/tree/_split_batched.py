@@ -1,0 +1,160 @@
+"""Every numeric feature of a level scored in one pass (chapter 3).
+
+The per-feature search of :func:`mltrees.tree._split.find_splits` costs a few
+dozen NumPy calls per feature and level. On a few hundred rows those calls'
+fixed costs, not the arithmetic, are the fit time: a 13-feature tree of
+depth 11 makes 143 passes of ~30 calls. Here the level's (row, feature)
+pairs are labelled with a *segment* ``node * g + slot`` (slot: the feature's
+place among the ``g`` features scored together), and one aggregation and one
+segment-wise cumulative sum score every cut of every (node, feature)
+segment, as :mod:`mltrees.tree._split_drawn` does for a forest's drawn
+features.
+
+The statistics of every (node, feature, code) cell are summed in row order,
+as the per-feature pass sums them, so the cells, the candidates and the
+chosen splits are the same (the equality tests compare the trees).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mltrees._midpoint import midpoint
+from mltrees.tree._cuts import (
+    DENSE_CELLS_MAX,
+    DENSE_CELLS_PER_ROW,
+    _best_ordered_cut,
+    _cell_statistics,
+)
+from mltrees.tree._data import CATEGORICAL
+
+# (row, feature) pairs scored in one pass at most: a level with more rows is
+# scored a few features at a time, so the pair arrays stay bounded (and a
+# large level, where each NumPy call is long anyway, gains nothing from more).
+BATCHED_PAIRS_MAX = 1 << 17
+# ... and at most this many when the cells are sorted rather than counted
+# (exact thresholds on many distinct values, deep levels): measured on HIGGS's
+# 6,000 rows of 28 continuous features, one sort of all pairs made CART's fit
+# 1.6x slower than a sort per feature.
+SORTED_PAIRS_MAX = 1 << 14
+
+
+def batched_features(specs, stats_model, rules, feature_mask, row_of) -> np.ndarray:
+    """Features whose candidates :func:`score_features_together` can score; empty if none.
+
+    Ordered numeric thresholds with additive statistics, scored by the largest
+    gain (CART): no feature subsets, no fractional C4.5 entries, no release-8
+    corrections. Categorical features keep the per-feature pass.
+    """
+    if (
+        feature_mask is not None
+        or row_of is not None
+        or rules.selection != "gain"
+        or rules.release8
+        or rules.min_cases > 1
+        or getattr(stats_model, "needs_samples", False)
+    ):
+        return np.zeros(0, dtype=np.intp)
+    return np.array([j for j, spec in enumerate(specs) if spec.kind != CATEGORICAL], dtype=np.intp)
+
+
+def score_features_together(
+    codes, specs, features, rows, node, n_nodes, stats_model, node_stats, parent_impurity, rules
+):
+    """Best cut of every (node, feature) pair for the numeric ``features``.
+
+    Returns ``(gain, split_code, threshold)``, each of shape
+    ``(n_nodes, features.size)``: the gain of the pair's best cut (``-inf``
+    if none), the last code on its left (-1 if none) and its raw threshold;
+    or None when a row of the level has a missing value (code -1), which the
+    per-feature pass scores.
+    """
+    n_total = features.size
+    gain = np.empty((n_nodes, n_total))
+    split_code = np.empty((n_nodes, n_total), dtype=np.intp)
+    threshold = np.full((n_nodes, n_total), np.nan)
+    # Feature-major blocks: codes are stored column by column.
+    columns = codes.T
+    width = max(1, min(n_total, BATCHED_PAIRS_MAX // max(rows.size, 1)))
+    n_codes_all = np.array([specs[j].n_codes for j in features], dtype=np.int64)
+    pairs = rows.size * n_total
+    if n_nodes * int(n_codes_all.sum()) > max(
+        min(DENSE_CELLS_PER_ROW * pairs, DENSE_CELLS_MAX), 1 << 16
+    ):
+        # Too many cells to count densely: the pairs are sorted, and one sort
+        # of many pairs costs more per pair than several small ones.
+        width = max(1, min(width, SORTED_PAIRS_MAX // max(rows.size, 1)))
+    for first in range(0, n_total, width):
+        slots = slice(first, min(first + width, n_total))
+        chunk = features[slots]
+        g = chunk.size
+        block = np.take(columns[chunk], rows, axis=1) if g < codes.shape[1] else columns[:, rows]
+        if block.dtype.kind == "i" and block.size and block.min() < 0:
+            return None
+        n_codes = n_codes_all[slots]
+        code_offset = np.cumsum(n_codes) - n_codes
+        # Cell = (node, feature, code), numbered node-major: entries come out
+        # sorted by node, then feature, then code -- one run per segment.
+        pair_code = (block + code_offset[:, None]).ravel()
+        pair_node = np.tile(node, g)
+        entry_node, entry_code, entry_stats = _cell_statistics(
+            stats_model,
+            pair_node,
+            pair_code,
+            n_nodes,
+            int(n_codes.sum()),
+            np.tile(rows, g),
+            counts=rules.min_samples_leaf > 1,  # the cuts' row counts serve only that limit
+        )
+        del block, pair_code, pair_node
+        slot = np.searchsorted(code_offset, entry_code, side="right") - 1
+        entry_code = entry_code - code_offset[slot]
+        entry_segment = entry_node * g + slot
+        segment_node = np.repeat(np.arange(n_nodes), g)
+        gain_c, best = _best_ordered_cut(
+            stats_model,
+            entry_segment,
+            entry_stats,
+            node_stats[segment_node],
+            parent_impurity[segment_node],
+            rules,
+        )
+        found = best >= 0
+        left = np.full(best.size, -1, dtype=np.intp)
+        left[found] = entry_code[best[found]]
+        # A valid cut is never after a run's last entry, so best + 1 is in the run.
+        right = entry_code[best[found] + 1]
+        gain[:, slots] = gain_c.reshape(n_nodes, g)
+        split_code[:, slots] = left.reshape(n_nodes, g)
+        feature_of = first + np.flatnonzero(found) % g  # segment = node * g + slot
+        threshold_c = np.full(best.size, np.nan)
+        threshold_c[found] = _thresholds(specs, features, feature_of, left[found], right)
+        threshold[:, slots] = threshold_c.reshape(n_nodes, g)
+    return gain, split_code, threshold
+
+
+def _thresholds(specs, features, feature_of, left, right):
+    """``specs[features[f]].threshold(left, right)`` for many (f, left, right) at once."""
+    used = np.unique(feature_of)
+    values = [specs[features[f]].values for f in used]
+    if len({v.dtype for v in values}) != 1 or len(values) == 1:  # one at a time
+        out = np.empty(left.size, dtype=np.result_type(*values, np.float64))
+        for f in used:
+            at = feature_of == f
+            out[at] = specs[features[f]].threshold(left[at], right[at])
+        return out
+    # Values of all the features end to end: one gather and one midpoint.
+    sizes = np.array([v.size for v in values], dtype=np.intp)
+    offset = np.zeros(features.size, dtype=np.intp)
+    offset[used] = np.cumsum(sizes) - sizes
+    table = np.concatenate(values)
+    exact = np.zeros(features.size, dtype=bool)
+    exact[used] = [specs[features[f]].exact for f in used]
+    low = table[offset[feature_of] + left]
+    out = low.copy()
+    is_exact = exact[feature_of]
+    if is_exact.any():
+        out[is_exact] = midpoint(
+            low[is_exact], table[offset[feature_of[is_exact]] + right[is_exact]]
+        )
+    return out
