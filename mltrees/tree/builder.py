@@ -161,7 +161,7 @@ class TreeBuilder:
 
     @property
     def grows_together(self) -> bool:
-        """Whether :meth:`grow_together` grows the trees :meth:`grow` would, one by one."""
+        """Whether ``grow_together`` grows the trees ``grow`` would, one by one."""
         return not self.prunes_after_growth and self.estimator._grows_together()
 
     def grow_together(self, codes, specs, statistics, root_of_row, rngs) -> list[Tree]:
