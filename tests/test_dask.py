@@ -293,12 +293,28 @@ def test_forest_checks_column_names_and_order_at_predict(client):
 # ------------------------------------------------------------ communication arithmetic
 def test_histogram_bytes_by_hand():
     # A depth-6 tree builds 1 + 1 + 2 + 4 + 8 + 16 = 32 nodes' histograms:
-    # 32 nodes x 28 features x 256 bins x 3 statistics x 8 bytes = 5 505 024 bytes.
-    assert histogram_bytes(32, 28, 256) == 5_505_024
+    # 32 nodes x 28 features x 256 bins x 2 statistics (sum g, sum h) x 8 bytes
+    # = 3 670 016 bytes; with a row count per bin as a third statistic, 5 505 024.
+    assert histogram_bytes(32, 28, 256) == 3_670_016
+    assert histogram_bytes(32, 28, 256, n_statistics=3) == 5_505_024
     levels = [histogram_bytes(1 if d == 0 else 2 ** (d - 1), 28, 256) for d in range(6)]
-    assert sum(levels) == 5_505_024
+    assert sum(levels) == 3_670_016
     with pytest.raises(ValueError, match="n_bins"):
         histogram_bytes(1, 28, 0)
+
+
+def test_histogram_bytes_default_counts_what_the_boosting_learner_sums():
+    # The default n_statistics is the number of sums per bin that the
+    # boosting learner of mltrees.dask actually builds and sends: (sum g, sum h).
+    import inspect
+
+    from mltrees.hist.grower import NodeRows
+
+    rng = np.random.default_rng(0)
+    binned = BinnedData.fit(rng.normal(size=(50, 3)).astype(np.float32), 8)
+    rows = NodeRows(binned, rng.normal(size=50), rng.uniform(0.1, 1.0, size=50))
+    default = inspect.signature(histogram_bytes).parameters["n_statistics"].default
+    assert rows.histograms().shape[-1] == default == 2
 
 
 def test_tree_reduce_and_rows_by_hand():

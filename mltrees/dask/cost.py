@@ -26,13 +26,16 @@ def _positive(value, name):
     return value
 
 
-def histogram_bytes(n_nodes, n_features, n_bins, n_statistics: int = 3, itemsize: int = 8) -> float:
+def histogram_bytes(n_nodes, n_features, n_bins, n_statistics: int = 2, itemsize: int = 8) -> float:
     """Bytes of the histograms of ``n_nodes`` nodes: one worker's message at one level.
 
     Implements :eq:`eq-scale-level-bytes`: ``n_nodes × n_features × n_bins
-    × n_statistics × itemsize``, the statistics being (Σg, Σh, count) in
-    float64. With the subtraction trick ``n_nodes`` is half the level's
-    nodes (only the smaller children are summed).
+    × n_statistics × itemsize``. The default statistics are (Σg, Σh) in
+    float64, what XGBoost (``GradientPairPrecise``), LightGBM (``hist_t``
+    pairs) and :mod:`mltrees.dask`'s boosting sum per bin; a learner that
+    also sums a row count per bin passes ``n_statistics=3``. With the
+    subtraction trick ``n_nodes`` is half the level's nodes (only the
+    smaller children are summed).
     """
     for value, name in (
         (n_nodes, "n_nodes"),
