@@ -317,6 +317,35 @@ def test_histogram_bytes_default_counts_what_the_boosting_learner_sums():
     assert rows.histograms().shape[-1] == default == 2
 
 
+def test_local_feature_gains_equal_a_brute_force_search():
+    # Few distinct values per column, so every value has its own bin and the
+    # best cut can be found by trying every threshold between neighbours.
+    from mltrees.dask import local_feature_gains
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 6, size=(400, 3)).astype(float)
+    g, h = rng.normal(size=400), rng.uniform(0.2, 1.0, size=400)
+    partitions = [np.arange(0, 150), np.arange(150, 400), np.array([], dtype=int)]
+
+    def brute_force(rows, j, lam=1.0, min_child_weight=1.0):
+        G, H, best = g[rows].sum(), h[rows].sum(), 0.0
+        for cut in np.unique(X[rows, j])[:-1]:
+            left = rows[X[rows, j] <= cut]
+            gl, hl = g[left].sum(), h[left].sum()
+            if hl >= min_child_weight and H - hl >= min_child_weight:
+                gain = gl**2 / (hl + lam) + (G - gl) ** 2 / (H - hl + lam) - G**2 / (H + lam)
+                best = max(best, gain)
+        return best
+
+    gains = local_feature_gains(X, g, h, partitions, max_bin=16)
+    assert gains.shape == (3, 3)
+    expected = [[brute_force(rows, j) for j in range(3)] for rows in partitions[:2]]
+    np.testing.assert_allclose(gains[:2], expected, rtol=1e-5)
+    assert np.all(gains[2] == 0)  # a worker without rows has nothing to vote with
+    with pytest.raises(ValueError, match="partitions"):
+        local_feature_gains(X, g, h, [np.array([400])])
+
+
 def test_tree_reduce_and_rows_by_hand():
     out = tree_reduce_bytes(100, 10.0)
     assert out == {"total": 990.0, "steps": 7, "max_received": 70.0, "gather_received": 1000.0}
