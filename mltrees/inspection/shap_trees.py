@@ -69,7 +69,10 @@ def to_shap_trees(
         value (integer features, data read as float32) is routed as the model
         routes it in both precisions; a value strictly between that float32
         and the threshold would then take the other branch. Use True with
-        the interventional kernel on such data, False otherwise.
+        the interventional kernel on such data, False otherwise. (shap keeps
+        a random 100 rows of a background given as a plain array; pass
+        ``shap.maskers.Independent(data, max_samples=len(data))`` to use
+        them all.)
 
     Returns
     -------
