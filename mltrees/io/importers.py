@@ -625,12 +625,16 @@ def import_xgboost(
     if len(base) != n_outputs:
         raise ModelFormatError(f"base_score has {len(base)} values for {n_outputs} outputs")
     base32 = np.asarray(base, dtype=np.float32)
+    # XGBoost's ProbToMargin in float32: -logf(1/p - 1) for the logistic link,
+    # logf(p) for the log link (logf correctly rounded: the log in float64,
+    # rounded once), so that the imported starting margin is XGBoost's own.
     if link == "logit":
         expect(((base32 > 0) & (base32 < 1)).all(), "base_score", "a probability in (0, 1)")
-        margin = np.log(base32 / (np.float32(1) - base32))
+        odds_inverse = np.float32(1) / base32 - np.float32(1)
+        margin = (-np.log(odds_inverse.astype(np.float64))).astype(np.float32)
     elif link == "log":
         expect((base32 > 0).all(), "base_score", "positive")
-        margin = np.log(base32)
+        margin = np.log(base32.astype(np.float64)).astype(np.float32)
     else:
         margin = base32
     expect(np.isfinite(margin).all(), "base_score", "a finite margin")
