@@ -679,8 +679,14 @@ def load_model(path, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | Non
 # ---------------------------------------------------------------- the registry
 
 
+_DEFAULTS_LOADED = False
+
+
 def _ensure_registry() -> None:
-    if not _ESTIMATORS:
+    """Register mltrees' own classes once, whatever the user registered before."""
+    global _DEFAULTS_LOADED
+    if not _DEFAULTS_LOADED:
+        _DEFAULTS_LOADED = True
         from mltrees.io._registry import register_defaults
 
         register_defaults()
