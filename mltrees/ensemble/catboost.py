@@ -912,9 +912,17 @@ class _BaseObliviousBoosting(BaseEstimator):
         round's gradients (:eq:`eq-catboost-l2-score`); statistics and one-hot
         columns count for the categorical feature they come from.
         """
-        from mltrees.inspection import importance
-
-        return importance(self, kind="total_gain", normalize=True)
+        check_is_fitted(self, "_trees")
+        # The sums of inspection.importance(self, "total_gain", normalize=True),
+        # tree by tree in the same order, so that both agree to the last bit.
+        p = self.n_features_in_
+        gains = np.zeros(p)
+        for tree in self._binary_trees():
+            internal = np.flatnonzero(~tree.is_leaf)
+            feature = tree.feature[internal].astype(np.intp)
+            gains += np.bincount(feature, weights=tree.node_gains()[internal], minlength=p)
+        total = gains.sum()
+        return gains / total if total > 0 else gains
 
     @property
     def trees_(self) -> list:
@@ -926,6 +934,27 @@ class _BaseObliviousBoosting(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+    def _tree_model_view(self):
+        """The model as a :class:`~mltrees.tree.view.TreeModelView` of its raw score."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "_trees")
+        trees = self._binary_trees()
+        K = self._values.shape[2]
+        classifier = isinstance(self, ClassifierMixin)
+        return TreeModelView(
+            trees=trees,
+            tables=[t.value for t in trees],
+            columns=[np.arange(K)] * len(trees),
+            n_outputs=K,
+            base=np.asarray(self.init_score_, dtype=np.float64).reshape(K),
+            encode=self._tree_inputs,
+            output=lambda X: self._raw(X),
+            feature_names=feature_names_of(self),
+            output_name="raw score (log-odds)" if classifier else "raw score",
+            squeeze=K == 1,
+        )
 
 
 @_doc

@@ -336,6 +336,46 @@ class _BaseGradientBoosting(BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    def _tree_model_view(self):
+        """The model as a :class:`~mltrees.tree.view.TreeModelView`: ``init_`` plus scaled trees."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "_stack")
+        lr = float(self.learning_rate)
+        K = self._n_outputs
+        trees, tables, columns = [], [], []
+        for stage in self._trees:
+            for k, tree in enumerate(stage):
+                trees.append(tree)
+                tables.append(lr * tree.value[:, :1])
+                columns.append(np.array([k]))
+
+        def encode(X):
+            # Every split learned a default direction (chapter 6): NaN is routed,
+            # as in predict.
+            values, check = prediction_values(self, X, "_stack", allow_missing=True)
+            check(values)
+            return values
+
+        classifier = isinstance(self, ClassifierMixin)
+
+        def output(X):
+            out = self.decision_function(X) if classifier else self.predict(X)
+            return out[:, None] if out.ndim == 1 else out
+
+        return TreeModelView(
+            trees=trees,
+            tables=tables,
+            columns=columns,
+            n_outputs=K,
+            base=np.atleast_1d(np.asarray(self.init_, dtype=np.float64)),
+            encode=encode,
+            output=output,
+            feature_names=feature_names_of(self),
+            output_name="decision_function (raw score F)" if classifier else "predict",
+            squeeze=K == 1,
+        )
+
 
 def _col(raw: np.ndarray, squeeze: bool) -> np.ndarray:
     return raw[:, 0] if squeeze else raw

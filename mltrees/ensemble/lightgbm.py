@@ -704,6 +704,43 @@ class _BaseLightGBM(BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    def _tree_model_view(self):
+        """The model as a :class:`~mltrees.tree.view.TreeModelView` of its raw score."""
+        from dataclasses import replace
+
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "_stack")
+        rounds = self._rounds(None)
+        K = self._objective.n_outputs
+        trees, tables, columns = [], [], []
+        for stage in self._trees[:rounds]:
+            for k, tree in enumerate(stage):
+                # LightGBM's own TreeSHAP weighs branches by row counts, not
+                # by hessian sums (XGBoost's cover): use the counts, and keep
+                # weight x impurity (the split gains) unchanged.
+                counts = tree.n_node_samples.astype(np.float64)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    scale = np.where(counts > 0, tree.weighted_n_node_samples / counts, 0.0)
+                trees.append(
+                    replace(tree, weighted_n_node_samples=counts, impurity=tree.impurity * scale)
+                )
+                tables.append(tree.value[:, :1])
+                columns.append(np.array([k]))
+        classifier = isinstance(self, ClassifierMixin)
+        return TreeModelView(
+            trees=trees,
+            tables=tables,
+            columns=columns,
+            n_outputs=K,
+            base=np.asarray(self.init_score_, dtype=np.float64).reshape(K),
+            encode=self._values,  # category columns become the trees' bin codes
+            output=lambda X: self._raw(X),
+            feature_names=feature_names_of(self),
+            output_name="raw score (log-odds)" if classifier else "raw score",
+            squeeze=K == 1,
+        )
+
 
 @_lgb_doc
 class LightGBMRegressor(RegressorMixin, _BaseLightGBM):

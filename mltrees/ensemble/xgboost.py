@@ -672,6 +672,33 @@ class _BaseXGBoost(BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    def _tree_model_view(self):
+        """The model as a :class:`~mltrees.tree.view.TreeModelView` of its margin."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "_stack")
+        first, stop = self._used_rounds(None)
+        K = self._objective.n_outputs
+        trees, tables, columns = [], [], []
+        for stage in self._trees[first:stop]:
+            for k, tree in enumerate(stage):
+                trees.append(tree)
+                tables.append(tree.value[:, :1])
+                columns.append(np.array([k]))
+        classifier = isinstance(self, ClassifierMixin)
+        return TreeModelView(
+            trees=trees,
+            tables=tables,
+            columns=columns,
+            n_outputs=K,
+            base=np.asarray(self.base_margin_, dtype=np.float64).reshape(K),
+            encode=lambda X: _as_float32(self, X, reset=False).astype(np.float64),
+            output=self._margin,
+            feature_names=feature_names_of(self),
+            output_name="margin (log-odds / raw score)" if classifier else "margin",
+            squeeze=K == 1,
+        )
+
 
 @_xgb_doc
 class XGBoostRegressor(RegressorMixin, _BaseXGBoost):

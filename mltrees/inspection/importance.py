@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from mltrees.inspection._adapters import view_of
+from mltrees.tree.view import view_of
 
 __all__ = ["KINDS", "importance", "node_gains", "permutation_importance"]
 

@@ -315,7 +315,7 @@ def _oblivious_plan(model, view, classes) -> _Plan:
 
 def _imported_plan(model) -> _Plan:
     """An imported XGBoost (float32, ``x < t``) or LightGBM (double, ``x <= t``) model."""
-    from mltrees.inspection._adapters import TreeModelView
+    from mltrees.tree.view import TreeModelView
 
     if not hasattr(model, "trees_"):
         raise TypeError("an ImportedTreeModel comes from import_xgboost or import_lightgbm")

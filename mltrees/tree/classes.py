@@ -485,6 +485,12 @@ class _BaseTree(BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.compute_feature_importances(self.n_features_in_)
 
+    def _encoded_for_view(self, X):
+        """Rows as the tree reads them (numbers, codes, NaN), checked as ``predict`` does."""
+        values = self._values(X)
+        self._check_numeric(values)
+        return values
+
 
 class _TreeClassifier(ClassifierMixin, _BaseTree):
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
@@ -554,6 +560,24 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
         # The class each node predicts, looked up once per node, not per sample.
         return self.classes_[self.tree_.node_argmax()[nodes]]
 
+    def _tree_model_view(self):
+        """The tree as a :class:`~mltrees.tree.view.TreeModelView` of ``predict_proba``."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "tree_")
+        K = self.tree_.value.shape[1]
+        return TreeModelView(
+            trees=[self.tree_],
+            tables=[self.tree_.value],
+            columns=[np.arange(K)],
+            n_outputs=K,
+            base=np.zeros(K),
+            encode=self._encoded_for_view,
+            output=self.predict_proba,
+            feature_names=feature_names_of(self),
+            output_name="predict_proba (one column per class)",
+        )
+
 
 class _TreeRegressor(RegressorMixin, _BaseTree):
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
@@ -589,6 +613,24 @@ class _TreeRegressor(RegressorMixin, _BaseTree):
         """The mean target of the node each sample reaches."""
         nodes, mixed = self._node_values(X)
         return self.tree_.value[nodes, 0] if mixed is None else mixed[:, 0]
+
+    def _tree_model_view(self):
+        """The tree as a :class:`~mltrees.tree.view.TreeModelView` of ``predict``."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "tree_")
+        return TreeModelView(
+            trees=[self.tree_],
+            tables=[self.tree_.value[:, :1]],
+            columns=[np.zeros(1, dtype=np.intp)],
+            n_outputs=1,
+            base=np.zeros(1),
+            encode=self._encoded_for_view,
+            output=lambda X: self.predict(X)[:, None],
+            feature_names=feature_names_of(self),
+            output_name="predict",
+            squeeze=True,
+        )
 
 
 _SHARED_PARAMS = """
