@@ -506,6 +506,15 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             squeeze=K == 2,
         )
 
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_adaboost
+
+        _rebuild_adaboost(self)
+
 
 def _tree_proba(tree, values, missing) -> np.ndarray:
     """A tree's class distribution per row of encoded ``values`` (mixed with C4.5's method)."""

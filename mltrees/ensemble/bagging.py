@@ -407,6 +407,18 @@ class _BaseBagging(BaseEstimator):
 
         return [member.tree_ for member in self.estimators_], encode
 
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack", "_stack_key")
+
+    # Out-of-bag estimates are NaN for rows that every member drew.
+    _non_finite_attributes = ("oob_decision_function_", "oob_prediction_", "oob_score_")
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_bagging
+
+        _rebuild_bagging(self)
+
 
 class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
     _is_classifier = True

@@ -956,6 +956,15 @@ class _BaseObliviousBoosting(BaseEstimator):
             squeeze=K == 1,
         )
 
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_tests", "_test_of", "_values")
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_oblivious
+
+        _rebuild_oblivious(self)
+
 
 @_doc
 class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):

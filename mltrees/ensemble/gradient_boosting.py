@@ -376,6 +376,15 @@ class _BaseGradientBoosting(BaseEstimator):
             squeeze=K == 1,
         )
 
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_gradient_boosting
+
+        _rebuild_gradient_boosting(self)
+
 
 def _col(raw: np.ndarray, squeeze: bool) -> np.ndarray:
     return raw[:, 0] if squeeze else raw

@@ -741,6 +741,15 @@ class _BaseLightGBM(BaseEstimator):
             squeeze=K == 1,
         )
 
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack", "_timings")
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_lightgbm
+
+        _rebuild_lightgbm(self)
+
 
 @_lgb_doc
 class LightGBMRegressor(RegressorMixin, _BaseLightGBM):

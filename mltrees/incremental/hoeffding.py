@@ -1166,3 +1166,12 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "classes_")
         names = self._NODE_ARRAYS + self._SLOT_ARRAYS + self._STATS_ARRAYS
         return int(sum(getattr(self, name).nbytes for name in names))
+
+    # Model files: NaN at leaves, +-inf when empty; a class without a key ranks +inf.
+    _non_finite_attributes = ("_threshold", "_g_min", "_g_max", "_key_rank", "_estimator_rank")
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.incremental._model_file import _rebuild_hoeffding
+
+        _rebuild_hoeffding(self)

@@ -451,6 +451,15 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_flat",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.incremental._model_file import _rebuild_id5r
+
+        _rebuild_id5r(self)
+
 
 class ID4Classifier(ID5RClassifier):
     """Schlimmer & Fisher's ID4: ID3's counts at every node, no stored examples.

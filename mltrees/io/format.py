@@ -555,3 +555,41 @@ def validate_feature_spec(spec, path: str) -> None:
     expected = len(values) + 1 if spec.kind == NUMERIC and not spec.exact else len(values)
     if type(spec.n_codes) is not int or spec.n_codes != expected:
         _fail(path, f"n_codes must be {expected}")
+
+
+# ------------------------------------------------- checks of a fitted state as a whole
+# What an estimator's ``_rebuild_caches`` (its model-file hook, see
+# :func:`mltrees.io.register_estimator`) uses to check a loaded state.
+
+MAX_RAW_SCORE = 1e300
+MAX_LOG_LINK_SCORE = 700.0  # exp(700) ~ 1e304: a log link stays finite
+# A linear model (a stack's final estimator) keeps every input of at most this
+# magnitude at a raw score below MAX_RAW_SCORE.
+MAX_INPUT = 1e100
+
+
+def check_score_bound(terms, path: str, limit: float = MAX_RAW_SCORE) -> None:
+    """Refuse a model whose raw scores can come near overflow.
+
+    ``terms`` are the largest absolute values of the parts a raw score adds
+    up; their sum bounds every raw score, in any order of summation.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = float(np.sum(np.asarray(list(terms), dtype=np.float64)))
+    expect(
+        math.isfinite(bound) and bound <= limit,
+        path,
+        f"the model can reach a raw score of {bound:.3g}; at most {limit:.3g}",
+    )
+
+
+def largest_value(tree) -> float:
+    """The largest absolute value in a tree's node table."""
+    return float(np.abs(tree.value).max())
+
+
+def distinct_classes(estimator, path: str) -> int:
+    """The number of ``classes_``, after checking that they are distinct labels."""
+    classes = estimator.classes_
+    expect(len(set(classes.tolist())) == classes.size, f"{path}.classes_", "distinct labels")
+    return int(classes.size)

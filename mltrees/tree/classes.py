@@ -491,6 +491,15 @@ class _BaseTree(BaseEstimator):
         self._check_numeric(values)
         return values
 
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_split_codes",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.tree._model_file import _rebuild_single_tree
+
+        _rebuild_single_tree(self)
+
 
 class _TreeClassifier(ClassifierMixin, _BaseTree):
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:

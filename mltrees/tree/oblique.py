@@ -932,6 +932,12 @@ class _BaseObliqueTree(BaseEstimator):
                 best_a, best_cost = np.append(w, -t), cost
         return best_a, best_cost
 
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.tree._model_file import _rebuild_oblique
+
+        _rebuild_oblique(self)
+
 
 _PARAMETERS = """
     splitter : {{{splitters}}}, default "oc1"
