@@ -42,3 +42,8 @@ __all__: list[str] = [
     "XGBoostClassifier",
     "XGBoostRegressor",
 ]
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings()

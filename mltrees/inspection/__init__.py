@@ -95,3 +95,8 @@ __all__ = [
     "tree_shap_interactions",
     "view_of",
 ]
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings()

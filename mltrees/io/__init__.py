@@ -51,3 +51,8 @@ __all__ = [
     "validate_tree",
     "xgboost_threshold",
 ]
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings()

@@ -33,3 +33,8 @@ __all__ = [
     "surrogate_association",
     "to_dot",
 ]
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings()
