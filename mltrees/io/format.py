@@ -313,7 +313,7 @@ def check_tree_features(tree, n_features: int, path: str = "tree") -> None:
 
 
 def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> None:
-    """Check that a :class:`~mltrees.tree._tree.Tree` is a well-formed tree.
+    """Check that a :class:`~mltrees.tree.Tree` is a well-formed tree.
 
     Implements :eq:`eq-tree-links` (chapter 18), plus the field checks:
     shapes and dtypes of every field; each internal node's children are

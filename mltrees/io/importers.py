@@ -2,7 +2,7 @@
 
 :func:`import_xgboost` reads the JSON of ``Booster.save_model("m.json")``,
 :func:`import_lightgbm` the text of ``Booster.model_to_string()``; both return
-an :class:`ImportedTreeModel` whose trees are :class:`~mltrees.tree._tree.Tree`
+an :class:`ImportedTreeModel` whose trees are :class:`~mltrees.tree.Tree`
 arrays, so the book can draw, explain and predict with them. The split tests
 are translated exactly into mltrees' ``x <= threshold`` on float64 values:
 

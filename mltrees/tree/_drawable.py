@@ -1,7 +1,7 @@
 """Tree ``tree_index`` of any fitted mltrees model, as the renderers of :mod:`export` read it.
 
 ``export_text``, ``to_dot`` and ``plot_tree`` draw one flat-array
-:class:`~mltrees.tree._tree.Tree`. A single tree estimator has one; an
+:class:`~mltrees.tree.Tree`. A single tree estimator has one; an
 ensemble has many, numbered as their owners number them (LightGBM's
 ``tree_index``, XGBoost's ``tree_idx``): forests, bagging and AdaBoost by
 member; gradient boosting, XGBoost, LightGBM and oblivious boosting by round,

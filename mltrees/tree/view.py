@@ -39,7 +39,7 @@ class TreeModelView:
     Attributes
     ----------
     trees : list of Tree
-        Flat-array trees (:class:`mltrees.tree._tree.Tree`); their features
+        Flat-array trees (:class:`mltrees.tree.Tree`); their features
         index the columns of :meth:`encode`'s output.
     tables : list of ndarray, shape (n_nodes_t, n_columns_t)
         What each node adds to the output when a row ends there (leaves; an
