@@ -1,7 +1,7 @@
 """mltrees' own classes in the model-file registry: the list of what a file may name.
 
 :func:`register_builtin` runs once, on the first save or load
-(:func:`mltrees.io.registry._ensure_registry`). Each estimator is one call of
+(:func:`mltrees.io.serialize._ensure_registry`). Each estimator is one call of
 :func:`~mltrees.io.registry.register_estimator` with the class alone: what it
 stores and how it checks and rebuilds a loaded state are its own hooks
 (``_cache_attributes``, ``_non_finite_attributes``, ``_rebuild_caches``).
