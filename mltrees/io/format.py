@@ -30,7 +30,7 @@ tag             meaning
 
 Loading never imports a name found in the file and never runs code it
 carries: classes come from the fixed registry of
-:mod:`mltrees.io.serialize`, arrays are built from lists of numbers of a
+:mod:`mltrees.io.registry`, arrays are built from lists of numbers of a
 white-listed dtype, and every bound (sizes, nesting, indices) is checked
 before memory is allocated. Every violation raises :class:`ModelFormatError`.
 
@@ -44,6 +44,10 @@ more at every use (the fixed work of calling its ``predict``). Sizes a file
 declares without storing
 them (a number of classes, of features, of category codes) must agree with
 the arrays it does store.
+
+The value checks of this module (:func:`expect`, :func:`expect_array`,
+:func:`check_score_bound`, ...) are the vocabulary of the estimators'
+``_rebuild_caches`` hooks, which check a loaded state as a whole.
 """
 
 from __future__ import annotations
