@@ -76,7 +76,9 @@ def _rebuild_bagging(estimator) -> None:
             where = f"{path}.estimators_[{i}]"
             expect(type(member) is type(estimator.estimator_), where, "a copy of estimator_")
             expect(member.tree_.value.shape[1] == width, where, f"{width} value column(s)")
-            expect(len(member._specs) == len(estimator._specs), where, "the ensemble's binning")
+            own = TreeBuilder.specs(member)  # the tree engine's contract, not its private state
+            expect(own is not None, where, "a member fitted on bins")
+            expect(len(own) == len(estimator._specs), where, "the ensemble's binning")
         check_score_bound((largest_value(m.tree_) for m in members), path)
         if TreeBuilder.accepts(estimator.estimator_):
             estimator._stack, estimator._stack_key = (
