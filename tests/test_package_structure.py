@@ -193,7 +193,7 @@ SEAMS = {
     ("mltrees.io._builtin", "mltrees.*"): "the format's allow-list names every class a file holds",
     ("mltrees.io.importers", "mltrees.ensemble._walk"): "imported models predict with the walk",
     ("mltrees.io.onnx_export", "mltrees.*"): "to_onnx dispatches on the estimator families",
-    ("mltrees.tree._drawable", "mltrees.*"): "plot_tree dispatches on the estimator families",
+    ("*", "mltrees.tree._drawable"): "what the estimators' _drawable_tree hooks share",
 }
 
 

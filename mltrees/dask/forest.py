@@ -247,6 +247,13 @@ class _DaskForest(BaseEstimator):
         """Model files: check a loaded fitted state as a whole (nothing is cached)."""
         _rebuild_dask_forest(self)
 
+    def _drawable_tree(self, tree_index):
+        """Member ``tree_index``, a one-tree forest grown on a worker, for ``plot_tree``."""
+        from mltrees.tree._drawable import forest_member_drawable
+        from mltrees.tree.builder import TreeBuilder
+
+        return forest_member_drawable(self, tree_index, TreeBuilder.accepts)
+
 
 class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
     """Random forest classifier with its trees grown on Dask workers (chapter on scale).

@@ -523,6 +523,12 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         _rebuild_adaboost(self)
 
+    def _drawable_tree(self, tree_index):
+        """Member ``tree_index`` (an mltrees tree), as ``plot_tree`` and ``to_dot`` draw it."""
+        from mltrees.tree._drawable import member_drawable
+
+        return member_drawable(self, tree_index, TreeBuilder.accepts)
+
 
 def _tree_proba(tree, values, missing) -> np.ndarray:
     """A tree's class distribution per row of encoded ``values`` (mixed with C4.5's method)."""

@@ -419,6 +419,12 @@ class _BaseBagging(BaseEstimator):
 
         _rebuild_bagging(self)
 
+    def _drawable_tree(self, tree_index):
+        """Member ``tree_index`` (an mltrees tree), as ``plot_tree`` and ``to_dot`` draw it."""
+        from mltrees.tree._drawable import member_drawable
+
+        return member_drawable(self, tree_index, TreeBuilder.accepts)
+
 
 class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
     _is_classifier = True

@@ -968,6 +968,21 @@ class _BaseObliviousBoosting(BaseEstimator):
 
         _rebuild_oblivious(self)
 
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` as a binary tree, its categorical statistics' categories named."""
+        from mltrees.tree._data import CATEGORICAL, FeatureSpec
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "_trees")
+        trees = self._binary_trees()
+        stats = self._cat_stats
+        specs = [None] * int(self.n_features_in_)
+        if stats is not None:
+            for c, j in enumerate(stats.features):
+                values = np.append(np.asarray(stats.categories[c], dtype=object), "(unseen)")
+                specs[j] = FeatureSpec(CATEGORICAL, values)
+        return boosted_drawable(self, trees, [t.value for t in trees], tree_index, specs)
+
 
 @_doc
 class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):

@@ -387,6 +387,18 @@ class _BaseGradientBoosting(BaseEstimator):
 
         _rebuild_gradient_boosting(self)
 
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` (round, then output), its leaves scaled by the learning rate."""
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "_stack")
+        trees = [tree for stage in self._trees for tree in stage]
+        lr = float(self.learning_rate)
+        tables = [lr * t.value[:, :1] for t in trees]
+        drawn = boosted_drawable(self, trees, tables, tree_index, self._specs)
+        drawn.criterion = "squared_error"
+        return drawn
+
 
 def _col(raw: np.ndarray, squeeze: bool) -> np.ndarray:
     return raw[:, 0] if squeeze else raw

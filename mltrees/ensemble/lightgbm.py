@@ -752,6 +752,40 @@ class _BaseLightGBM(BaseEstimator):
 
         _rebuild_lightgbm(self)
 
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` (round, then output), its category bins named."""
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "_stack")
+        trees = [tree for stage in self._trees for tree in stage]
+        tables = [t.value[:, :1] for t in trees]
+        return boosted_drawable(self, trees, tables, tree_index, self._drawable_specs())
+
+    def _drawable_specs(self) -> list | None:
+        """Names of the category bins of the categorical features (bin 0: missing or rare)."""
+        from mltrees.tree._data import CATEGORICAL, FeatureSpec
+        from mltrees.tree._drawable import feature_names
+
+        bins = getattr(self, "_categories", None)
+        if not bins:
+            return None
+        names = feature_names(self)
+        categories = getattr(self, "_pandas_categories", {})
+        specs = [None] * int(self.n_features_in_)
+        for j, codes in bins.items():
+            column = names[j] if names is not None else None
+            known = categories.get(column) if column is not None else None
+            if isinstance(known, pd.CategoricalDtype):
+                known = np.asarray(known.categories)
+            if known is None:  # integer codes given as numbers: the codes name themselves
+                labels = [str(int(c)) for c in codes]
+            else:
+                labels = [str(known[int(c)]) if 0 <= int(c) < len(known) else str(c) for c in codes]
+            specs[j] = FeatureSpec(
+                CATEGORICAL, np.array(["(missing or rare)", *labels], dtype=object)
+            )
+        return specs
+
 
 @_lgb_doc
 class LightGBMRegressor(RegressorMixin, _BaseLightGBM):

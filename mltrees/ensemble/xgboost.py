@@ -710,6 +710,14 @@ class _BaseXGBoost(BaseEstimator):
 
         _rebuild_xgboost(self)
 
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` (round, then output); its leaves hold ``eta * w*``."""
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "_stack")
+        trees = [tree for stage in self._trees for tree in stage]
+        return boosted_drawable(self, trees, [t.value[:, :1] for t in trees], tree_index)
+
 
 @_xgb_doc
 class XGBoostRegressor(RegressorMixin, _BaseXGBoost):

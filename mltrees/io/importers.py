@@ -286,6 +286,16 @@ class ImportedTreeModel(BaseEstimator):
         """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
         self._check()
 
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` of the imported model, for ``plot_tree`` and ``to_dot``."""
+        from sklearn.utils.validation import check_is_fitted
+
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "trees_")
+        trees = list(self.trees_)
+        return boosted_drawable(self, trees, [t.value for t in trees], tree_index)
+
 
 def _finish_model(
     trees,

@@ -500,6 +500,12 @@ class _BaseTree(BaseEstimator):
 
         _rebuild_single_tree(self)
 
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` with its labels, as ``plot_tree`` and ``to_dot`` draw it."""
+        from mltrees.tree._drawable import single_drawable
+
+        return single_drawable(self, tree_index)
+
 
 class _TreeClassifier(ClassifierMixin, _BaseTree):
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:

@@ -938,6 +938,12 @@ class _BaseObliqueTree(BaseEstimator):
 
         _rebuild_oblique(self)
 
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` with its labels, as ``plot_tree`` and ``to_dot`` draw it."""
+        from mltrees.tree._drawable import single_drawable
+
+        return single_drawable(self, tree_index)
+
 
 _PARAMETERS = """
     splitter : {{{splitters}}}, default "oc1"
