@@ -192,7 +192,6 @@ SEAMS = {
     ("dask", "mltrees.ensemble._common"): "the local ensembles' target checks, shared",
     ("mltrees.io._builtin", "mltrees.*"): "the format's allow-list names every class a file holds",
     ("mltrees.io.importers", "mltrees.ensemble._walk"): "imported models predict with the walk",
-    ("mltrees.io.onnx_export", "mltrees.*"): "to_onnx dispatches on the estimator families",
     ("*", "mltrees.tree._drawable"): "what the estimators' _drawable_tree hooks share",
 }
 

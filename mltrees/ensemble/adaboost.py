@@ -529,6 +529,17 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
         return member_drawable(self, tree_index, TreeBuilder.accepts)
 
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its input, comparisons, link)."""
+        from mltrees.io.onnx_export import codes_plan, foreign_members_error
+        from mltrees.tree.view import view_of
+
+        if not getattr(self, "_native", True):
+            raise foreign_members_error(self)
+        view = view_of(self)
+        missing = getattr(self, "_missing", "error")
+        return codes_plan(self, view, self._specs, missing, "adaboost", np.asarray(self.classes_))
+
 
 def _tree_proba(tree, values, missing) -> np.ndarray:
     """A tree's class distribution per row of encoded ``values`` (mixed with C4.5's method)."""

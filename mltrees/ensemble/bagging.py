@@ -425,6 +425,22 @@ class _BaseBagging(BaseEstimator):
 
         return member_drawable(self, tree_index, TreeBuilder.accepts)
 
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its input, comparisons, link)."""
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import codes_plan, foreign_members_error
+        from mltrees.tree.view import view_of
+
+        if not getattr(self, "_binned", True):
+            raise foreign_members_error(self)
+        view = view_of(self)
+        classifier = is_classifier(self)
+        classes = np.asarray(self.classes_) if classifier else None
+        missing = TreeBuilder(self.estimator_).missing
+        link = "proba" if classifier else "identity"
+        return codes_plan(self, view, self._specs, missing, link, classes)
+
 
 class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
     _is_classifier = True

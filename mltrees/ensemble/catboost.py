@@ -983,6 +983,44 @@ class _BaseObliviousBoosting(BaseEstimator):
                 specs[j] = FeatureSpec(CATEGORICAL, values)
         return boosted_drawable(self, trees, [t.value for t in trees], tree_index, specs)
 
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model: float32 borders, category positions.
+
+        A category's code is its position among the training categories.
+        """
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import OnnxCategories, OnnxPlan, boosting_link
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classes = np.asarray(self.classes_) if is_classifier(self) else None
+        n = self.n_features_in_
+        categories, names = {}, {}
+        stats = self._cat_stats
+        categorical = np.zeros(n, dtype=bool)
+        if stats is not None:
+            for c, j in enumerate(stats.features):
+                known = len(stats.categories[c])
+                codes = np.arange(known)
+                # Any other code is an unseen category (the trees' last code).
+                categories[j] = OnnxCategories(codes.astype(np.float64), codes, other=known)
+                names[j] = [str(v) for v in stats.categories[c]]
+                categorical[j] = True
+        link = boosting_link(view.n_outputs) if classes is not None else "identity"
+        return OnnxPlan(
+            view=view,
+            dtype=np.float32,
+            comparison="<=",
+            encode=view.encode,
+            link=link,
+            categories=categories,
+            reject_nan=categorical,  # a missing category is an error
+            reject_inf=~categorical,
+            classes=classes,
+            category_names=names,
+        )
+
 
 @_doc
 class ObliviousBoostingRegressor(RegressorMixin, _BaseObliviousBoosting):

@@ -399,6 +399,19 @@ class _BaseGradientBoosting(BaseEstimator):
         drawn.criterion = "squared_error"
         return drawn
 
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its input, comparisons, link)."""
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import boosting_link, codes_plan
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classifier = is_classifier(self)
+        classes = np.asarray(self.classes_) if classifier else None
+        link = boosting_link(view.n_outputs) if classifier else "identity"
+        return codes_plan(self, view, self._specs, "default_direction", link, classes)
+
 
 def _col(raw: np.ndarray, squeeze: bool) -> np.ndarray:
     return raw[:, 0] if squeeze else raw

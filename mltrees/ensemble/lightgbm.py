@@ -786,6 +786,36 @@ class _BaseLightGBM(BaseEstimator):
             )
         return specs
 
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model: raw category values in, float64.
+
+        A category's bin is 1 + its position among the listed ones, else 0.
+        """
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import OnnxCategories, OnnxPlan, boosting_link
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classes = np.asarray(self.classes_) if is_classifier(self) else None
+        categories = {}
+        for j, listed in self._categories.items():
+            listed = np.asarray(listed)
+            categories[j] = OnnxCategories(
+                listed.astype(np.float64), np.arange(1, listed.size + 1), other=0, nan=0
+            )
+        link = boosting_link(view.n_outputs) if classes is not None else "identity"
+        return OnnxPlan(
+            view=view,
+            dtype=np.float64,
+            comparison="<=",
+            encode=lambda X: _as_float64(self, X, reset=False),
+            link=link,
+            categories=categories,
+            reject_inf=np.ones(self.n_features_in_, dtype=bool),
+            classes=classes,
+        )
+
 
 @_lgb_doc
 class LightGBMRegressor(RegressorMixin, _BaseLightGBM):

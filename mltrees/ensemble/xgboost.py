@@ -718,6 +718,29 @@ class _BaseXGBoost(BaseEstimator):
         trees = [tree for stage in self._trees for tree in stage]
         return boosted_drawable(self, trees, [t.value[:, :1] for t in trees], tree_index)
 
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model: float32 input, ``x < t``, its link."""
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import OnnxPlan, boosting_link
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classifier = is_classifier(self)
+        if classifier:
+            link = boosting_link(view.n_outputs)
+        else:
+            link = "exp" if self._objective.name == "count:poisson" else "identity"
+        return OnnxPlan(
+            view=view,
+            dtype=np.float32,
+            comparison="<",
+            encode=view.encode,
+            link=link,
+            reject_inf=np.ones(self.n_features_in_, dtype=bool),
+            classes=np.asarray(self.classes_) if classifier else None,
+        )
+
 
 @_xgb_doc
 class XGBoostRegressor(RegressorMixin, _BaseXGBoost):

@@ -296,6 +296,12 @@ class ImportedTreeModel(BaseEstimator):
         trees = list(self.trees_)
         return boosted_drawable(self, trees, [t.value for t in trees], tree_index)
 
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its source library's comparisons)."""
+        from mltrees.io.onnx_export import _imported_plan
+
+        return _imported_plan(self)
+
 
 def _finish_model(
     trees,

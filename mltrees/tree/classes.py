@@ -506,6 +506,19 @@ class _BaseTree(BaseEstimator):
 
         return single_drawable(self, tree_index)
 
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its input, comparisons, link)."""
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import codes_plan
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classifier = is_classifier(self)
+        classes = np.asarray(self.classes_) if classifier else None
+        link = "proba" if classifier else "identity"
+        return codes_plan(self, view, self._specs, self._missing, link, classes)
+
 
 class _TreeClassifier(ClassifierMixin, _BaseTree):
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:

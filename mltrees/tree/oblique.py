@@ -944,6 +944,15 @@ class _BaseObliqueTree(BaseEstimator):
 
         return single_drawable(self, tree_index)
 
+    def _onnx_plan(self):
+        """Oblique trees cannot be written: ONNX's ``TreeEnsemble`` tests one feature per node."""
+        from mltrees.io.onnx_export import OnnxExportError
+
+        raise OnnxExportError(
+            f"{type(self).__name__} tests a weighted sum of features at each node; ONNX's "
+            "TreeEnsemble tests one feature per node"
+        )
+
 
 _PARAMETERS = """
     splitter : {{{splitters}}}, default "oc1"
