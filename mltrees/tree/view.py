@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mltrees.tree._tree import MISSING_ALL_BRANCHES, Tree
+from mltrees.tree._tree import MISSING_ALL_BRANCHES
 
 __all__ = ["TreeModelView", "feature_names_of", "register_adapter", "view_of"]
 
@@ -152,34 +152,3 @@ def feature_names_of(model) -> list:
     if names is not None:
         return [str(n) for n in names]
     return [f"x{j}" for j in range(model.n_features_in_)]
-
-
-def single_tree_view(tree: Tree, table=None, *, n_features: int, feature_names=None):
-    """A view of one bare :class:`Tree` (rows given already encoded)."""
-    table = tree.value if table is None else np.asarray(table, dtype=np.float64)
-    if table.ndim == 1:
-        table = table[:, None]
-    m = table.shape[1]
-
-    def output(values):
-        values = np.asarray(values, dtype=np.float64)
-        sample, node, weight = tree.apply_weighted(values)
-        out = np.zeros((values.shape[0], m))
-        for k in range(m):
-            out[:, k] = np.bincount(sample, weights=weight * table[node, k], minlength=len(values))
-        return out
-
-    return TreeModelView(
-        trees=[tree],
-        tables=[table],
-        columns=[np.arange(m)],
-        n_outputs=m,
-        base=np.zeros(m),
-        encode=lambda X: np.asarray(X, dtype=np.float64),
-        output=output,
-        feature_names=list(feature_names)
-        if feature_names is not None
-        else [f"x{j}" for j in range(n_features)],
-        output_name="node values",
-        squeeze=m == 1,
-    )
