@@ -19,10 +19,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-try:  # SciPy's compiled sparse-times-dense kernel: y[key] += x[row], several columns at once
-    from scipy.sparse._sparsetools import csc_matvecs
-except ImportError:  # pragma: no cover - a SciPy without it: the bincount paths below
-    csc_matvecs = None
+# SciPy's compiled sparse-times-dense kernel, y[key] += x[row] for several columns at
+# once, or None when it is missing or fails its check of signature and summation order
+# (mltrees._compat): then the bincount paths below, with the same sums.
+from mltrees._compat import csc_matvecs
 
 __all__ = ["build_histograms", "leaf_histogram", "subtract"]
 
@@ -134,7 +134,8 @@ def leaf_histogram(
     * a node given by its ``rows``, with ``row_major``: one scatter pass of
       SciPy's sparse kernel per block of rows, for every statistic at once
       (:func:`_scatter_histogram`); the paths below serve the root (``rows``
-      None) and a SciPy without that kernel;
+      None) and a SciPy whose kernel is missing or fails the check in
+      :mod:`mltrees._compat`;
     * a small node (``rows.size * features.size <= SMALL_NODE``, or at most
       ``SMALL_ROWS`` rows) is one
       ``bincount`` per statistic over the keys ``feature offset + code`` of
