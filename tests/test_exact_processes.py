@@ -295,3 +295,89 @@ def test_processes_gather_the_gradients_exactly(forked, float32_gradients):
     exact_weights = leaf_values(grown[1].leaf_of_row, g, h, grown[1].tree.node_count, params)
     np.testing.assert_allclose(grown[1].weight[leaves], exact_weights[leaves], rtol=1e-11)
     assert compact == float32_gradients
+
+
+@pytest.fixture
+def another_thread():
+    """A thread of the process alive (and idle) for the duration of the test."""
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, name="user thread")
+    thread.start()
+    yield thread
+    stop.set()
+    thread.join()
+
+
+def test_with_another_thread_alive_the_grower_does_not_fork_and_grows_the_same_trees(
+    forked, another_thread, monkeypatch
+):
+    """A fork while another thread runs can leave a lock held forever in the child:
+    the fit scans on threads instead (never os.fork), with the trees of one thread."""
+
+    def no_fork():
+        raise AssertionError("os.fork called while another thread is alive")
+
+    X, target = _data(11, n=800)
+    params = {"tree_method": "exact", "n_estimators": 3, "max_depth": 4}
+    one = XGBoostRegressor(n_jobs=1, **params).fit(X, target)
+    monkeypatch.setattr(os, "fork", no_fork)
+    monkeypatch.setattr(exact, "THREAD_MIN_ROWS", 0)  # the threads' path, at this size
+    many = XGBoostRegressor(n_jobs=2, **params).fit(X, target)
+    assert not forked
+    _assert_same_model(one, many, X)
+    with pytest.raises(RuntimeError, match="other threads"):
+        ForkedWorkers(print, [[0]])
+
+
+def test_the_packages_idle_prediction_threads_are_stopped_before_a_fork(forked):
+    """Prediction keeps a pool of helper threads; an exact fit after it stops them
+    (they are idle) and forks, and prediction starts a new pool afterwards."""
+    import threading
+
+    from mltrees import _threads
+
+    X, target = _data(12, n=800)
+    params = {"tree_method": "exact", "n_estimators": 3, "max_depth": 4}
+    first = XGBoostRegressor(n_jobs=1, **params).fit(X, target)
+    _threads.map_blocks(np.sum, [np.ones(3)] * 4, 2)  # starts the shared pool
+    assert threading.active_count() > 1
+    many = XGBoostRegressor(n_jobs=2, **params).fit(X, target)
+    assert len(forked) == 1
+    assert threading.active_count() == 1
+    _assert_same_model(first, many, X)
+    assert _threads.map_blocks(np.sum, [np.ones(3)] * 4, 2) == [3.0] * 4
+
+
+def test_forks_raise_no_deprecation_warning_even_where_python_warns_about_threads(
+    forked, monkeypatch
+):
+    """CPython 3.12+ warns at a fork whenever the OS counts several threads, which
+    NumPy's BLAS threads always make; here os.fork warns as it does there. The
+    grower forks only without other Python threads, and a fit under
+    ``warnings.simplefilter("error")`` succeeds."""
+    import warnings
+
+    fork = os.fork
+
+    def warning_fork():
+        warnings.warn(
+            f"This process (pid={os.getpid()}) is multi-threaded, use of fork() may lead "
+            "to deadlocks in the child.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return fork()
+
+    monkeypatch.setattr(os, "fork", warning_fork)
+    X, target = _data(13, n=600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        XGBoostRegressor(tree_method="exact", n_estimators=2, n_jobs=2).fit(X, target)
+    assert len(forked) == 1
+    with pytest.warns(DeprecationWarning, match="multi-threaded"):  # the stand-in warns
+        pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)

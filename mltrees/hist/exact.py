@@ -66,7 +66,7 @@ from functools import cached_property
 import numpy as np
 
 from mltrees.hist.grower import GrownTree, draw_features
-from mltrees.hist.processes import ForkedWorkers, can_fork, shared_array
+from mltrees.hist.processes import ForkedWorkers, can_fork, forks_safely, shared_array
 from mltrees.hist.splitting import MIN_LOSS_CHANGE, SplitParams, leaf_weight, node_score, split_gain
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
@@ -87,10 +87,11 @@ SLICED_MIN_POSITIONS = 1 << 15
 # of a millisecond and the fork a few: 10 trees on 1000 x 28 cells took 203 ms with two
 # processes against 292 ms with one, on 300 x 10 about even, on 100 x 4 67 ms against 49.
 PROCESS_MIN_CELLS = 1 << 15
-# Without processes (no fork), threads scan data of at least this many rows: on fewer,
-# each NumPy call is too short to pay for its hand-over of the interpreter lock, and
-# two threads took longer than one (20 trees: 1.50 s against 0.86 s on 7000 x 28,
-# 1.94 s against 1.55 s on 30k x 28; 1.18 s against 1.32 s on 100k x 8).
+# Without processes (no fork, or other threads alive), threads scan data of at least
+# this many rows: on fewer, each NumPy call is too short to pay for its hand-over of the
+# interpreter lock, and two threads took longer than one (20 trees: 1.50 s against
+# 0.86 s on 7000 x 28, 1.94 s against 1.55 s on 30k x 28; 1.18 s against 1.32 s on
+# 100k x 8).
 THREAD_MIN_ROWS = 1 << 16
 # The worker processes and the grower poll their pipes this long before they block
 # (mltrees.hist.processes): longer than a level's serial part, a few milliseconds.
@@ -499,7 +500,9 @@ class ExactGrower:
             costs = 1 + cols.has_missing[scanned]  # two scans with missing values
             shares = _balanced_shares(scanned, costs, self.n_threads)
             cells = cols.n_rows * scanned.size
-            if len(shares) > 1 and can_fork() and cells >= PROCESS_MIN_CELLS:
+            processes = len(shares) > 1 and can_fork() and cells >= PROCESS_MIN_CELLS
+            # Forked only from a process without other threads (mltrees.hist.processes).
+            if processes and forks_safely():
                 # This process scans the first share, a forked worker each other share;
                 # the gradients and the routing of the rows reach them in shared memory.
                 self._shares = shares
