@@ -353,10 +353,10 @@ def test_the_packages_idle_prediction_threads_are_stopped_before_a_fork(forked):
 def test_forks_raise_no_deprecation_warning_even_where_python_warns_about_threads(
     forked, monkeypatch
 ):
-    """CPython 3.12+ warns at a fork whenever the OS counts several threads, which
-    NumPy's BLAS threads always make; here os.fork warns as it does there. The
-    grower forks only without other Python threads, and a fit under
-    ``warnings.simplefilter("error")`` succeeds."""
+    """CPython 3.12+ warns at a fork beside other threads. The grower forks only
+    without other Python threads; were native threads (NumPy's BLAS starts one at
+    import) counted too, os.fork would warn as it does here, and a fit under
+    ``warnings.simplefilter("error")`` must still succeed."""
     import warnings
 
     fork = os.fork

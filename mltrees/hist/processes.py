@@ -32,17 +32,20 @@ once the package's own idle prediction threads are stopped
 (a user's, a web server's, a Dask worker's, a fit called from a thread) the
 grower scans on threads instead, with the same trees. What remains are the
 native thread pools of the compiled libraries (NumPy's BLAS starts its own
-at import): they run no Python code, sleep between calls, and reset
-themselves in a forked child (OpenBLAS and the OpenMP runtimes register
-``pthread_atfork`` handlers), and the workers call neither BLAS nor OpenMP.
-CPython 3.12 and later count those native threads too and warn at every
-fork (a ``DeprecationWarning``, an error under ``-W error``); the grower's
-forks, made under the rule above, silence that one warning. The fork server
-(Python 3.14's default start method) would avoid the question, at the price
-of a fresh interpreter importing the package per session and of re-running
-an unguarded main script in every worker; the rule above keeps the
-milliseconds' start of a fork that the size thresholds in
-:mod:`~mltrees.hist.exact` were measured with.
+at import, OpenMP runtimes after a first parallel region): they run no
+Python code and sleep between calls, OpenBLAS resets its pool in a forked
+child (a ``pthread_atfork`` handler), and the workers call neither BLAS nor
+OpenMP.
+CPython 3.12 and later warn at a fork beside other threads
+(``DeprecationWarning``); CPython 3.12.1 and 3.13.0 on Linux count only
+Python threads, so they warn exactly when this rule forbids the fork. A
+build that counted the native threads too would warn at every fork after
+``import numpy``: the grower's forks, made under the rule above, silence
+that one warning. The fork server (Python 3.14's default start method)
+would avoid the question, at the price of a fresh interpreter importing the
+package per session and of re-running an unguarded main script in every
+worker; the rule above keeps the milliseconds' start of a fork with which
+the size thresholds in :mod:`~mltrees.hist.exact` were measured.
 """
 
 from __future__ import annotations
@@ -124,7 +127,7 @@ class ForkedWorkers:
                 target=_serve, args=(serve, theirs, share, self._spin), daemon=True
             )
             with warnings.catch_warnings():
-                # Python 3.12+ counts the native threads too; see the module's notes.
+                # Only native threads can run here; see the module's notes.
                 warnings.filterwarnings(
                     "ignore", r".*is multi-threaded, use of fork\(\)", DeprecationWarning
                 )
