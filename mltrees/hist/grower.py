@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mltrees.hist.binning import BinnedData
-from mltrees.hist.histogram import build_histograms
+from mltrees.hist.histogram import build_histograms, children_histograms
 from mltrees.hist.splitting import (
     SplitParams,
     VarianceRule,
@@ -485,12 +485,8 @@ class DepthwiseGrower:
             )
             # Build the smaller child of each pair; the larger is parent - smaller.
             small_is_right = n_right < n_left
-            small = 2 * np.arange(s.size) + small_is_right
-            built = rows.histograms(small)
-            child_hist = np.empty((2 * s.size, *hist.shape[1:]))
-            child_hist[small] = built
-            child_hist[small ^ 1] = hist[s] - built
-            hist = child_hist
+            built = rows.histograms(2 * np.arange(s.size) + small_is_right)
+            hist = children_histograms(hist[s], built, small_is_right)
             clock = self._tick("histograms", clock)
             totals = child_totals
             counts = child_counts

@@ -44,7 +44,7 @@ from mltrees.hist.bundling import (
 )
 from mltrees.hist.categorical import CategoricalParams, find_categorical_splits
 from mltrees.hist.grower import GrownTree
-from mltrees.hist.histogram import leaf_histogram
+from mltrees.hist.histogram import children_histograms, leaf_histogram
 from mltrees.hist.leafwise_splitting import (
     EPSILON,
     LeafSplits,
@@ -509,17 +509,15 @@ class LeafwiseGrower:
                 continue
             # Build the child with fewer rows; the other is the parent minus it.
             usable = splittable[leaf] & used
-            small, large = (leaf, right) if n_left < c - n_left else (right, leaf)
+            small = leaf if n_left < c - n_left else right
             parent_hist = self._unpack(parent_hist)  # only when the children need it
-            pair = np.empty((2, *parent_hist.shape))
-            built = pair[int(small != leaf)]
-            built[...] = self._histogram(
+            built = self._histogram(
                 order[start[small] : start[small] + count[small]],
                 statistics,
                 np.flatnonzero(usable),
                 totals[small],
             )
-            np.subtract(parent_hist, built, out=pair[int(large != leaf)])
+            pair = children_histograms(parent_hist[None], built[None], np.array([small == right]))
             hist[leaf], hist[right] = self._pack(pair[0]), self._pack(pair[1])
             clock = self._tick("histograms", clock)
             found = self._best(
