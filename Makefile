@@ -53,7 +53,7 @@ difftest: $(STAMP)
 # checkout. Differences are reported (the summary lists each changed example, -rf the
 # failing tests); the target never fails and leaves nothing behind.
 LATEST_VENV := .difftest-latest
-REFERENCES := xgboost-cpu lightgbm catboost scikit-learn shap river
+REFERENCES := xgboost-cpu lightgbm catboost scikit-learn shap river onnx onnxruntime
 difftest-latest:
 	rm -rf $(LATEST_VENV)
 	$(PYTHON) -m venv $(LATEST_VENV)

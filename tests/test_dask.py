@@ -362,3 +362,57 @@ def test_killed_worker_gives_the_same_model_or_an_error(client, cancer_model, mo
     else:
         _same_trees(reference, model)
     client.wait_for_workers(2, timeout=30)
+
+
+def test_every_dask_estimator_is_saved_and_loaded(client, tmp_path):
+    """save_model writes a cluster's model without its client; loaded, it predicts the same."""
+    from mltrees.io import load_model, save_model
+
+    X, y = load_breast_cancer(return_X_y=True)
+    frame = pd.DataFrame(X[:, :6], columns=[f"f{i}" for i in range(6)])
+    y3 = np.where(X[:, 0] > 15, 2, y)  # three classes, one rare
+    for model, target in [
+        (DaskXGBoostClassifier(**SMALL, client=client), y),
+        (DaskXGBoostRegressor(**SMALL, client=client), X[:, 7]),
+        (DaskRandomForestClassifier(n_estimators=4, max_samples=0.1, random_state=0), y3),
+        (DaskRandomForestRegressor(n_estimators=4, random_state=0), X[:, 7]),
+    ]:
+        if model.client is None:
+            model.set_params(client=client)
+        model.fit(frame, target)
+        path = tmp_path / f"{type(model).__name__}.json"
+        save_model(model, path)
+        loaded = load_model(path)
+        assert loaded.get_params().get("client") is None
+        for method in ("predict", "predict_proba"):
+            if hasattr(model, method):
+                np.testing.assert_array_equal(
+                    getattr(loaded, method)(frame), getattr(model, method)(frame)
+                )
+        with pytest.raises(ValueError, match="feature names"):
+            loaded.predict(frame[frame.columns[::-1]])
+
+
+def test_a_dask_forest_file_is_loaded_in_a_fresh_process(client, tmp_path):
+    """The file names the Dask class; loading imports mltrees.dask (its registration) first."""
+    import subprocess
+    import sys
+
+    from mltrees.io import save_model
+
+    X, y = load_breast_cancer(return_X_y=True)
+    forest = DaskRandomForestClassifier(client=client, n_estimators=3, random_state=0).fit(X, y)
+    path = tmp_path / "forest.json"
+    save_model(forest, path)
+    expected = forest.predict_proba(X[:20])
+    np.save(tmp_path / "x.npy", X[:20])
+    code = (
+        "import sys, numpy as np\n"
+        "from mltrees.io import load_model\n"
+        f"model = load_model({str(path)!r})\n"
+        "assert 'mltrees.dask.forest' in sys.modules\n"
+        f"X = np.load({str(tmp_path / 'x.npy')!r})\n"
+        f"np.save({str(tmp_path / 'p.npy')!r}, model.predict_proba(X))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), expected)

@@ -39,6 +39,8 @@ moved to the ends of the float range:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from test_bad_input_matrix import ESTIMATORS, _data
@@ -209,3 +211,89 @@ def test_extreme_values(name, case, request):
                 np.testing.assert_array_equal(getattr(tree, field), getattr(other, field))
         return
     np.testing.assert_allclose(outputs, _outputs(reference, ranks), rtol=1e-12, atol=1e-12)
+
+
+# --- Extreme parameters: a learning rate that overflows the raw scores --------
+
+
+def _boosted_estimators():
+    import inspect
+
+    import mltrees
+
+    found = []
+    for name in mltrees.__all__:
+        cls = getattr(mltrees, name)
+        if (
+            inspect.isclass(cls)
+            and not issubclass(cls, BaseException)
+            and "learning_rate" in inspect.signature(cls).parameters
+        ):
+            found.append(cls)
+    return found
+
+
+@pytest.mark.parametrize("estimator", _boosted_estimators(), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("learning_rate", [1e308, 1e30])
+def test_huge_learning_rate_is_refused_or_predicts_finite_values(estimator, learning_rate):
+    """Never NaN or inf predictions: a clear error naming learning_rate instead."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3))
+    classifier = estimator.__name__.endswith("Classifier")
+    y = (X[:, 0] > 0).astype(int) if classifier else 2.0 * X[:, 0]
+    model = estimator(learning_rate=learning_rate, n_estimators=20)
+    refusal = None
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            model.fit(X, y)
+        except ValueError as error:
+            refusal = str(error)
+    if refusal is not None:
+        assert "learning_rate" in refusal
+    else:
+        scores = model.predict_proba(X) if classifier else model.predict(X)
+        assert np.all(np.isfinite(scores))
+
+
+def test_learning_rate_overflow_is_refused_by_the_regressors():
+    """Where the training scores overflow at 1e308, the fit is refused, not returned with NaN.
+
+    (LightGBM's regressor stays finite here, near 1e308: a diverged but finite model is
+    what the algorithm computes at that rate, and the test above allows it.)
+    """
+    import mltrees
+
+    X = np.random.default_rng(4).normal(size=(100, 2))
+    y = X[:, 0] + X[:, 1]
+    for cls in (
+        mltrees.GradientBoostingRegressor,
+        mltrees.XGBoostRegressor,
+        mltrees.ObliviousBoostingRegressor,
+    ):
+        model = cls(learning_rate=1e308, n_estimators=20)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(ValueError, match=r"learning_rate=1e\+308 makes the raw scores"):
+                model.fit(X, y)
+
+
+def test_score_bound_bounds_every_prediction():
+    """StackedTrees.score_bound >= |sum of the trees| on any input; tight for one tree."""
+    from mltrees.ensemble._walk import StackedTrees
+    from mltrees.tree import CARTRegressor
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 3))
+    trees, values = [], []
+    for k in range(4):
+        y = rng.normal(size=300) * 10**k
+        tree = CARTRegressor(max_depth=3, random_state=k).fit(X, y).tree_
+        trees.append(tree)
+        values.append(tree.value.reshape(tree.node_count, -1))
+    stack = StackedTrees(trees, values)
+    sums = stack.predict(rng.normal(size=(2000, 3)) * 5)
+    assert np.all(np.abs(sums[:, 0]) <= stack.score_bound[0])
+    # Every leaf of a fitted tree holds training rows, so one tree reaches its bound.
+    single = StackedTrees(trees[-1:], values[-1:])
+    assert np.abs(single.predict(X)).max() == single.score_bound[0]

@@ -962,3 +962,45 @@ def test_exact_training_leaves_are_where_the_tree_sends_the_rows(mode, monkeypat
     assert grown.tree.node_count > 30
     assert 0 in set(grown.tree.feature[grown.tree.feature >= 0].tolist())
     np.testing.assert_array_equal(grown.leaf_of_row, grown.tree.apply(X.astype(np.float64)))
+
+
+@pytest.mark.parametrize("n", [4_098, 8_194, 8_195, 16_389])
+def test_hist_cuts_depend_on_the_row_order_only_beyond_one_block(n):
+    """Chapter 13: the summary size grows with the column (2049 only up to 4098
+    values at 256 bins); a column that fits one block of ``2 limit`` entries
+    (8194 values) has cuts independent of the row order, in XGBoost and here."""
+    from mltrees.hist.xgboost_sketch import xgboost_cuts, xgboost_limit_size
+
+    rng = np.random.default_rng(n)
+    column = rng.normal(size=n).astype(np.float32)
+    orders = (column, rng.permutation(column))
+    theirs = []
+    for values in orders:
+        data = xgb.DMatrix(values[:, None], label=np.zeros(n), nthread=1)
+        xgb.train({"tree_method": "hist", "max_bin": 256, "nthread": 1}, data, num_boost_round=1)
+        theirs.append(data.get_quantile_cut()[1])  # the lower bound, then the cuts
+    for values, expected in zip(orders, theirs, strict=True):
+        cuts, minimum = xgboost_cuts(values, 256)
+        np.testing.assert_array_equal(np.r_[minimum, cuts], expected)
+    one_block = n <= 2 * xgboost_limit_size(n, 256)
+    assert one_block == (n <= 8_194)
+    assert np.array_equal(*theirs) == one_block
+
+
+def test_trees_lists_one_tree_per_output_and_round_and_is_a_copy():
+    """``trees_`` is the public view of the fitted trees that chapter 13 reads."""
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        _ = XGBoostRegressor().trees_
+    X, y = _data("iris")
+    model = XGBoostClassifier(n_estimators=4, max_depth=2).fit(X, y)
+    trees = model.trees_
+    assert len(trees) == model.n_estimators_ == 4
+    assert all(len(stage) == 3 for stage in trees)
+    before = model.decision_function(X)
+    trees[0].clear()
+    trees.clear()
+    assert len(model.trees_) == 4
+    assert all(len(stage) == 3 for stage in model.trees_)
+    np.testing.assert_array_equal(model.decision_function(X), before)

@@ -204,7 +204,14 @@ class _DaskForest(BaseEstimator):
             X = X.to_numpy(dtype=np.float64, na_value=np.nan)
         return X
 
-    def _local(self):
+    def to_local(self):
+        """The fitted forest without its client: picklable, saved by :func:`mltrees.io.save_model`.
+
+        It predicts numpy and pandas input on one machine exactly as this
+        forest does (the trees are the same objects), and dask collections
+        lazily under whatever client is current when they are computed.
+        """
+        check_is_fitted(self, "estimators_")
         model = type(self)(**{**self.get_params(), "client": None})
         model.__dict__.update({k: v for k, v in vars(self).items() if k.endswith("_")})
         return model
@@ -214,7 +221,7 @@ class _DaskForest(BaseEstimator):
         import pandas as pd
 
         dd = dataframe_module()
-        model = self._local()
+        model = self.to_local()
 
         def block(part):
             out = getattr(model, method)(part)
@@ -380,3 +387,35 @@ class DaskRandomForestRegressor(RegressorMixin, _DaskForest):
 
 for _cls in (DaskRandomForestClassifier, DaskRandomForestRegressor):
     _cls.__doc__ = _cls.__doc__.replace("    {params}\n", _PARAMS_DOC.lstrip("\n"))
+
+
+def _rebuild_dask_forest(forest) -> None:
+    """A loaded Dask forest's state as a whole: members of the member class, agreeing columns."""
+    from mltrees.io.format import expect, expect_array
+
+    path = type(forest).__name__
+    members = forest.estimators_
+    expect(isinstance(members, list) and members, f"{path}.estimators_", "a non-empty list")
+    n_features = forest.n_features_in_
+    expect(type(n_features) is int and n_features >= 1, f"{path}.n_features_in_", "an int >= 1")
+    for i, member in enumerate(members):
+        where = f"{path}.estimators_[{i}]"
+        expect(type(member) is forest._member_class, where, f"a {forest._member_class.__name__}")
+        expect(member.n_features_in_ == n_features, where, f"{n_features} features")
+    if isinstance(forest, ClassifierMixin):
+        classes = forest.classes_
+        expect_array(classes, f"{path}.classes_", kinds="biufUO", ndim=1)
+        expect(classes.size >= 1, f"{path}.classes_", "at least one class")
+        for i, member in enumerate(members):
+            known = np.isin(member.classes_, classes).all()
+            expect(bool(known), f"{path}.estimators_[{i}].classes_", "a subset of classes_")
+
+
+def _register() -> None:
+    from mltrees.io.serialize import register_estimator
+
+    for cls in (DaskRandomForestClassifier, DaskRandomForestRegressor):
+        register_estimator(cls, rebuild=_rebuild_dask_forest)
+
+
+_register()

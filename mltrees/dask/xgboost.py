@@ -515,7 +515,6 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
         self.classes_ = classes
         K = len(classes)
         encode_target = _Encode(classes)
-        self._encode_target = encode_target
         weights = client.gather(
             tree_sum(
                 client,

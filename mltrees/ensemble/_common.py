@@ -119,3 +119,29 @@ def check_fraction(value, name: str, *, low_open=True, high_closed=True, low=0.0
         left = "(" if low_open else "["
         right = "]" if high_closed else ")"
         raise ValueError(f"{name} must be a float in {left}{low}, {high}{right}, got {value!r}")
+
+
+def check_score_bound(bound, base, learning_rate) -> None:
+    """Refuse a boosted model whose raw scores can overflow.
+
+    ``bound`` is a data-free bound on the trees' summed contribution per
+    output (``StackedTrees.score_bound``: each tree's largest ``|leaf|``,
+    summed) and ``base`` the starting score. If ``|base| + bound`` is not a
+    finite float64, some input can make the raw score infinite or NaN, and
+    a huge ``learning_rate`` is the way a valid parameter gets there (each
+    leaf is scaled by it, and the training scores overflow first). A model
+    that would predict NaN is refused at fit rather than returned.
+
+    Raises
+    ------
+    ValueError
+        Naming ``learning_rate`` and its value.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.abs(np.asarray(base, dtype=np.float64)) + np.asarray(bound, dtype=np.float64)
+    if not np.all(np.isfinite(total)):
+        raise ValueError(
+            f"learning_rate={learning_rate!r} makes the raw scores overflow: the trees' leaf "
+            "values sum beyond the float64 range (or are NaN), so predictions would be inf or "
+            "NaN; use a smaller learning_rate"
+        )

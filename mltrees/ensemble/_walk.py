@@ -564,6 +564,13 @@ class StackedTrees:
         With ``thresholds``: per tree, its split codes under those tables
         (:meth:`_Thresholds.split_codes_of`), or None if it cannot walk on
         them.
+
+    Attributes
+    ----------
+    score_bound : ndarray of shape (n_outputs,)
+        Per output, the sum over trees of the largest ``|value|`` of a leaf:
+        no row's sum can exceed it in magnitude (the data-free bound that
+        :func:`~mltrees.ensemble._common.check_score_bound` tests).
     """
 
     def __init__(
@@ -593,6 +600,12 @@ class StackedTrees:
         if outputs.size and (outputs.min() < 0 or outputs.max() + width > self.n_outputs):
             raise ValueError(f"outputs + value columns must lie in [0, {self.n_outputs})")
         self.n_trees = len(trees)
+        # |sum over trees| <= sum of each tree's largest |leaf value|, per output column.
+        self.score_bound = np.zeros(self.n_outputs)
+        for tree, v, first in zip(trees, values, outputs, strict=True):
+            leaves = np.abs(v[tree.is_leaf])
+            if leaves.size:
+                self.score_bound[first : first + width] += leaves.max(axis=0)
         self.n_features_needed = 1 + max((int(t.feature.max(initial=0)) for t in trees), default=0)
         shift = (self.n_features_needed - 1).bit_length()
         # Trees adding to the same output column are walked next to each other

@@ -38,6 +38,7 @@ from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
     check_positive_int,
+    check_score_bound,
     class_codes,
     node_of_codes,
     prediction_values,
@@ -317,6 +318,13 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self._stack = None
         if native:
             self._build_stack()
+            check_score_bound(self._stack.score_bound, 0.0, self.learning_rate)
+        elif self.algorithm == "real":
+            # |log p_k - mean log p| <= -log(_EPS) for probabilities clipped at _EPS
+            per_learner = self.learning_rate * (n_classes - 1) * -np.log(_EPS)
+            check_score_bound(len(estimators) * per_learner, 0.0, self.learning_rate)
+        else:
+            check_score_bound(np.abs(self.estimator_weights_).sum(), 0.0, self.learning_rate)
         return self
 
     def _node_scores(self, learner) -> np.ndarray:

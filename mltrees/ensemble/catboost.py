@@ -52,6 +52,7 @@ from mltrees._value_range import check_float32_range
 from mltrees.ensemble._common import (
     check_fraction,
     check_positive_int,
+    check_score_bound,
     class_codes,
     library_rng,
     real_targets,
@@ -583,6 +584,8 @@ class _BaseObliviousBoosting(BaseEstimator):
         self._learning_rate32 = lr
         self._close_empty_tests()
         self._compile()
+        # (T, 2**d, K) leaf values: each tree's largest |leaf| per output, summed.
+        check_score_bound(np.abs(self._values).max(axis=1).sum(axis=0), bias, self.learning_rate)
         return self
 
     def _close_empty_tests(self):

@@ -38,6 +38,7 @@ from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
     check_positive_int,
+    check_score_bound,
     class_codes,
     node_of_codes,
     prediction_values,
@@ -291,6 +292,7 @@ class _BaseGradientBoosting(BaseEstimator):
         flat = [tree for stage in self._trees for tree in stage]
         outputs = np.tile(np.arange(n_outputs), self.n_estimators_)  # tree k of a round: class k
         self._stack = StackedTrees(flat, [lr * t.value for t in flat], outputs, n_outputs)
+        check_score_bound(self._stack.score_bound, state["init"], self.learning_rate)
         builder = TreeBuilder(self._tree_template())
         attributes = {"n_outputs_": 1, "n_features_in_": self.n_features_in_}
         estimators = np.empty((self.n_estimators_, n_outputs), dtype=object)

@@ -66,6 +66,7 @@ from mltrees.ensemble._common import (
     StackedTrees,
     check_fraction,
     check_positive_int,
+    check_score_bound,
     class_codes,
     library_rng,
     raw_importances,
@@ -596,6 +597,7 @@ class _BaseXGBoost(BaseEstimator):
         flat = [tree for stage in trees for tree in stage]
         outputs = np.tile(np.arange(K), len(trees))
         self._stack = StackedTrees(flat, [t.value for t in flat], outputs, K)
+        check_score_bound(self._stack.score_bound, self.base_margin_, self.learning_rate)
         return self
 
     def _encode_eval_target(self, y):

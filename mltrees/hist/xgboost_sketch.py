@@ -11,7 +11,8 @@ bit for bit. The rules, for a column of ``m`` non-missing values and
 
 * ``n_bins = min(max_bin, m)``, ``eps = 1 / (8 n_bins)``, and the summary
   size ``limit = min(m, ceil(L / eps) + 1)`` with the smallest ``L`` such that
-  ``2^L limit >= m`` (``LimitSizeLevel``): 2049 at 256 bins.
+  ``2^L limit >= m`` (``LimitSizeLevel``): at 256 bins, 2049 for up to 4098
+  values, 4097 up to 16388, 14337 for a million (``xgboost_limit_size``).
 * Rows are read in order; a run of equal consecutive values is one entry,
   rows of weight 0 are skipped. Every ``2 limit`` entries are sorted into an
   exact summary (``MakeSummary``: ranks ``r^-``, ``r^+`` and weights ``ω``
@@ -27,10 +28,10 @@ bit for bit. The rules, for a column of ``m`` non-missing values and
   the largest value ``v``. The lower bound is ``v₀ - |v₀| - 1e-5`` of the
   smallest.
 
-Up to ``2 limit`` (4098 at 256 bins) non-missing values nothing is pruned
-before the last two steps, which keep every value when there are at most
-``max_bin + 1`` distinct ones; beyond, the float32 prunes depend on the row
-order (no randomness). Prune keeps, for ``k = 1 .. s - 2``, the entry whose
+Up to ``2 limit`` non-missing values (one block: 8194 at 256 bins) nothing is
+pruned before the last steps, which keep every value when there are at most
+``max_bin + 1`` distinct ones, and the cuts do not depend on the row order;
+beyond, the float32 prunes do (no randomness). Prune keeps, for ``k = 1 .. s - 2``, the entry whose
 rank interval is nearest ``r_k = k (r^-_{last} - r^+_{first}) / (s - 1) +
 r^+_{first}`` (the query function of Definition A.5 on the summary's ranks),
 with the first and last entries.

@@ -369,6 +369,8 @@ class _Decoder:
 
     def estimator(self, data, path, depth):
         name = data["estimator"]
+        if isinstance(name, str) and name not in _ESTIMATORS and name in _REGISTERED_ON_IMPORT:
+            _import_registering_module(name)
         entry = _ESTIMATORS.get(name) if isinstance(name, str) else None
         if entry is None:
             raise ModelFormatError(f"{path}: {str(name)[:60]!r} is not a registered estimator")
@@ -559,16 +561,21 @@ def to_json(model, *, indent=None) -> str:
     ModelFormatError
         If the model holds an object the format cannot store (e.g. a
         scikit-learn member inside an mltrees ensemble).
+
+    Notes
+    -----
+    An estimator fitted on a cluster (:mod:`mltrees.dask`) is written as
+    ``model.to_local()``, the same fitted model without its client: the
+    Dask XGBoost estimators as the single-machine XGBoost estimator they
+    extend, the Dask forests as themselves with ``client=None``. Loading
+    gives that model; it predicts the same values.
     """
     _ensure_registry()
+    if hasattr(model, "to_local"):
+        model = model.to_local()  # a cluster's model: saved without its client
     if _registered_name(model, _ESTIMATORS) is None and _registered_name(model, _OBJECTS) is None:
-        hint = (
-            "; save model.to_local(), the same model on one machine"
-            if hasattr(model, "to_local")
-            else ""
-        )
         raise ModelFormatError(
-            f"model: {type(model).__name__} is not a registered mltrees estimator{hint}"
+            f"model: {type(model).__name__} is not a registered mltrees estimator"
         )
     from mltrees import __version__
 
@@ -679,8 +686,34 @@ def load_model(path, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | Non
 # ---------------------------------------------------------------- the registry
 
 
+_DEFAULTS_REGISTERED = False
+
+# Estimators of optional subpackages register themselves when their module is
+# imported (it needs dask); a file naming one imports the module first.
+_REGISTERED_ON_IMPORT = {
+    "DaskRandomForestClassifier": "mltrees.dask.forest",
+    "DaskRandomForestRegressor": "mltrees.dask.forest",
+}
+
+
+def _import_registering_module(name: str) -> None:
+    import importlib
+
+    try:
+        importlib.import_module(_REGISTERED_ON_IMPORT[name])
+    except ImportError as error:
+        raise ModelFormatError(
+            f"the file holds a {name}, which needs {_REGISTERED_ON_IMPORT[name]}: {error}"
+        ) from None
+
+
 def _ensure_registry() -> None:
-    if not _ESTIMATORS:
+    # A flag, not "is the table empty": an estimator registered before the
+    # first save or load (register_estimator, or an optional subpackage's
+    # import) must not keep the built-in ones out.
+    global _DEFAULTS_REGISTERED
+    if not _DEFAULTS_REGISTERED:
+        _DEFAULTS_REGISTERED = True
         from mltrees.io._registry import register_defaults
 
         register_defaults()

@@ -11,8 +11,8 @@ the two best probabilities are not tied within that rounding.
 from __future__ import annotations
 
 import numpy as np
-import onnxruntime as ort
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +21,8 @@ from differential.conftest import PROFILE
 from differential.strategies import tables
 from mltrees.inspection import view_of
 from mltrees.io import onnx_input, to_onnx
+
+ort = pytest.importorskip("onnxruntime")
 
 EPS32 = 2.0**-24
 KINDS = ("cart", "forest", "gradient boosting", "xgboost", "lightgbm", "oblivious")
