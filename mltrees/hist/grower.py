@@ -14,18 +14,11 @@ A grown tree comes back with the leaf of every row
 (:attr:`GrownTree.leaf_of_row`), so the boosting loop updates its training
 predictions with one gather instead of walking the tree.
 
-The contract a boosting loop relies on is small:
-
-* ``grow(g, h, features=None, count=None) -> GrownTree``: one tree from the
-  rows' statistics, with the leaf of every row;
-* ``close()``: release the grower's threads.
-
-Other policies (LightGBM's leaf-wise growth, CatBoost's oblivious trees)
-provide the same two methods; an oblivious policy scores a level's cuts
-together with :func:`~mltrees.hist.splitting.gain_table`. A tree's
-structure and its leaf values may come from different gradient sets
-(CatBoost's ordered boosting): grow on one, then :func:`leaf_values` of
-the other over ``leaf_of_row``.
+The contract a boosting loop relies on, and which policies honour it, is
+described in :mod:`mltrees.hist` ("The histogram engine and the grower
+contract"). A tree's structure and its leaf values may come from different
+gradient sets: grow on one, then :func:`leaf_values` of the other over
+``leaf_of_row``.
 """
 
 from __future__ import annotations
