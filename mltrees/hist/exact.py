@@ -85,10 +85,10 @@ from mltrees.hist.exact_workers import (
     WorkerLoop,
     _balanced_shares,
 )
-from mltrees.hist.grower import GrownTree, draw_features
+from mltrees.hist.grower import GrownTree, binary_tree, draw_features
 from mltrees.hist.processes import ForkedWorkers, can_fork, forks_safely, shared_array
 from mltrees.hist.splitting import MIN_LOSS_CHANGE, SplitParams, leaf_weight, node_score
-from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
+from mltrees.tree._tree import LEAF, MISSING_NONE
 
 __all__ = ["ExactGrower", "NodePartition", "SortedColumns"]
 
@@ -444,17 +444,11 @@ class ExactGrower(ExactScan, WorkerLoop):
         value = np.asarray(params.round(params.round(weight) * eta), dtype=np.float64)
         score = node_score(G[old], H[old], params).astype(np.float64)
         impurity = np.where(H[old] > 0, -score / np.where(H[old] > 0, H[old], 1.0), 0.0)
-        internal = feature != LEAF
         parent_new = np.array([new_id[parent[o]] if parent[o] >= 0 else -1 for o in keep_order])
-        tree = Tree(
+        tree = binary_tree(
             feature=feature,
-            kind=np.where(internal, NUMERIC_NODE, -1).astype(np.int8),
             threshold=threshold,
             first_child=fc,
-            n_children=np.where(internal, 2, 0),
-            route_offset=np.zeros(m, dtype=np.intp),
-            route_table=np.zeros(0, dtype=np.intp),
-            n_categories=np.zeros(m, dtype=np.intp),
             value=value.reshape(-1, 1),
             impurity=impurity,
             n_node_samples=np.bincount(leaf_of_row, minlength=m),

@@ -45,6 +45,7 @@ __all__ = [
     "DepthwiseGrower",
     "GrownTree",
     "NodeRows",
+    "binary_tree",
     "draw_features",
     "leaf_values",
     "segment_positions",
@@ -79,6 +80,53 @@ class GrownTree:
     split_value: np.ndarray
     gain: np.ndarray
     weight: np.ndarray
+
+
+def binary_tree(
+    *,
+    feature: np.ndarray,
+    threshold: np.ndarray,
+    first_child: np.ndarray,
+    value: np.ndarray,
+    impurity: np.ndarray,
+    n_node_samples: np.ndarray,
+    weighted_n_node_samples: np.ndarray,
+    depth: np.ndarray,
+    parent: np.ndarray,
+    missing_slot: np.ndarray,
+    kind: np.ndarray | None = None,
+    route_offset: np.ndarray | None = None,
+    route_table: np.ndarray | None = None,
+    n_categories: np.ndarray | None = None,
+) -> Tree:
+    """The :class:`~mltrees.tree._tree.Tree` of a grown binary tree, from its per-node arrays.
+
+    The one place the growers of this package build a ``Tree``. Every
+    internal node (``feature != LEAF``) has two children; without ``kind``,
+    every split is numeric and no categories are routed (``route_offset``,
+    ``route_table`` and ``n_categories`` empty), as in XGBoost's trees.
+    ``value`` is given with its output axis, shape ``(n_nodes, n_outputs)``.
+    """
+    feature = np.asarray(feature)
+    n_nodes = feature.size
+    internal = feature != LEAF
+    return Tree(
+        feature=feature,
+        kind=np.where(internal, NUMERIC_NODE, -1).astype(np.int8) if kind is None else kind,
+        threshold=threshold,
+        first_child=first_child,
+        n_children=np.where(internal, 2, 0),
+        route_offset=np.zeros(n_nodes, dtype=np.intp) if route_offset is None else route_offset,
+        route_table=np.zeros(0, dtype=np.intp) if route_table is None else route_table,
+        n_categories=np.zeros(n_nodes, dtype=np.intp) if n_categories is None else n_categories,
+        value=value,
+        impurity=impurity,
+        n_node_samples=n_node_samples,
+        weighted_n_node_samples=weighted_n_node_samples,
+        depth=depth,
+        parent=parent,
+        missing_slot=missing_slot,
+    )
 
 
 def leaf_values(
@@ -526,15 +574,10 @@ class DepthwiseGrower:
             # constant, so impurity decreases weighted by H are the gains.
             impurity = np.where(H > 0, -score / np.where(H > 0, H, 1.0), 0.0)
         missing_slot = np.where(internal, np.where(cat("default_left"), 0, 1), MISSING_NONE)
-        tree = Tree(
+        tree = binary_tree(
             feature=feature,
-            kind=np.where(internal, NUMERIC_NODE, -1).astype(np.int8),
             threshold=threshold,
             first_child=cat("first_child"),
-            n_children=np.where(internal, 2, 0),
-            route_offset=np.zeros(n_nodes, dtype=np.intp),
-            route_table=np.zeros(0, dtype=np.intp),
-            n_categories=np.zeros(n_nodes, dtype=np.intp),
             value=self._scaled(weight).reshape(-1, 1),
             impurity=impurity,
             n_node_samples=cat("count"),

@@ -43,7 +43,7 @@ from mltrees.hist.bundling import (
     unbundle_map,
 )
 from mltrees.hist.categorical import CategoricalParams, find_categorical_splits
-from mltrees.hist.grower import GrownTree
+from mltrees.hist.grower import GrownTree, binary_tree
 from mltrees.hist.histogram import children_histograms, leaf_histogram
 from mltrees.hist.leafwise_splitting import (
     EPSILON,
@@ -53,7 +53,7 @@ from mltrees.hist.leafwise_splitting import (
     leaf_gain,
     leaf_output,
 )
-from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE, Tree
+from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE
 
 __all__ = ["LeafwiseGrower", "route_binned"]
 
@@ -739,16 +739,13 @@ class LeafwiseGrower:
             others = np.flatnonzero(outside)
             leaf_of_row[others] = route_binned(arrays, data, others)
         value = np.where(np.isfinite(weight), weight, 0.0) * self.learning_rate
-        tree = Tree(
+        tree = binary_tree(
             feature=feature,
             kind=kind,
             threshold=threshold,
             first_child=first_child,
-            n_children=np.where(internal, 2, 0),
             route_offset=route_offset,
-            route_table=np.concatenate(routes).astype(np.intp)
-            if routes
-            else np.zeros(0, dtype=np.intp),
+            route_table=np.concatenate(routes).astype(np.intp) if routes else None,
             n_categories=n_categories,
             value=value.reshape(-1, 1),
             impurity=_subtree_gain(nodes, H),
