@@ -21,6 +21,9 @@ are written once.
   (:func:`~mltrees.hist.histogram.children_histograms`: build the smaller
   child, the other is the parent minus it), used by the depth-wise and
   leaf-wise growers;
+* the growers' lifecycle: :class:`~mltrees.hist.grower.GrowerBase` (their
+  threads, ``close()``, timings) and the ``Tree`` of a grown tree
+  (:func:`~mltrees.hist.grower.binary_tree`);
 * worker processes: :mod:`~mltrees.hist.processes` (forked only from a
   process without other threads, see its notes on fork safety);
 * private APIs of other packages behind self-checks: :mod:`mltrees._compat`

@@ -85,7 +85,7 @@ from mltrees.hist.exact_workers import (
     WorkerLoop,
     _balanced_shares,
 )
-from mltrees.hist.grower import GrownTree, binary_tree, draw_features
+from mltrees.hist.grower import GrowerBase, GrownTree, binary_tree, draw_features
 from mltrees.hist.processes import ForkedWorkers, can_fork, forks_safely, shared_array
 from mltrees.hist.splitting import MIN_LOSS_CHANGE, SplitParams, leaf_weight, node_score
 from mltrees.tree._tree import LEAF, MISSING_NONE
@@ -113,7 +113,7 @@ RARE_TIES = 0.01
 
 
 @dataclass
-class ExactGrower(ExactScan, WorkerLoop):
+class ExactGrower(GrowerBase, ExactScan, WorkerLoop):
     """Depth-wise growth with every distinct value a candidate (XGBoost's ``exact``)."""
 
     columns: SortedColumns
@@ -185,9 +185,7 @@ class ExactGrower(ExactScan, WorkerLoop):
 
     def close(self):
         """Stop the grower's threads or worker processes (the histogram grower's contract)."""
-        if self._executor is not None:
-            self._executor.shutdown()
-            self._executor = None
+        super().close()
         if self._workers is not None:
             self._workers.close()
             self._workers = None
@@ -379,11 +377,6 @@ class ExactGrower(ExactScan, WorkerLoop):
         positions = child_of.take(q)
         positions += ~left
         return positions
-
-    def _tick(self, stage: str, since: float) -> float:
-        now = time.perf_counter()
-        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
-        return now
 
     def _assemble(self, nodes, splits, node_of_row, counts) -> GrownTree:
         params = self.params

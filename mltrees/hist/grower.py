@@ -43,6 +43,7 @@ from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
 __all__ = [
     "DepthwiseGrower",
+    "GrowerBase",
     "GrownTree",
     "NodeRows",
     "binary_tree",
@@ -340,8 +341,39 @@ class NodeRows:
         return leaf_of_row
 
 
+class GrowerBase:
+    """What every grower of this package shares: its threads, their release, its timings.
+
+    A grower (a dataclass) has the fields ``n_threads`` and ``timings`` (a
+    dict of seconds per stage, which the boosting loop reads).
+    :meth:`_start_threads` gives it a pool of ``n_threads`` threads (none
+    for one); :meth:`close` stops them, and is the contract's ``close()``
+    (see :mod:`mltrees.hist`). A grower holds threads and is not picklable.
+    """
+
+    _executor: ThreadPoolExecutor | None = None
+
+    def _start_threads(self) -> None:
+        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+
+    def close(self):
+        """Stop the grower's threads."""
+        if self._executor is not None:
+            self._executor.shutdown()
+            self._executor = None
+
+    def __getstate__(self):  # pragma: no cover - growers are not meant to be pickled
+        raise TypeError("a grower holds threads and is not picklable")
+
+    def _tick(self, stage: str, since: float) -> float:
+        """Add the time since ``since`` to ``timings[stage]``; return the time now."""
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
+        return now
+
+
 @dataclass
-class DepthwiseGrower:
+class DepthwiseGrower(GrowerBase):
     """XGBoost's depth-wise growth on binned data.
 
     Parameters
@@ -372,16 +404,7 @@ class DepthwiseGrower:
     timings: dict = field(default_factory=dict)  # seconds per stage, summed over trees
 
     def __post_init__(self):
-        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
-
-    def close(self):
-        """Stop the grower's threads."""
-        if self._executor is not None:
-            self._executor.shutdown()
-            self._executor = None
-
-    def __getstate__(self):  # pragma: no cover - growers are not meant to be pickled
-        raise TypeError("a grower holds threads and is not picklable")
+        self._start_threads()
 
     def _eta(self) -> float:
         return float(np.float32(self.learning_rate)) if self.params.float32 else self.learning_rate
@@ -535,12 +558,6 @@ class DepthwiseGrower:
         grown = self._assemble(levels, rows.leaf_of_row())
         self._tick("partition", clock)  # the leaves' rows and the tree's arrays
         return grown
-
-    def _tick(self, stage: str, since: float) -> float:
-        """Add the time since ``since`` to ``timings[stage]``; return the time now."""
-        now = time.perf_counter()
-        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
-        return now
 
     def _assemble(self, levels, leaf_of_row) -> GrownTree:
         def cat(key):

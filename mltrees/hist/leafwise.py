@@ -28,7 +28,6 @@ contract).
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 
@@ -43,7 +42,7 @@ from mltrees.hist.bundling import (
     unbundle_map,
 )
 from mltrees.hist.categorical import CategoricalParams, find_categorical_splits
-from mltrees.hist.grower import GrownTree, binary_tree
+from mltrees.hist.grower import GrowerBase, GrownTree, binary_tree
 from mltrees.hist.histogram import children_histograms, leaf_histogram
 from mltrees.hist.leafwise_splitting import (
     EPSILON,
@@ -83,7 +82,7 @@ def route_binned(tree_arrays: dict, data: BinnedData, rows: np.ndarray) -> np.nd
 
 
 @dataclass
-class LeafwiseGrower:
+class LeafwiseGrower(GrowerBase):
     """LightGBM's leaf-wise growth on binned data.
 
     Parameters
@@ -141,7 +140,7 @@ class LeafwiseGrower:
     timings: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+        self._start_threads()
         self._bundles = None
         if self.bundle:
             self._bundle()
@@ -282,20 +281,6 @@ class LeafwiseGrower:
         if self._bundles is None:
             return self.data.n_features
         return len(self._bundles["bundles"])
-
-    def close(self):
-        """Stop the grower's threads."""
-        if self._executor is not None:
-            self._executor.shutdown()
-            self._executor = None
-
-    def __getstate__(self):  # pragma: no cover - growers are not meant to be pickled
-        raise TypeError("a grower holds threads and is not picklable")
-
-    def _tick(self, stage: str, since: float) -> float:
-        now = time.perf_counter()
-        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
-        return now
 
     def _histogram(self, rows, statistics, features, totals):
         """The (G, 𝓗) histogram of ``rows`` (None: all rows, in order).
