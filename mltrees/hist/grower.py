@@ -48,6 +48,7 @@ __all__ = [
     "NodeRows",
     "binary_tree",
     "draw_features",
+    "leaf_of_segments",
     "leaf_values",
     "segment_positions",
     "stable_partition",
@@ -335,10 +336,25 @@ class NodeRows:
         """The leaf (node id) of every row, once the tree is grown."""
         # The leaves' segments tile the positions: one pass gives every row its leaf.
         start, count, leaf = (np.concatenate(part) for part in zip(*self._leaves, strict=True))
-        by_start = np.argsort(start, kind="stable")
-        leaf_of_row = np.empty(self.n_rows, dtype=np.intp)
-        leaf_of_row[self.order] = np.repeat(leaf[by_start], count[by_start])
-        return leaf_of_row
+        return leaf_of_segments(self.order, start, count, leaf, self.n_rows)
+
+
+def leaf_of_segments(
+    order: np.ndarray, start: np.ndarray, count: np.ndarray, leaf: np.ndarray, n_rows: int
+) -> np.ndarray:
+    """The leaf of every row, from leaves that are segments of ``order``.
+
+    Leaf ``leaf[k]`` holds the rows ``order[start[k] : start[k] + count[k]]``,
+    and the segments tile ``order``: sorted by start, one ``np.repeat`` gives
+    every position its leaf. Rows outside ``order`` get no leaf (their
+    entries are left uninitialised). Both the depth-wise and the leaf-wise
+    growers keep every node's rows as such a segment.
+    """
+    start, count, leaf = np.asarray(start), np.asarray(count), np.asarray(leaf)
+    by_start = np.argsort(start, kind="stable")
+    leaf_of_row = np.empty(n_rows, dtype=np.intp)
+    leaf_of_row[order] = np.repeat(leaf[by_start], count[by_start])
+    return leaf_of_row
 
 
 class GrowerBase:

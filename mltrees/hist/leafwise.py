@@ -42,7 +42,7 @@ from mltrees.hist.bundling import (
     unbundle_map,
 )
 from mltrees.hist.categorical import CategoricalParams, find_categorical_splits
-from mltrees.hist.grower import GrowerBase, GrownTree, binary_tree
+from mltrees.hist.grower import GrowerBase, GrownTree, binary_tree, leaf_of_segments
 from mltrees.hist.histogram import children_histograms, leaf_histogram
 from mltrees.hist.leafwise_splitting import (
     EPSILON,
@@ -707,10 +707,7 @@ class LeafwiseGrower(GrowerBase):
                 weight[at] = leaf_output(
                     G[at], H_out[at], dataclass_replace(self.params, reg_lambda=float(value))
                 )
-        leaf_of_row = np.empty(data.n_rows, dtype=np.intp)
-        seg_start, seg_count = np.array(start), np.array(count)
-        by_start = np.argsort(seg_start, kind="stable")
-        leaf_of_row[order] = np.repeat(np.array(node_of)[by_start], seg_count[by_start])
+        leaf_of_row = leaf_of_segments(order, start, count, node_of, data.n_rows)
         arrays = {
             "feature": feature,
             "split_bin": split_bin,
