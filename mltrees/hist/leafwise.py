@@ -42,7 +42,13 @@ from mltrees.hist.bundling import (
     unbundle_map,
 )
 from mltrees.hist.categorical import CategoricalParams, find_categorical_splits
-from mltrees.hist.grower import GrowerBase, GrownTree, binary_tree, leaf_of_segments
+from mltrees.hist.grower import (
+    GrowerBase,
+    GrownTree,
+    binary_tree,
+    leaf_of_segments,
+    partition_segment,
+)
 from mltrees.hist.histogram import children_histograms, leaf_histogram
 from mltrees.hist.leafwise_splitting import (
     EPSILON,
@@ -428,9 +434,7 @@ class LeafwiseGrower(GrowerBase):
                 go_left = code <= b
                 if dl:
                     go_left |= code == data.missing_code
-            # np.compress: a third of the time of boolean indexing on large leaves.
-            left_rows = np.compress(go_left, segment)
-            n_left = left_rows.size
+            n_left = int(np.count_nonzero(go_left))
             if n_left == 0 or n_left == c:
                 # Only estimated counts and hessians guard a child, and with
                 # min_child_weight = 0 a cut can leave one side empty, its gain
@@ -440,8 +444,7 @@ class LeafwiseGrower(GrowerBase):
                 best[leaf] = {"gain": -np.inf, "feature": n_features}
                 continue
             n_leaves += 1
-            np.compress(~go_left, segment, out=order[s + n_left : s + c])
-            order[s : s + n_left] = left_rows
+            partition_segment(order, s, c, go_left)
             clock = self._tick("partition", clock)
 
             parent_node = node_of[leaf]
