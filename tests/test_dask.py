@@ -293,12 +293,57 @@ def test_forest_checks_column_names_and_order_at_predict(client):
 # ------------------------------------------------------------ communication arithmetic
 def test_histogram_bytes_by_hand():
     # A depth-6 tree builds 1 + 1 + 2 + 4 + 8 + 16 = 32 nodes' histograms:
-    # 32 nodes x 28 features x 256 bins x 3 statistics x 8 bytes = 5 505 024 bytes.
-    assert histogram_bytes(32, 28, 256) == 5_505_024
+    # 32 nodes x 28 features x 256 bins x 2 statistics (sum g, sum h) x 8 bytes
+    # = 3 670 016 bytes; with a row count per bin as a third statistic, 5 505 024.
+    assert histogram_bytes(32, 28, 256) == 3_670_016
+    assert histogram_bytes(32, 28, 256, n_statistics=3) == 5_505_024
     levels = [histogram_bytes(1 if d == 0 else 2 ** (d - 1), 28, 256) for d in range(6)]
-    assert sum(levels) == 5_505_024
+    assert sum(levels) == 3_670_016
     with pytest.raises(ValueError, match="n_bins"):
         histogram_bytes(1, 28, 0)
+
+
+def test_histogram_bytes_default_counts_what_the_boosting_learner_sums():
+    # The default n_statistics is the number of sums per bin that the
+    # boosting learner of mltrees.dask actually builds and sends: (sum g, sum h).
+    import inspect
+
+    from mltrees.hist.grower import NodeRows
+
+    rng = np.random.default_rng(0)
+    binned = BinnedData.fit(rng.normal(size=(50, 3)).astype(np.float32), 8)
+    rows = NodeRows(binned, rng.normal(size=50), rng.uniform(0.1, 1.0, size=50))
+    default = inspect.signature(histogram_bytes).parameters["n_statistics"].default
+    assert rows.histograms().shape[-1] == default == 2
+
+
+def test_local_feature_gains_equal_a_brute_force_search():
+    # Few distinct values per column, so every value has its own bin and the
+    # best cut can be found by trying every threshold between neighbours.
+    from mltrees.dask import local_feature_gains
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 6, size=(400, 3)).astype(float)
+    g, h = rng.normal(size=400), rng.uniform(0.2, 1.0, size=400)
+    partitions = [np.arange(0, 150), np.arange(150, 400), np.array([], dtype=int)]
+
+    def brute_force(rows, j, lam=1.0, min_child_weight=1.0):
+        G, H, best = g[rows].sum(), h[rows].sum(), 0.0
+        for cut in np.unique(X[rows, j])[:-1]:
+            left = rows[X[rows, j] <= cut]
+            gl, hl = g[left].sum(), h[left].sum()
+            if hl >= min_child_weight and H - hl >= min_child_weight:
+                gain = gl**2 / (hl + lam) + (G - gl) ** 2 / (H - hl + lam) - G**2 / (H + lam)
+                best = max(best, gain)
+        return best
+
+    gains = local_feature_gains(X, g, h, partitions, max_bin=16)
+    assert gains.shape == (3, 3)
+    expected = [[brute_force(rows, j) for j in range(3)] for rows in partitions[:2]]
+    np.testing.assert_allclose(gains[:2], expected, rtol=1e-5)
+    assert np.all(gains[2] == 0)  # a worker without rows has nothing to vote with
+    with pytest.raises(ValueError, match="partitions"):
+        local_feature_gains(X, g, h, [np.array([400])])
 
 
 def test_tree_reduce_and_rows_by_hand():

@@ -550,6 +550,24 @@ def test_import_xgboost_rejects_broken_files(penguins):
         import_xgboost(bytes(booster.save_raw("ubj")))
 
 
+def test_import_xgboost_refuses_vector_leaf_trees(penguins):
+    # multi_strategy="multi_output_tree" grows one tree whose leaves hold one
+    # value per class; its node arrays must not be read as scalar trees.
+    booster, _ = _xgb_model(
+        {
+            "objective": "multi:softprob",
+            "num_class": 3,
+            "multi_strategy": "multi_output_tree",
+            "tree_method": "hist",
+        },
+        penguins["numeric"].to_numpy(),
+        pd.Categorical(penguins["y"]).codes.astype(float),
+        rounds=2,
+    )
+    with pytest.raises(ModelFormatError, match=r"vector-leaf trees.*one_output_per_tree"):
+        import_xgboost(bytes(booster.save_raw("json")))
+
+
 # ---------------------------------------------------------------- LightGBM
 
 

@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 import mltrees
 from mltrees.inspection import (
+    brute_force_shap,
     brute_force_shap_interactions,
     interaction_weights,
     saabas,
@@ -284,6 +285,55 @@ def test_shap_has_no_interventional_interaction_values(capfd):
     assert np.abs(values - np.diagonal(values, axis1=1, axis2=2)[:, :, None] * np.eye(5)).max() > 0
 
 
+def _integer_rows(seed, n):
+    draw = np.random.default_rng(seed)
+    X = draw.integers(0, 40, size=(n, 4)).astype(float)
+    return X, X[:, 0] * X[:, 1] / 40 + np.where(X[:, 2] > 20, 3.0, 0.0) + draw.normal(0, 1, n)
+
+
+def test_single_precision_thresholds_make_shaps_interventional_kernel_exact_on_integer_data():
+    # Integer data sit exactly on XGBoost's cuts (x < 11). shap 0.51's interventional kernel
+    # compares in float32, where the largest double below 11 is 11 again; with the thresholds
+    # lowered to float32 its values equal the exact ones to its single precision (chapter 17).
+    X, y = _integer_rows(0, 400)
+    model = mltrees.XGBoostRegressor(n_estimators=8, max_depth=3).fit(X, y)
+    rows, background = X[:60], X[300:340]
+    exact = tree_shap(model, rows, background=background)
+    np.testing.assert_allclose(
+        exact.values[:5], brute_force_shap(model, rows[:5], background=background), atol=1e-11
+    )
+
+    def interventional(custom):
+        explainer = shap.TreeExplainer(
+            custom, data=background, feature_perturbation="interventional"
+        )
+        return explainer.shap_values(rows, check_additivity=False)
+
+    as_written = np.abs(interventional(to_shap_trees(model)) - exact.values).max()
+    lowered = np.abs(
+        interventional(to_shap_trees(model, single_precision=True)) - exact.values
+    ).max()
+    assert lowered < 1e-5 * np.abs(exact.values).max()
+    # the precision of shap's kernel, not of the model, is the issue
+    assert as_written > 100 * lowered
+
+
+def test_single_precision_thresholds_are_float32_and_route_float32_data_as_before():
+    X, y = _integer_rows(1, 300)
+    model = mltrees.XGBoostRegressor(n_estimators=5, max_depth=3).fit(X, y)
+    doubles = to_shap_trees(model)
+    singles = to_shap_trees(model, single_precision=True)
+    for a, b in zip(doubles["trees"], singles["trees"], strict=True):
+        internal = a["children_left"] >= 0
+        t, t32 = a["thresholds"][internal], b["thresholds"][internal]
+        assert np.array_equal(t32, t32.astype(np.float32).astype(np.float64))
+        assert (t32 <= t).all()
+        assert (np.nextafter(t32.astype(np.float32), np.float32(np.inf)) > t).all()
+    # shap's path-dependent values are unchanged on these (integer) rows
+    values = [shap.TreeExplainer(d).shap_values(X[:50]) for d in (doubles, singles)]
+    np.testing.assert_allclose(values[0], values[1], atol=1e-12)
+
+
 # ----------------------------------------------------------------------------
 # Bad input
 # ----------------------------------------------------------------------------
@@ -299,6 +349,8 @@ def test_bad_input():
         shapley_interaction_values(lambda s: 0.0, 0)
     with pytest.raises(TypeError, match="rows_without_missing must be True or False"):
         to_shap_trees(model, rows_without_missing="yes")
+    with pytest.raises(TypeError, match="single_precision must be True or False"):
+        to_shap_trees(model, single_precision=1)
     c45 = mltrees.C45Classifier().fit(MODELS["c45-missing"][1], MODELS["c45-missing"][2])
     with pytest.raises(ValueError, match="interventional"):
         tree_shap_interactions(c45, MODELS["c45-missing"][1][:20], background=X_NUM[:5])

@@ -987,6 +987,79 @@ def test_hist_cuts_depend_on_the_row_order_only_beyond_one_block(n):
     assert np.array_equal(*theirs) == one_block
 
 
+def test_limit_size_follows_limit_size_level_by_hand():
+    """Chapter 13's ``limit_size`` values, worked by hand from ``LimitSizeLevel``
+    (``limit = min(n, ceil(L / eps) + 1)``, smallest L with ``2^L limit >= n``,
+    eps = 1/2048 at 256 bins): L = 1 gives min(n, 2049) while 2 * 2049 >= n,
+    L = 2 gives 4097 while 4 * 4097 >= n, and a million needs L = 7 (14337)."""
+    from mltrees.hist.xgboost_sketch import xgboost_limit_size
+
+    expected = {1: 1, 1_000: 1_000, 2_048: 2_048, 2_049: 2_049, 4_098: 2_049, 4_099: 4_097}
+    expected |= {16_388: 4_097, 16_389: 6_145, 10**6: 14_337}
+    assert {n: xgboost_limit_size(n, 256) for n in expected} == expected
+    # Fewer values than bins: eps = 1 / (8 n), so limit is n itself.
+    assert xgboost_limit_size(100, 256) == 100
+    for bad in (-1, 2.5, True, None):
+        with pytest.raises(ValueError, match="n_values"):
+            xgboost_limit_size(bad, 256)
+    for bad in (0, 1.0, None):
+        with pytest.raises(ValueError, match="max_bin"):
+            xgboost_limit_size(1_000, bad)
+
+
+@pytest.mark.parametrize(("n", "distinct"), [(20_000, 1_000), (50_000, 8_000)])
+def test_hist_cuts_of_few_distinct_values_do_not_depend_on_the_row_order(n, distinct):
+    """Chapter 13: beyond one block, a column with at most ``limit`` distinct
+    values (8193 at 50,000 values) is still summarised exactly: its cuts are
+    the same in every row order, in XGBoost and here."""
+    from mltrees.hist.xgboost_sketch import xgboost_cuts, xgboost_limit_size
+
+    assert n > 2 * xgboost_limit_size(n, 256)  # more than one block
+    assert distinct <= xgboost_limit_size(n, 256)
+    rng = np.random.default_rng(distinct)
+    column = rng.integers(0, distinct, n).astype(np.float32)
+    for values in (column, rng.permutation(column), rng.permutation(column)):
+        data = xgb.DMatrix(values[:, None], label=np.zeros(n), nthread=1)
+        xgb.train({"tree_method": "hist", "max_bin": 256, "nthread": 1}, data, num_boost_round=1)
+        theirs = data.get_quantile_cut()[1]  # the lower bound, then the cuts
+        cuts, minimum = xgboost_cuts(values, 256)
+        np.testing.assert_array_equal(np.r_[minimum, cuts], theirs)
+        np.testing.assert_array_equal(cuts, xgboost_cuts(column, 256)[0])
+
+
+def test_approx_sorted_sketch_merges_rare_values_below_max_bin():
+    """Chapter 13: fewer distinct values than ``max_bin`` do not give one bin
+    per value under ``approx`` with a changing hessian: nine rare values, 9 of
+    10,000 rows, never reach the sorted sketch's first goal S / 256 and share
+    one bin; ``hist`` and ``approx`` with a constant hessian keep all ten."""
+    from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
+
+    rng = np.random.default_rng(13)
+    values = rng.permutation(np.r_[np.arange(9), np.full(9_991, 10)].astype(np.float32))
+    labels = (rng.random(values.size) < 0.5).astype(float)
+    bins = {}
+    for method, objective in (
+        ("hist", "reg:squarederror"),
+        ("approx", "reg:squarederror"),
+        ("approx", "binary:logistic"),
+    ):
+        data = xgb.DMatrix(values[:, None], label=labels, nthread=1)
+        params = {"objective": objective, "tree_method": method, "max_bin": 256, "nthread": 1}
+        xgb.train(params, data, num_boost_round=1)
+        theirs = data.get_quantile_cut()[1]
+        if objective == "binary:logistic":
+            cuts, minimum = xgboost_approx_cuts(values, 256, np.full(values.size, 0.2, np.float32))
+        else:
+            cuts, minimum = xgboost_cuts(values, 256)
+        np.testing.assert_array_equal(np.r_[minimum, cuts], theirs)
+        bins[method, objective] = cuts.size
+    assert bins == {
+        ("hist", "reg:squarederror"): 10,
+        ("approx", "reg:squarederror"): 10,
+        ("approx", "binary:logistic"): 2,
+    }
+
+
 def test_trees_lists_one_tree_per_output_and_round_and_is_a_copy():
     """``trees_`` is the public view of the fitted trees that chapter 13 reads."""
     from sklearn.exceptions import NotFittedError

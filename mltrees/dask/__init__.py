@@ -38,6 +38,7 @@ except ImportError:  # the same error, with the command that installs the extra
 from mltrees.dask.allreduce import DaskRows, merged_cuts, tree_sum
 from mltrees.dask.cost import (
     histogram_bytes,
+    local_feature_gains,
     pv_tree_candidates,
     row_bytes,
     tree_reduce_bytes,
@@ -52,6 +53,7 @@ __all__ = [
     "DaskXGBoostClassifier",
     "DaskXGBoostRegressor",
     "histogram_bytes",
+    "local_feature_gains",
     "merged_cuts",
     "pv_tree_candidates",
     "row_bytes",

@@ -1,9 +1,9 @@
 """What data-parallel tree learning sends over the network (chapter on scale).
 
-Pure arithmetic, no cluster: the bytes a level of a tree costs when the
-workers sum histograms (:eq:`eq-scale-level-bytes`), when they ship their
-rows instead (:eq:`eq-scale-row-bytes`), and the candidates that PV-Tree's
-voting keeps (:eq:`eq-scale-vote`).
+No cluster: the bytes a level of a tree costs when the workers sum
+histograms (:eq:`eq-scale-level-bytes`), when they ship their rows instead
+(:eq:`eq-scale-row-bytes`), the local gains each worker votes with, and the
+candidates that PV-Tree's voting keeps (:eq:`eq-scale-vote`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "histogram_bytes",
+    "local_feature_gains",
     "pv_tree_candidates",
     "row_bytes",
     "tree_reduce_bytes",
@@ -26,13 +27,16 @@ def _positive(value, name):
     return value
 
 
-def histogram_bytes(n_nodes, n_features, n_bins, n_statistics: int = 3, itemsize: int = 8) -> float:
+def histogram_bytes(n_nodes, n_features, n_bins, n_statistics: int = 2, itemsize: int = 8) -> float:
     """Bytes of the histograms of ``n_nodes`` nodes: one worker's message at one level.
 
     Implements :eq:`eq-scale-level-bytes`: ``n_nodes × n_features × n_bins
-    × n_statistics × itemsize``, the statistics being (Σg, Σh, count) in
-    float64. With the subtraction trick ``n_nodes`` is half the level's
-    nodes (only the smaller children are summed).
+    × n_statistics × itemsize``. The default statistics are (Σg, Σh) in
+    float64, what XGBoost (``GradientPairPrecise``), LightGBM (``hist_t``
+    pairs) and :mod:`mltrees.dask`'s boosting sum per bin; a learner that
+    also sums a row count per bin passes ``n_statistics=3``. With the
+    subtraction trick ``n_nodes`` is half the level's nodes (only the
+    smaller children are summed).
     """
     for value, name in (
         (n_nodes, "n_nodes"),
@@ -82,6 +86,69 @@ def row_bytes(n_rows, n_features, code_bytes: int = 1, statistic_bytes: int = 16
         "once": float(n_rows) * n_features * code_bytes,
         "per_tree": float(n_rows) * statistic_bytes,
     }
+
+
+def local_feature_gains(X, g, h, partitions, max_bin: int = 256) -> np.ndarray:
+    """The best split gain of every feature at a root, on each partition's rows alone.
+
+    The input of PV-Tree's vote (:eq:`eq-scale-vote`): worker ``r`` builds
+    the histograms of its rows and scores every feature's best cut with the
+    gain :eq:`eq-xgb-gain` (XGBoost's default penalties, ``λ = 1``,
+    ``min_child_weight = 1``, missing values tried on both sides), without
+    any communication. The bins are cut from all rows of ``X``, as the
+    merged sketch of a cluster would give every worker the same cuts.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_rows, n_features)
+        Numeric features; NaN is a missing value.
+    g, h : array-like of shape (n_rows,)
+        Gradients and hessians of the rows.
+    partitions : sequence of array-like of int
+        The rows of each worker (indices into ``X``).
+    max_bin : int, default=256
+        Bins per feature.
+
+    Returns
+    -------
+    ndarray of float64, shape (len(partitions), n_features)
+        Row ``r``: the largest gain of each feature on partition ``r``
+        (0 for a feature with no valid cut there).
+    """
+    from mltrees.hist.binning import BinnedData
+    from mltrees.hist.histogram import build_histograms
+    from mltrees.hist.splitting import SplitParams, find_best_splits
+
+    values = np.asarray(X, dtype=np.float32)
+    if values.ndim != 2:
+        raise ValueError(f"X must be 2-D (rows, features), got shape {values.shape}")
+    g = np.asarray(g, dtype=np.float64)
+    h = np.asarray(h, dtype=np.float64)
+    if g.shape != (len(values),) or h.shape != (len(values),):
+        raise ValueError(f"g and h must have shape ({len(values)},), got {g.shape} and {h.shape}")
+    binned = BinnedData.fit(values, max_bin)
+    n_features = binned.n_features
+    only_own = np.eye(n_features, dtype=bool)  # "node" j may split on feature j only
+    gains = np.zeros((len(partitions), n_features))
+    for r, rows in enumerate(partitions):
+        rows = np.asarray(rows, dtype=np.intp)
+        if rows.ndim != 1 or (rows.size and (rows.min() < 0 or rows.max() >= len(values))):
+            raise ValueError(f"partitions[{r}] must be 1-D row indices into X")
+        if rows.size == 0:
+            continue
+        hist = build_histograms(
+            binned.codes, binned.stride, (g, h), rows, np.array([0]), np.array([rows.size])
+        )
+        totals = np.array([[g[rows].sum(), h[rows].sum()]])
+        best = find_best_splits(
+            np.repeat(hist, n_features, axis=0),
+            np.repeat(totals, n_features, axis=0),
+            binned.n_bins,
+            SplitParams(),
+            only_own,
+        )
+        gains[r] = np.where(np.isfinite(best.gain) & (best.gain > 0), best.gain, 0.0)
+    return gains
 
 
 def pv_tree_candidates(local_gains: np.ndarray, k: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-r"""XGBoost's CPU quantile sketch, rule for rule: the cut points of ``hist`` (chapter 13).
+r"""XGBoost's CPU quantile sketch, rule for rule: the cuts of ``hist`` and ``approx`` (chapter 13).
 
 :mod:`mltrees.hist.sketch` builds the weighted quantile summaries of the
 paper's appendix; this module follows, operation by operation and in
@@ -30,17 +30,24 @@ bit for bit. The rules, for a column of ``m`` non-missing values and
 
 Up to ``2 limit`` non-missing values (one block: 8194 at 256 bins) nothing is
 pruned before the last steps, which keep every value when there are at most
-``max_bin + 1`` distinct ones, and the cuts do not depend on the row order;
-beyond, the float32 prunes do (no randomness). Prune keeps, for ``k = 1 .. s - 2``, the entry whose
+``max_bin + 1`` distinct ones, and with unit weights the cuts do not depend
+on the row order; beyond, the float32 prunes can (no randomness). They do
+not when the column has at most ``limit`` distinct values, at any length: a
+prune of at most ``limit`` entries keeps them all and the merges of exact
+summaries are exact. Prune keeps, for ``k = 1 .. s - 2``, the entry whose
 rank interval is nearest ``r_k = k (r^-_{last} - r^+_{first}) / (s - 1) +
 r^+_{first}`` (the query function of Definition A.5 on the summary's ranks),
 with the first and last entries.
 
+The sorted, hessian-weighted sketch of ``approx`` (``SortedSketchContainer``)
+is :func:`xgboost_approx_cuts`; the row-order rules above are
+:func:`xgboost_cuts`, which ``approx`` also uses, weighted by hessian times
+sample weight, when the hessian is constant.
+
 Scope: one batch of rows on one machine, as ``xgboost.DMatrix`` and
 ``QuantileDMatrix`` build it on the CPU. Several batches (iterators,
-external memory), distributed training (summaries merged across workers),
-GPU sketching and the hessian-weighted sorted sketch of ``approx``
-(``SortedSketchContainer``, a different summary) are other rules. The one
+external memory), distributed training (summaries merged across workers)
+and GPU sketching are other rules. The one
 approximation: where several equal values of one block carry weights other
 than 1, their float32 weight sum is added here by increasing weight, while
 XGBoost adds them in the order its ``std::sort`` leaves them (unspecified),
@@ -55,7 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["XGBoostSummary", "xgboost_approx_cuts", "xgboost_cuts"]
+__all__ = ["XGBoostSummary", "xgboost_approx_cuts", "xgboost_cuts", "xgboost_limit_size"]
 
 F32 = np.float32
 SKETCH_FACTOR = 8  # WQSketch::kFactor: the sketch keeps 8 entries per bin
@@ -255,7 +262,30 @@ def _block_summaries(values: np.ndarray, weights: np.ndarray, capacity: int) -> 
 
 
 def xgboost_limit_size(n_values: int, max_bin: int) -> int:
-    """The size ``limit`` of ``hist``'s summaries (``LimitSizeLevel``), in float64 as XGBoost."""
+    """The size ``limit`` of ``hist``'s summaries, XGBoost 3.2's ``LimitSizeLevel``.
+
+    ``limit = min(n, ceil(L / eps) + 1)`` for the smallest ``L >= 1`` with
+    ``2^L limit >= n``, where ``eps = 1 / (8 min(max_bin, n))`` (in float64 as
+    XGBoost). Blocks of ``2 limit`` entries are summarised exactly; the
+    prunes (:eq:`eq-xgb-sketch-prune`) keep ``limit`` entries.
+
+    Parameters
+    ----------
+    n_values : int
+        The column's number of non-missing values (at least 0).
+    max_bin : int
+        XGBoost's ``max_bin`` (at least 1).
+
+    Returns
+    -------
+    int
+        ``limit``: at 256 bins, ``n`` below 2049 values, 2049 up to 4098,
+        4097 up to 16388, 14337 for a million.
+    """
+    if isinstance(n_values, bool) or not isinstance(n_values, (int, np.integer)) or n_values < 0:
+        raise ValueError(f"n_values must be a non-negative integer, got {n_values!r}")
+    if isinstance(max_bin, bool) or not isinstance(max_bin, (int, np.integer)) or max_bin < 1:
+        raise ValueError(f"max_bin must be a positive integer, got {max_bin!r}")
     n_bins = max(min(max_bin, n_values), 1)
     return _limit_size(n_values, 1.0 / float(F32(n_bins) * F32(SKETCH_FACTOR)))
 

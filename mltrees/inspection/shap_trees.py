@@ -22,7 +22,9 @@ __all__ = ["to_shap_trees"]
 VANISHING = 1e-20  # cover ratio standing for 0, which shap refuses
 
 
-def to_shap_trees(model, *, rows_without_missing: bool = False) -> dict:
+def to_shap_trees(
+    model, *, rows_without_missing: bool = False, single_precision: bool = False
+) -> dict:
     """A fitted mltrees tree model as ``shap``'s custom-tree dictionary (chapter 17).
 
     ``shap.TreeExplainer(to_shap_trees(model))`` explains the same output as
@@ -56,6 +58,21 @@ def to_shap_trees(model, *, rows_without_missing: bool = False) -> dict:
         one child. True: write such nodes anyway, sending missing values to
         the branch of the largest cover; shap's values then equal mltrees'
         only for rows without missing values at those nodes. False: refuse.
+    single_precision : bool, default False
+        shap 0.51's interventional kernel (``feature_perturbation=
+        "interventional"``, ``tree_shap_indep`` in its ``tree_shap.h``) keeps
+        thresholds in single precision, its path-dependent code in double. A
+        test ``x < 11`` is written ``x <= 11^-`` (the largest double below
+        11), which is 11 again in single precision: rows with the value 11
+        take the wrong branch there. True: lower every threshold to the
+        largest float32 not above it, so that every float32-representable
+        value (integer features, data read as float32) is routed as the model
+        routes it in both precisions; a value strictly between that float32
+        and the threshold would then take the other branch. Use True with
+        the interventional kernel on such data, False otherwise. (shap keeps
+        a random 100 rows of a background given as a plain array; pass
+        ``shap.maskers.Independent(data, max_samples=len(data))`` to use
+        them all.)
 
     Returns
     -------
@@ -76,11 +93,25 @@ def to_shap_trees(model, *, rows_without_missing: bool = False) -> dict:
             "this model sends missing values down every branch (C4.5), shap's trees to one "
             "child: pass rows_without_missing=True to explain rows without missing values"
         )
+    if not isinstance(single_precision, bool):
+        raise TypeError(f"single_precision must be True or False, got {single_precision!r}")
     trees = [
         _shap_tree(tree, np.asarray(table, dtype=np.float64), columns, view.n_outputs)
         for tree, table, columns in zip(view.trees, view.tables, view.columns, strict=True)
     ]
+    if single_precision:
+        for tree in trees:
+            tree["thresholds"] = _float32_floor(tree["thresholds"])
     return {"trees": trees, "base_offset": np.asarray(view.base, dtype=np.float64)}
+
+
+def _float32_floor(thresholds: np.ndarray) -> np.ndarray:
+    """The largest float32 not above each threshold, as float64 (see ``single_precision``)."""
+    single = thresholds.astype(np.float32)
+    single = np.where(
+        single.astype(np.float64) > thresholds, np.nextafter(single, np.float32(-np.inf)), single
+    )
+    return single.astype(np.float64)
 
 
 def _shap_tree(tree, table, columns, m):

@@ -603,6 +603,19 @@ def import_xgboost(
     ):
         raise ModelFormatError("feature_names: one string per feature")
     expect(isinstance(trees_json, list) and trees_json, "trees", "a non-empty list")
+    for i, tj in enumerate(trees_json):
+        param_of_tree = tj.get("tree_param") if isinstance(tj, dict) else None
+        leaf_size = "1"
+        if isinstance(param_of_tree, dict):
+            leaf_size = param_of_tree.get("size_leaf_vector", "1")
+        if str(leaf_size) not in ("0", "1"):
+            # A tree whose leaves hold a vector, one value per output: its node
+            # arrays are not scalar trees, and one tree serves every class.
+            raise ModelFormatError(
+                f"trees[{i}].tree_param.size_leaf_vector: vector-leaf trees "
+                "(multi_strategy='multi_output_tree') are not imported; train with "
+                "multi_strategy='one_output_per_tree', the default"
+            )
     outputs = _numbers(tree_info, "tree_info", n=len(trees_json), integer=True)
     n_outputs = max(_header_int(num_class, "num_class", 0, len(trees_json)), 1)
     expect(((outputs >= 0) & (outputs < n_outputs)).all(), "tree_info", "outputs of the model")

@@ -13,6 +13,7 @@ from mltrees.tree.classes import (
 from mltrees.tree.export import export_text, plot_tree, to_dot
 from mltrees.tree.oblique import ObliqueTreeClassifier, ObliqueTreeRegressor
 from mltrees.tree.pruning import prune_reduced_error
+from mltrees.tree.root_gains import root_split_gains
 from mltrees.tree.rules import RuleSetClassifier, extract_rules
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "extract_rules",
     "plot_tree",
     "prune_reduced_error",
+    "root_split_gains",
     "surrogate_association",
     "to_dot",
 ]

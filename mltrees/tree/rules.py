@@ -32,7 +32,7 @@ from mltrees._validation import check_bool, check_sample_weight
 from mltrees.tree._tree import CATEGORICAL_NODE, LEAF
 from mltrees.tree.pruning import added_errors
 
-__all__ = ["Condition", "Rule", "RuleSetClassifier", "extract_rules"]
+__all__ = ["Condition", "Rule", "RuleSetClassifier", "extract_rules", "rule_pessimistic_error"]
 
 
 @dataclass(frozen=True)
