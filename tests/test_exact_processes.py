@@ -8,12 +8,16 @@ as an error in the parent, never as a silently different model.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mltrees.hist.exact as exact
+import mltrees.hist.processes as processes
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.exact import SortedColumns
 from mltrees.hist.grower import leaf_values
@@ -21,6 +25,24 @@ from mltrees.hist.processes import ForkedWorkers, can_fork, shared_array
 from mltrees.hist.splitting import SplitParams
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need Linux fork")
+
+_forks_safely = processes.forks_safely  # the rule, before the fixture below replaces it
+
+
+@pytest.fixture(autouse=True)
+def _fork_beside_idle_threads(monkeypatch):
+    """Fork even if earlier tests left idle threads behind (joblib's process pool
+    keeps two): these tests are about the processes. The tests of when a fork is
+    safe ask for ``fork_rule``, which restores the rule."""
+    monkeypatch.setattr(exact, "forks_safely", lambda: True)
+    monkeypatch.setattr(processes, "forks_safely", lambda: True)
+
+
+@pytest.fixture
+def fork_rule(monkeypatch):
+    """The grower and ForkedWorkers fork only without other threads, as shipped."""
+    monkeypatch.setattr(exact, "forks_safely", _forks_safely)
+    monkeypatch.setattr(processes, "forks_safely", _forks_safely)
 
 
 @pytest.fixture
@@ -311,7 +333,7 @@ def another_thread():
 
 
 def test_with_another_thread_alive_the_grower_does_not_fork_and_grows_the_same_trees(
-    forked, another_thread, monkeypatch
+    forked, fork_rule, another_thread, monkeypatch
 ):
     """A fork while another thread runs can leave a lock held forever in the child:
     the fit scans on threads instead (never os.fork), with the trees of one thread."""
@@ -331,23 +353,46 @@ def test_with_another_thread_alive_the_grower_does_not_fork_and_grows_the_same_t
         ForkedWorkers(print, [[0]])
 
 
-def test_the_packages_idle_prediction_threads_are_stopped_before_a_fork(forked):
+def test_the_packages_idle_prediction_threads_are_stopped_before_a_fork():
     """Prediction keeps a pool of helper threads; an exact fit after it stops them
-    (they are idle) and forks, and prediction starts a new pool afterwards."""
-    import threading
-
-    from mltrees import _threads
-
-    X, target = _data(12, n=800)
-    params = {"tree_method": "exact", "n_estimators": 3, "max_depth": 4}
-    first = XGBoostRegressor(n_jobs=1, **params).fit(X, target)
-    _threads.map_blocks(np.sum, [np.ones(3)] * 4, 2)  # starts the shared pool
-    assert threading.active_count() > 1
-    many = XGBoostRegressor(n_jobs=2, **params).fit(X, target)
-    assert len(forked) == 1
-    assert threading.active_count() == 1
-    _assert_same_model(first, many, X)
-    assert _threads.map_blocks(np.sum, [np.ones(3)] * 4, 2) == [3.0] * 4
+    (they are idle) and forks, and prediction starts a new pool afterwards. In a
+    fresh interpreter, where no other test has left threads behind."""
+    script = """
+import threading
+import numpy as np
+import mltrees.hist.exact as exact
+from mltrees import XGBoostRegressor, _threads
+made = []
+class Recorded(exact.ForkedWorkers):
+    def __init__(self, *args, **options):
+        super().__init__(*args, **options)
+        made.append(self)
+exact.ForkedWorkers, exact.PROCESS_MIN_CELLS = Recorded, 0
+rng = np.random.default_rng(12)
+X = rng.normal(size=(800, 5))
+y = X[:, 0] + rng.normal(size=800)
+params = dict(tree_method="exact", n_estimators=3, max_depth=4)
+one = XGBoostRegressor(n_jobs=1, **params).fit(X, y)
+_threads.map_blocks(np.sum, [np.ones(3)] * 4, 2)  # starts the shared pool
+before = threading.active_count()
+two = XGBoostRegressor(n_jobs=2, **params).fit(X, y)
+after = threading.active_count()
+same = bool(np.array_equal(one.predict(X), two.predict(X)))
+again = _threads.map_blocks(np.sum, [np.ones(3)] * 4, 2) == [3.0] * 4
+print(before, len(made), after, same, again)
+"""
+    root = Path(__file__).resolve().parents[1]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    before, n_pools, after, same, again = done.stdout.split()
+    assert int(before) > 1  # the pool's helper thread
+    assert (n_pools, after, same, again) == ("1", "1", "True", "True")
 
 
 def test_forks_raise_no_deprecation_warning_even_where_python_warns_about_threads(
