@@ -952,6 +952,7 @@ def test_exact_training_leaves_are_where_the_tree_sends_the_rows(mode, monkeypat
         # Fork even beside idle threads other tests left (tests/test_exact_processes.py
         # checks when a fork is safe).
         monkeypatch.setattr(exact, "forks_safely", lambda: True)
+        monkeypatch.setattr("mltrees.hist.processes.forks_safely", lambda: True)
     n_threads = 1 if mode == "one thread" else 2
     grower = ExactGrower(columns, X, SplitParams(reg_lambda=1.0), max_depth=6, n_threads=n_threads)
     assert (grower._executor is not None, grower._workers is not None) == (
