@@ -23,6 +23,7 @@ gradient sets: grow on one, then :func:`leaf_values` of the other over
 
 from __future__ import annotations
 
+import copy
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -345,6 +346,19 @@ class NodeRows:
             code == data.missing_code, default_left[segment], code <= split_bin[segment]
         )
         return stable_partition(order, starts, counts, go_left, positions, segment)
+
+    def branch(self) -> NodeRows:
+        """A copy to split on while this store stays as it is.
+
+        Splitting changes the rows' order and the list of leaves in place:
+        the copy has its own; the data and the statistics, only read, are
+        shared. :mod:`mltrees.dask` advances a copy per task, so that a task
+        run twice (a retry) starts from the same store.
+        """
+        new = copy.copy(self)
+        new.order = self.order.copy()
+        new._leaves = list(self._leaves)
+        return new
 
     def leaf_of_row(self) -> np.ndarray:
         """The leaf (node id) of every row, once the tree is grown."""
