@@ -72,9 +72,13 @@ boosting's variance rule), :class:`~mltrees.hist.exact.ExactGrower`
 :class:`~mltrees.hist.leafwise.LeafwiseGrower` (``grow(g, h, features,
 rows)``; ``rows`` the sampled rows, GOSS or bagging). The depth-wise grower
 also grows on a row store (``grow_rows``): its rows may live on other
-machines, which is how :mod:`mltrees.dask` trains. The oblivious policy does
-not honour it yet: :func:`~mltrees.hist.oblivious.grow_oblivious` returns
-the levels' splits, and CatBoost's estimator computes the leaves and their
+machines, which is how :mod:`mltrees.dask` trains; it drives its split rule
+(:class:`~mltrees.hist.splitting.SplitParams` for XGBoost,
+:class:`~mltrees.hist.splitting.VarianceRule` for gradient boosting's CART
+trees) through the rule's ``needs_squares``, ``node_weights``, ``choose``
+and ``impurity``, without asking for its type. The oblivious policy does not
+honour it yet: :func:`~mltrees.hist.oblivious.grow_oblivious` returns the
+levels' splits, and CatBoost's estimator computes the leaves and their
 values itself. The boosting loops are still one per library
 (:mod:`mltrees.ensemble.xgboost`, :mod:`mltrees.ensemble.lightgbm`,
 :mod:`mltrees.ensemble.catboost`, :mod:`mltrees.dask.xgboost`), each with

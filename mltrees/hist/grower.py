@@ -34,11 +34,8 @@ from mltrees.hist.binning import BinnedData
 from mltrees.hist.histogram import build_histograms, children_histograms
 from mltrees.hist.splitting import (
     SplitParams,
-    VarianceRule,
-    find_best_splits,
     leaf_weight,
     local_proposals,
-    node_score,
 )
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
@@ -496,7 +493,7 @@ class DepthwiseGrower(GrowerBase):
             g,
             h,
             count=count,
-            variance=isinstance(self.params, VarianceRule),
+            variance=self.params.needs_squares,
             features=features,
             executor=self._executor,
         )
@@ -511,8 +508,8 @@ class DepthwiseGrower(GrowerBase):
         the histograms of a level, the totals of the root and the row counts
         of the children.
         """
-        params = self.params
-        variance = isinstance(params, VarianceRule)
+        params = self.params  # the split rule: SplitParams (XGBoost) or VarianceRule (CART)
+        variance = params.needs_squares
         tree_features = (
             np.arange(self.data.n_features) if features is None else np.asarray(features)
         )
@@ -528,25 +525,15 @@ class DepthwiseGrower(GrowerBase):
         for depth in range(self.max_depth + 1):
             n_nodes = counts.size
             ids = next_id - n_nodes + np.arange(n_nodes)
-            squares = None
-            if variance:
-                squares = rows.squares()
-                weight = totals[:, 0] / np.where(totals[:, 1] > 0, totals[:, 1], 1.0)
-            else:
-                weight = leaf_weight(totals[:, 0], totals[:, 1], params)
+            squares = rows.squares() if variance else None
+            weight = params.node_weights(totals, squares)
             split = np.zeros(n_nodes, dtype=bool)
             if depth < self.max_depth:
                 mask = self._feature_mask(n_nodes, tree_features)
-                if variance:
-                    candidates = params.splittable(totals, squares, True)
-                    best = params.find(hist, totals, squares, n_bins, mask)
-                    split = candidates & params.accept(best)
-                else:
-                    cuts = None
-                    if self.local_proposals is not None:
-                        cuts = local_proposals(hist, self.local_proposals)
-                    best = find_best_splits(hist, totals, n_bins, params, mask, cuts)
-                    split = best.accepted(params)
+                cuts = None
+                if self.local_proposals is not None:
+                    cuts = local_proposals(hist, self.local_proposals)
+                best, split = params.choose(hist, totals, squares, n_bins, mask, cuts)
                 clock = self._tick("splits", clock)
             s = np.flatnonzero(split)
             level = {
@@ -626,14 +613,7 @@ class DepthwiseGrower(GrowerBase):
             threshold[internal] = np.nextafter(split_value[internal].astype(np.float64), -np.inf)
         weight = cat("weight")
         G, H = cat("G"), cat("H")
-        if isinstance(self.params, VarianceRule):
-            totals = np.column_stack([G, H, np.zeros_like(G)])
-            impurity = self.params.variance(totals, cat("squares"))
-        else:
-            score = node_score(G, H, self.params).astype(np.float64)
-            # -score / H: for squared error (h = 1, λ = 0) the variance up to a
-            # constant, so impurity decreases weighted by H are the gains.
-            impurity = np.where(H > 0, -score / np.where(H > 0, H, 1.0), 0.0)
+        impurity = self.params.impurity(G, H, cat("squares"))
         missing_slot = np.where(internal, np.where(cat("default_left"), 0, 1), MISSING_NONE)
         tree = binary_tree(
             feature=feature,
