@@ -503,6 +503,55 @@ def test_sorting_by_gradient_ratio_finds_the_best_subset_without_regularisation(
         assert prefix == pytest.approx(best, rel=1e-12)
 
 
+def _one_tree_per_bin(model, x):
+    """One tree fitted to y = x, one row per leaf allowed: one prediction per bin of x."""
+    model.set_params(
+        n_estimators=1, learning_rate=1.0, num_leaves=512, min_child_samples=1, min_child_weight=0.0
+    )
+    return model.fit(x[:, None], x).predict(x[:, None])
+
+
+@pytest.mark.parametrize(
+    ("case", "x", "n_bins", "n_groups"),
+    [
+        # zero's empty bin leaves 254 bins for 255 positive values: two share a bin
+        ("255 positive values", np.repeat(np.arange(1.0, 256.0), 10), 255, 254),
+        # the negative side holds 1 % of the rows: floor(50 / 5050 * 254) = 2 bins for 10 values
+        (
+            "rare negative side",
+            np.r_[np.repeat(-np.arange(1.0, 11.0), 5), np.repeat(np.arange(1.0, 101.0), 50)],
+            103,
+            102,
+        ),
+        # 2, 3 and 4 are rarer than min_data_in_bin = 3 and share a bin
+        ("rare values", np.repeat([1.0, 2.0, 3.0, 4.0, 5.0], [40, 1, 1, 1, 40]), 4, 3),
+    ],
+)
+def test_zero_bin_and_proportional_sides_group_values_as_lightgbm(case, x, n_bins, n_groups):
+    from mltrees.hist.lightgbm_binning import fit_lightgbm_bins
+
+    codes = fit_lightgbm_bins(x[:, None], max_bin=255)[0]
+    library = lightgbm.Dataset(x[:, None], x, params={"verbose": -1}).construct()
+    assert codes.n_bins[0] == library.feature_num_bin(0) == n_bins, case
+    ours = _one_tree_per_bin(LightGBMRegressor(n_jobs=1), x)
+    theirs = _one_tree_per_bin(lightgbm.LGBMRegressor(verbose=-1, n_jobs=1), x)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+    assert len(np.unique(ours)) == n_groups, case
+
+
+@pytest.mark.parametrize(("n_missing", "kept"), [(0, [0, 1]), (2, [0, 1, 2])])
+def test_rarest_category_has_no_bin_when_the_others_cover_99_percent(n_missing, kept):
+    # 600, 300 and 5 rows: the first two cover 99.4 %; bins are capped at the number of
+    # categories (plus one with missing values), so the third gets a bin only with NaN rows.
+    values = np.r_[np.repeat([0.0, 1.0, 2.0], [600, 300, 5]), np.full(n_missing, np.nan)]
+    ours = category_bins(values, max_bin=255, min_data_in_bin=3)
+    library = lightgbm.Dataset(
+        values[:, None], np.zeros(values.size), categorical_feature=[0], params={"verbose": -1}
+    ).construct()
+    assert ours.tolist() == kept
+    assert 1 + ours.size == library.feature_num_bin(0)
+
+
 def test_category_bins_keep_frequent_categories_and_pool_the_rare():
     values = np.array([5.0] * 50 + [2.0] * 30 + [9.0] * 30 + [7.0] * 2 + [np.nan] * 3 + [-4.0])
     categories = category_bins(values, max_bin=255, min_data_in_bin=3)
@@ -542,7 +591,8 @@ def test_importances_equal_lightgbm_split_counts_and_gains():
     theirs.fit(X, y)
     booster = theirs.booster_
     assert np.array_equal(importance(ours, kind="split"), booster.feature_importance("split"))
-    # LightGBM stores each split gain in float32 and sums them: ~1e-6 relative.
+    # lightgbm's estimator reloads its booster from the model text, which writes each
+    # split gain with 6 significant digits: a few 1e-6 relative.
     gains = booster.feature_importance("gain")
     assert np.allclose(importance(ours, kind="total_gain"), gains, rtol=1e-5, atol=0)
     ours.set_params(importance_type="gain")

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from sklearn.linear_model import LinearRegression
 
-from mltrees import CARTClassifier, CARTRegressor, ID3Classifier
+from mltrees import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 from mltrees.datasets import load_watermelon
 from mltrees.tree import root_split_gains
 
@@ -103,3 +103,48 @@ def test_constant_column_has_no_split_and_the_estimator_stays_unfitted():
 def test_refuses_what_is_not_an_mltrees_tree():
     with pytest.raises(TypeError, match="root_split_gains needs an mltrees tree estimator"):
         root_split_gains(LinearRegression(), np.zeros((3, 1)), np.zeros(3))
+
+
+def _best_cut_gain(x, labels, smallest_side):
+    """Largest information gain over the cuts of ``x`` leaving >= smallest_side rows a side.
+
+    Also returns how many such cuts there are (every value of ``x`` distinct).
+    """
+    order = np.argsort(x)
+    ordered, n = labels[order], x.size
+    sides = range(math.ceil(smallest_side), n - math.ceil(smallest_side) + 1)
+    gains = [
+        _entropy(ordered) - r / n * _entropy(ordered[:r]) - (n - r) / n * _entropy(ordered[r:])
+        for r in sides
+    ]
+    return max(gains), len(gains)
+
+
+def test_c45_release_8_gain_is_mdl_corrected_and_not_positive_is_minus_inf():
+    # Quinlan (1996): a numeric feature's gain loses lg(C) / W bits, C the cuts tried
+    # (those leaving min(25, max(min_cases, 0.1 W / K)) rows on each side, eq-min-split);
+    # a feature whose corrected gain is not positive is no candidate.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    X[:, 2] = 1.0
+    y = (X[:, 0] + 0.3 * rng.normal(size=200) > 0).astype(int)
+    for j in (0, 1):  # release 8 merges values closer than 1e-5: here there are none
+        assert np.diff(np.sort(X[:, j])).min() > 1e-5
+    n, n_classes, min_cases = 200, 2, 2
+    smallest_side = min(25, max(min_cases, 0.1 * n / n_classes))  # 10 rows
+    gain_0, cuts_0 = _best_cut_gain(X[:, 0], y, smallest_side)
+    gain_1, cuts_1 = _best_cut_gain(X[:, 1], y, smallest_side)
+    assert cuts_0 == cuts_1 == 181
+    assert gain_1 - math.log2(cuts_1) / n < 0  # noise: its corrected gain is negative
+
+    gains = root_split_gains(C45Classifier(), X, y)
+    assert gains[0] == pytest.approx(gain_0 - math.log2(cuts_0) / n, abs=1e-9)
+    assert gains[1] == -np.inf
+    assert gains[2] == -np.inf
+
+    # The book's rules (release="1993"): plain gain, min_cases rows on each side.
+    book = root_split_gains(C45Classifier(release="1993"), X, y)
+    assert book[0] == pytest.approx(_best_cut_gain(X[:, 0], y, min_cases)[0], abs=1e-9)
+    assert book[1] == pytest.approx(_best_cut_gain(X[:, 1], y, min_cases)[0], abs=1e-9)
+    assert book[1] > 0
+    assert book[2] == -np.inf

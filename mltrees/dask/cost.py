@@ -113,7 +113,7 @@ def local_feature_gains(X, g, h, partitions, max_bin: int = 256) -> np.ndarray:
     -------
     ndarray of float64, shape (len(partitions), n_features)
         Row ``r``: the largest gain of each feature on partition ``r``
-        (0 for a feature with no valid cut there).
+        (0 for a feature with no cut of positive gain there).
     """
     from mltrees.hist.binning import BinnedData
     from mltrees.hist.histogram import build_histograms

@@ -31,10 +31,13 @@ bit for bit. The rules, for a column of ``m`` non-missing values and
 Up to ``2 limit`` non-missing values (one block: 8194 at 256 bins) nothing is
 pruned before the last steps, which keep every value when there are at most
 ``max_bin + 1`` distinct ones, and with unit weights the cuts do not depend
-on the row order; beyond, the float32 prunes can (no randomness). They do
-not when the column has at most ``limit`` distinct values, at any length: a
-prune of at most ``limit`` entries keeps them all and the merges of exact
-summaries are exact. Prune keeps, for ``k = 1 .. s - 2``, the entry whose
+on the row order; beyond, the float32 prunes can (no randomness). With unit
+weights they do not when the column has at most ``limit`` distinct values and
+at most 2**24 rows: a prune of at most ``limit`` entries keeps them all and the
+merges of exact summaries are exact while the float32 ranks are exact
+integers. With sample weights, or more rows, the float32 rank sums depend
+on the order of the additions, so that exactness is not guaranteed. Prune
+keeps, for ``k = 1 .. s - 2``, the entry whose
 rank interval is nearest ``r_k = k (r^-_{last} - r^+_{first}) / (s - 1) +
 r^+_{first}`` (the query function of Definition A.5 on the summary's ranks),
 with the first and last entries.

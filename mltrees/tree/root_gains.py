@@ -29,9 +29,14 @@ def root_split_gains(estimator, X, y, sample_weight=None) -> np.ndarray:
     that feature (:eq:`eq-ch4-gain` with the entropy in bits; the Gini value
     or squared error with those criteria); with ``missing="c45"`` it is
     C4.5's gain on the rows where the feature is known times their weight
-    fraction (:eq:`eq-c45-gain`). The estimator's stopping rules
-    (``min_impurity_decrease``, ``max_depth``, ...) are not applied, and it
-    is not fitted (a clone is used).
+    fraction (:eq:`eq-c45-gain`). For ``C45Classifier`` with
+    ``release="8"`` (the default), a numeric feature's gain is release 8's
+    corrected gain: the gain of its best admissible threshold minus
+    :math:`\lg(C) / W` bits, ``C`` the number of admissible thresholds
+    (those leaving :eq:`eq-min-split` of weight on each side) and ``W`` the
+    root's weight (:eq:`eq-mdl-correction`). The estimator's
+    stopping rules (``min_impurity_decrease``, ``max_depth``, ...) are not
+    applied, and it is not fitted (a clone is used).
 
     Parameters
     ----------
@@ -50,8 +55,12 @@ def root_split_gains(estimator, X, y, sample_weight=None) -> np.ndarray:
     -------
     ndarray of shape (n_features,)
         The gain of each feature; ``-inf`` where the feature has no
-        admissible split (a constant column, or every split leaves a child
-        below ``min_samples_leaf``).
+        admissible split under the estimator's rules: a constant column;
+        every split leaves a child below ``min_samples_leaf``; for
+        ``C45Classifier``, no split keeps ``min_cases`` of weight in two
+        branches (with release 8, :eq:`eq-min-split` on each side of a
+        numeric threshold); and, with release 8, a numeric feature whose
+        corrected gain is not positive (not above 1e-6).
 
     Examples
     --------
