@@ -75,7 +75,7 @@ from mltrees.ensemble._common import (
 )
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.exact import ExactGrower, SortedColumns
-from mltrees.hist.grower import DepthwiseGrower
+from mltrees.hist.grower import DepthwiseGrower, draw_features
 from mltrees.hist.splitting import SplitParams
 from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
@@ -470,8 +470,7 @@ class _BaseXGBoost(BaseEstimator):
                 timings["gradients"] += time.perf_counter() - clock
                 features = None
                 if self.colsample_bytree < 1.0:
-                    k = max(1, round(self.colsample_bytree * n_features))
-                    features = np.sort(rng.choice(n_features, size=k, replace=False))
+                    features = draw_features(rng, np.arange(n_features), self.colsample_bytree)
                 stage = []
                 for k in range(K):
                     if proposals is not None:
