@@ -405,7 +405,9 @@ def test_n_bundles_counts_lightgbm_histogram_columns():
     X = pd.get_dummies(X.iloc[:4500]).to_numpy(float)
     y = (np.asarray(y)[:4500] == ">50K").astype(int)
     n_used, groups = _lightgbm_layout(X, y, min_data_in_leaf=20)
-    assert n_used < X.shape[1] and any(multi for _, multi in groups)  # the case covers both
+    # The case covers both: dropped features and a multi-valued group.
+    assert n_used < X.shape[1]
+    assert any(multi for _, multi in groups)
     columns = sum(n if multi else 1 for n, multi in groups)
     on = LightGBMClassifier(n_estimators=1, min_child_samples=20).fit(X, y)
     off = LightGBMClassifier(n_estimators=1, min_child_samples=20, enable_bundle=False).fit(X, y)
