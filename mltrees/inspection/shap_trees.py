@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltrees.inspection._adapters import view_of
 from mltrees.tree._tree import CATEGORICAL_NODE, MISSING_ALL_BRANCHES
+from mltrees.tree.view import view_of
 
 __all__ = ["to_shap_trees"]
 
