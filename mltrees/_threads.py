@@ -19,6 +19,7 @@ _state = threading.local()  # ``in_worker`` is True inside the pool's threads
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
+_PREFIX = "mltrees-helper"  # the pool's thread names
 
 
 def available_cores() -> int:
@@ -61,10 +62,31 @@ def _helpers(n_helpers: int) -> ThreadPoolExecutor:
             if _pool is not None:
                 _pool.shutdown(wait=False)  # its threads end once idle
             _pool = ThreadPoolExecutor(
-                n_helpers, thread_name_prefix="mltrees", initializer=_mark_worker
+                n_helpers, thread_name_prefix=_PREFIX, initializer=_mark_worker
             )
             _pool_size = n_helpers
         return _pool
+
+
+def stop_idle_helpers() -> None:
+    """Stop the shared pool's threads if no other thread can be using them.
+
+    A process about to fork must run no thread but the forking one (see
+    :mod:`mltrees.hist.processes`). The pool's threads are idle whenever
+    the process has no other thread than them and the caller: only a
+    running :func:`map_blocks` gives them work, and its caller would be
+    another thread. They are then stopped (and joined); the next walk starts
+    a new pool.
+    """
+    global _pool, _pool_size
+    with _lock:
+        if _pool is None:
+            return
+        helpers = [t for t in threading.enumerate() if t.name.startswith(_PREFIX)]
+        if threading.active_count() != 1 + len(helpers):
+            return
+        pool, _pool, _pool_size = _pool, None, 0
+    pool.shutdown(wait=True)
 
 
 def _forget_pool() -> None:

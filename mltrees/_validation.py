@@ -9,7 +9,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import pandas as pd
 
 __all__ = [
     "ParameterError",
@@ -150,8 +149,11 @@ def check_labels(value, name: str) -> np.ndarray:
     arr = np.asarray(value)
     # np.asarray(["a", float("nan")]) silently turns NaN into the string "nan";
     # look at the original objects instead.
-    if arr.dtype.kind in "USO" and arr.ndim == 1 and pd.isna(np.asarray(value, dtype=object)).any():
-        raise ValueError(f"{name} contains missing values (None or NaN)")
+    if arr.dtype.kind in "USO" and arr.ndim == 1:
+        import pandas as pd  # only for labels that may hide a NaN: numbers need no pandas
+
+        if pd.isna(np.asarray(value, dtype=object)).any():
+            raise ValueError(f"{name} contains missing values (None or NaN)")
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got an array of shape {arr.shape}")
     if arr.size == 0:
@@ -191,6 +193,8 @@ def class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         raise ValueError(f"y contains {'NaN' if np.isnan(y).any() else 'inf'}")
+    import pandas as pd
+
     if y.dtype.kind == "O" and pd.isna(y).any():
         raise ValueError("y contains missing values (None or NaN)")
     check_classification_targets(y)  # rejects continuous targets

@@ -8,12 +8,16 @@ as an error in the parent, never as a silently different model.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mltrees.hist.exact as exact
+import mltrees.hist.processes as processes
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.exact import SortedColumns
 from mltrees.hist.grower import leaf_values
@@ -21,6 +25,24 @@ from mltrees.hist.processes import ForkedWorkers, can_fork, shared_array
 from mltrees.hist.splitting import SplitParams
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need Linux fork")
+
+_forks_safely = processes.forks_safely  # the rule, before the fixture below replaces it
+
+
+@pytest.fixture(autouse=True)
+def _fork_beside_idle_threads(monkeypatch):
+    """Fork even if earlier tests left idle threads behind (joblib's process pool
+    keeps two): these tests are about the processes. The tests of when a fork is
+    safe ask for ``fork_rule``, which restores the rule."""
+    monkeypatch.setattr(exact, "forks_safely", lambda: True)
+    monkeypatch.setattr(processes, "forks_safely", lambda: True)
+
+
+@pytest.fixture
+def fork_rule(monkeypatch):
+    """The grower and ForkedWorkers fork only without other threads, as shipped."""
+    monkeypatch.setattr(exact, "forks_safely", _forks_safely)
+    monkeypatch.setattr(processes, "forks_safely", _forks_safely)
 
 
 @pytest.fixture
@@ -295,3 +317,112 @@ def test_processes_gather_the_gradients_exactly(forked, float32_gradients):
     exact_weights = leaf_values(grown[1].leaf_of_row, g, h, grown[1].tree.node_count, params)
     np.testing.assert_allclose(grown[1].weight[leaves], exact_weights[leaves], rtol=1e-11)
     assert compact == float32_gradients
+
+
+@pytest.fixture
+def another_thread():
+    """A thread of the process alive (and idle) for the duration of the test."""
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, name="user thread")
+    thread.start()
+    yield thread
+    stop.set()
+    thread.join()
+
+
+def test_with_another_thread_alive_the_grower_does_not_fork_and_grows_the_same_trees(
+    forked, fork_rule, another_thread, monkeypatch
+):
+    """A fork while another thread runs can leave a lock held forever in the child:
+    the fit scans on threads instead (never os.fork), with the trees of one thread."""
+
+    def no_fork():
+        raise AssertionError("os.fork called while another thread is alive")
+
+    X, target = _data(11, n=800)
+    params = {"tree_method": "exact", "n_estimators": 3, "max_depth": 4}
+    one = XGBoostRegressor(n_jobs=1, **params).fit(X, target)
+    monkeypatch.setattr(os, "fork", no_fork)
+    monkeypatch.setattr(exact, "THREAD_MIN_ROWS", 0)  # the threads' path, at this size
+    many = XGBoostRegressor(n_jobs=2, **params).fit(X, target)
+    assert not forked
+    _assert_same_model(one, many, X)
+    with pytest.raises(RuntimeError, match="other threads"):
+        ForkedWorkers(print, [[0]])
+
+
+def test_the_packages_idle_prediction_threads_are_stopped_before_a_fork():
+    """Prediction keeps a pool of helper threads; an exact fit after it stops them
+    (they are idle) and forks, and prediction starts a new pool afterwards. In a
+    fresh interpreter, where no other test has left threads behind."""
+    script = """
+import threading
+import numpy as np
+import mltrees.hist.exact as exact
+from mltrees import XGBoostRegressor, _threads
+made = []
+class Recorded(exact.ForkedWorkers):
+    def __init__(self, *args, **options):
+        super().__init__(*args, **options)
+        made.append(self)
+exact.ForkedWorkers, exact.PROCESS_MIN_CELLS = Recorded, 0
+rng = np.random.default_rng(12)
+X = rng.normal(size=(800, 5))
+y = X[:, 0] + rng.normal(size=800)
+params = dict(tree_method="exact", n_estimators=3, max_depth=4)
+one = XGBoostRegressor(n_jobs=1, **params).fit(X, y)
+_threads.map_blocks(np.sum, [np.ones(3)] * 4, 2)  # starts the shared pool
+before = threading.active_count()
+two = XGBoostRegressor(n_jobs=2, **params).fit(X, y)
+after = threading.active_count()
+same = bool(np.array_equal(one.predict(X), two.predict(X)))
+again = _threads.map_blocks(np.sum, [np.ones(3)] * 4, 2) == [3.0] * 4
+print(before, len(made), after, same, again)
+"""
+    root = Path(__file__).resolve().parents[1]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    before, n_pools, after, same, again = done.stdout.split()
+    assert int(before) > 1  # the pool's helper thread
+    assert (n_pools, after, same, again) == ("1", "1", "True", "True")
+
+
+def test_forks_raise_no_deprecation_warning_even_where_python_warns_about_threads(
+    forked, monkeypatch
+):
+    """CPython 3.12+ warns at a fork beside other threads. The grower forks only
+    without other Python threads; were native threads (NumPy's BLAS starts one at
+    import) counted too, os.fork would warn as it does here, and a fit under
+    ``warnings.simplefilter("error")`` must still succeed."""
+    import warnings
+
+    fork = os.fork
+
+    def warning_fork():
+        warnings.warn(
+            f"This process (pid={os.getpid()}) is multi-threaded, use of fork() may lead "
+            "to deadlocks in the child.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return fork()
+
+    monkeypatch.setattr(os, "fork", warning_fork)
+    X, target = _data(13, n=600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        XGBoostRegressor(tree_method="exact", n_estimators=2, n_jobs=2).fit(X, target)
+    assert len(forked) == 1
+    with pytest.warns(DeprecationWarning, match="multi-threaded"):  # the stand-in warns
+        pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)

@@ -191,3 +191,17 @@ def test_ale_with_a_frame_and_bad_input():
         accumulated_local_effects(model.predict, frame.assign(a=1.0), "a")
     with pytest.raises(ValueError, match="missing values"):
         accumulated_local_effects(model.predict, frame.assign(a=np.nan), "a")
+
+
+def test_oblivious_feature_importances_are_total_gain_to_the_bit():
+    """CatBoost-style models sum their own gains (no call into inspection): the same numbers."""
+    from mltrees import ObliviousBoostingClassifier
+    from mltrees.inspection import importance as gain_importance
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(150, 4))
+    y = (X[:, 0] + 0.5 * X[:, 2] > 0).astype(int)
+    model = ObliviousBoostingClassifier(n_estimators=8, depth=3, random_state=0).fit(X, y)
+    expected = gain_importance(model, kind="total_gain", normalize=True)
+    assert np.array_equal(model.feature_importances_, expected)
+    assert model.feature_importances_.sum() == pytest.approx(1.0)

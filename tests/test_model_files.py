@@ -468,6 +468,27 @@ def test_import_xgboost_equals_library(penguins, objective, extra, target):
         assert np.array_equal(tree.value[ours[:, k], 0].astype(np.float32), expected)
 
 
+@pytest.mark.parametrize(
+    ("objective", "base_score"),
+    [("binary:logistic", 0.3), ("binary:logistic", 0.125), ("count:poisson", 2.5)],
+)
+def test_import_xgboost_starts_from_xgboosts_own_margin(objective, base_score):
+    """The imported base margin is the float32 margin XGBoost starts from (ProbToMargin).
+
+    XGBoost's margin of a booster without trees is its starting margin; a
+    one-tree model of the same base score imports with exactly that value.
+    """
+    xgb = pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(float) if objective.startswith("binary") else np.exp(X[:, 0])
+    data = xgb.DMatrix(X, label=y)
+    params = {"objective": objective, "base_score": base_score, "nthread": 1, "max_depth": 1}
+    start = xgb.train(params, data, 0).predict(data, output_margin=True)[0]
+    model = import_xgboost(bytes(xgb.train(params, data, 1).save_raw("json")))
+    assert np.float32(np.ravel(model.base_margin_)[0]) == start
+
+
 def test_import_xgboost_categorical_splits(penguins):
     xgb = pytest.importorskip("xgboost")
     X = penguins["X"]  # pandas categories and missing values

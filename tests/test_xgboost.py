@@ -16,7 +16,7 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris, load_wine
 
 from mltrees import XGBoostClassifier, XGBoostRegressor
-from mltrees.hist import exact
+from mltrees.hist import exact, exact_scan
 from mltrees.hist.binning import BinnedData, fit_cuts, weighted_quantile_cuts
 from mltrees.hist.exact import ExactGrower, NodePartition, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower, leaf_values, segment_positions, stable_partition
@@ -671,7 +671,7 @@ def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values(monke
         sparse_sums.append(positions.size)
         return original_sums(stats, positions)
 
-    monkeypatch.setattr(exact, "_sums_through", sums_spy)
+    monkeypatch.setattr(exact_scan, "_sums_through", sums_spy)  # the scan's module
     rng = np.random.default_rng(23)
     X = _with_nan(rng.integers(0, 8, size=(3000, 6)).astype(np.float64), 0.1, seed=24)
     y = (np.nan_to_num(X[:, 0]) + rng.normal(size=3000) > 4).astype(np.float64)
@@ -733,7 +733,7 @@ def test_exact_scans_node_by_node_or_over_repeated_arrays_alike(monkeypatch, min
     params["min_child_weight"] = min_child_weight
     monkeypatch.setattr(exact, "PROCESS_MIN_CELLS", 1 << 62)
     arrays = XGBoostClassifier(n_jobs=1, **params).fit(X, y)  # 2000 positions: small levels
-    monkeypatch.setattr(exact, "SLICED_MIN_POSITIONS", 0)
+    monkeypatch.setattr(exact_scan, "SLICED_MIN_POSITIONS", 0)  # the scan's module
     slices = XGBoostClassifier(n_jobs=1, **params).fit(X, y)
     monkeypatch.setattr(exact, "THREAD_MIN_ROWS", 0)
     threads = XGBoostClassifier(n_jobs=2, **params).fit(X, y)
@@ -949,6 +949,10 @@ def test_exact_training_leaves_are_where_the_tree_sends_the_rows(mode, monkeypat
         if not can_fork():
             pytest.skip("worker processes need Linux fork")
         monkeypatch.setattr(exact, "PROCESS_MIN_CELLS", 0)
+        # Fork even beside idle threads other tests left (tests/test_exact_processes.py
+        # checks when a fork is safe).
+        monkeypatch.setattr(exact, "forks_safely", lambda: True)
+        monkeypatch.setattr("mltrees.hist.processes.forks_safely", lambda: True)
     n_threads = 1 if mode == "one thread" else 2
     grower = ExactGrower(columns, X, SplitParams(reg_lambda=1.0), max_depth=6, n_threads=n_threads)
     assert (grower._executor is not None, grower._workers is not None) == (

@@ -63,4 +63,4 @@ __all__ = [
 
 from mltrees._docstrings import plain_docstrings as _plain_docstrings
 
-_plain_docstrings(__name__)
+_plain_docstrings()

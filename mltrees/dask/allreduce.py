@@ -25,7 +25,6 @@ the model is the same; when it cannot, the fit raises.
 
 from __future__ import annotations
 
-import copy
 import math
 import operator
 
@@ -101,10 +100,7 @@ def _advance(store, method: str, args: tuple):
     The input is left as it was, so a task that runs twice (a retry after a
     worker died) sees the same store and returns the same answer.
     """
-    store = _unwrap(store)
-    new = copy.copy(store)
-    new.order = store.order.copy()
-    new._leaves = list(store._leaves)
+    new = _unwrap(store).branch()
     return new, getattr(new, method)(*args)
 
 

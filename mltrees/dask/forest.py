@@ -243,6 +243,17 @@ class _DaskForest(BaseEstimator):
             return X.map_blocks(block, drop_axis=1, dtype=dtype)
         return X.map_blocks(block, chunks=(X.chunks[0], (n_columns,)), dtype=dtype)
 
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole (nothing is cached)."""
+        _rebuild_dask_forest(self)
+
+    def _drawable_tree(self, tree_index):
+        """Member ``tree_index``, a one-tree forest grown on a worker, for ``plot_tree``."""
+        from mltrees.tree._drawable import forest_member_drawable
+        from mltrees.tree.builder import TreeBuilder
+
+        return forest_member_drawable(self, tree_index, TreeBuilder.accepts)
+
 
 class DaskRandomForestClassifier(ClassifierMixin, _DaskForest):
     """Random forest classifier with its trees grown on Dask workers (chapter on scale).
@@ -412,10 +423,10 @@ def _rebuild_dask_forest(forest) -> None:
 
 
 def _register() -> None:
-    from mltrees.io.serialize import register_estimator
+    from mltrees.io.registry import register_estimator
 
     for cls in (DaskRandomForestClassifier, DaskRandomForestRegressor):
-        register_estimator(cls, rebuild=_rebuild_dask_forest)
+        register_estimator(cls)  # its hook: _DaskForest._rebuild_caches
 
 
 _register()

@@ -50,7 +50,7 @@ from mltrees.ensemble.xgboost import (
     newton_statistics,
     softmax_base_margin,
 )
-from mltrees.hist.grower import DepthwiseGrower
+from mltrees.hist.grower import DepthwiseGrower, draw_features
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
 
 __all__ = ["DaskXGBoostClassifier", "DaskXGBoostRegressor"]
@@ -217,8 +217,7 @@ class _DaskXGBoost:
             ]
             features = None
             if self.colsample_bytree < 1.0:  # the same draw as on one machine
-                k = max(1, round(self.colsample_bytree * n_features))
-                features = np.sort(rng.choice(n_features, size=k, replace=False))
+                features = draw_features(rng, np.arange(n_features), self.colsample_bytree)
             stage, leaves = [], []
             for k in range(K):
                 rows = DaskRows(client, binned, statistics, k, features, n_rows)

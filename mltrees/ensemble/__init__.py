@@ -1,7 +1,12 @@
-"""Ensembles: bagging, random forests, boosting; stacking and blending (part V).
+"""Ensembles: bagging, random forests, boosting; stacking and blending (parts III-V).
 
-Every ensemble grows its trees with the single-tree engine of ``mltrees.tree``
-and bins the data once for all of them.
+Bagging, random forests, AdaBoost, LogitBoost and gradient boosting grow their
+trees with the single-tree engine of :mod:`mltrees.tree` (through
+:class:`~mltrees.tree.TreeBuilder`) and bin the data once for all of them;
+gradient boosting can also grow on histograms. XGBoost, LightGBM and
+oblivious boosting (CatBoost's algorithm) grow on gradient histograms with
+the learners of :mod:`mltrees.hist`. Every estimator writes its own view for
+the explainers and its own model-file hooks (``ARCHITECTURE.md``).
 """
 
 from mltrees.ensemble.adaboost import AdaBoostClassifier
@@ -42,3 +47,8 @@ __all__: list[str] = [
     "XGBoostClassifier",
     "XGBoostRegressor",
 ]
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings()

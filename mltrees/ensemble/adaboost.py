@@ -468,6 +468,78 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             tags.input_tags.allow_nan = False
         return tags
 
+    def _tree_model_view(self):
+        """The ensemble as a :class:`~mltrees.tree.view.TreeModelView` of ``decision_function``."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "estimators_")
+        if not self._native:
+            raise TypeError(
+                "AdaBoostClassifier with weak learners that are not mltrees trees cannot be "
+                "explained by TreeSHAP"
+            )
+        K = self.n_classes_
+        total = self._vote_total()
+        tables = []
+        for learner, vote in zip(self.estimators_, self.estimator_weights_, strict=True):
+            scale = vote if self.algorithm == "SAMME" else 1.0
+            scores = self._node_scores(learner) * scale / total
+            # decision_function: class 1's score minus class 0's for two classes.
+            tables.append(scores[:, 1:2] - scores[:, :1] if K == 2 else scores)
+        n_out = 1 if K == 2 else K
+        missing = getattr(self, "_missing", "error")
+
+        def encode(X):
+            values, check = prediction_values(
+                self, X, "estimators_", allow_missing=missing != "error"
+            )
+            check(values)
+            return values
+
+        def output(X):
+            d = self.decision_function(X)
+            return d[:, None] if d.ndim == 1 else d
+
+        return TreeModelView(
+            trees=[learner.tree_ for learner in self.estimators_],
+            tables=tables,
+            columns=[np.arange(n_out)] * len(tables),
+            n_outputs=n_out,
+            base=np.zeros(n_out),
+            encode=encode,
+            output=output,
+            feature_names=feature_names_of(self),
+            output_name="decision_function (weighted votes)",
+            mixes_linearly=False,
+            squeeze=K == 2,
+        )
+
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_adaboost
+
+        _rebuild_adaboost(self)
+
+    def _drawable_tree(self, tree_index):
+        """Member ``tree_index`` (an mltrees tree), as ``plot_tree`` and ``to_dot`` draw it."""
+        from mltrees.tree._drawable import member_drawable
+
+        return member_drawable(self, tree_index, TreeBuilder.accepts)
+
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its input, comparisons, link)."""
+        from mltrees.io.onnx_export import codes_plan, foreign_members_error
+        from mltrees.tree.view import view_of
+
+        if not getattr(self, "_native", True):
+            raise foreign_members_error(self)
+        view = view_of(self)
+        missing = getattr(self, "_missing", "error")
+        return codes_plan(self, view, self._specs, missing, "adaboost", np.asarray(self.classes_))
+
 
 def _tree_proba(tree, values, missing) -> np.ndarray:
     """A tree's class distribution per row of encoded ``values`` (mixed with C4.5's method)."""

@@ -41,7 +41,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from mltrees._progress import check_verbose
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_bool, check_int
-from mltrees.ensemble._common import select_rows, take_rows
+from mltrees.ensemble._common import prediction_values, select_rows, take_rows
 from mltrees.ensemble._generic_members import _columns, fit_generic, generic_average
 from mltrees.ensemble._out_of_bag import OutOfBag
 from mltrees.ensemble._parallel import _n_workers, map_members, member_progress
@@ -51,7 +51,13 @@ from mltrees.ensemble._sampling import (
     draw_counts,
     member_counts,
 )
-from mltrees.ensemble._tree_average import build_stack, tree_average, tree_output, walker_key
+from mltrees.ensemble._tree_average import (
+    build_stack,
+    node_tables,
+    tree_average,
+    tree_output,
+    walker_key,
+)
 from mltrees.ensemble._walk import _Thresholds
 from mltrees.ensemble._warm_start import check_same_data, continued_seeds, ensemble_to_extend
 from mltrees.tree._data import encode_features, validate_fit_input
@@ -382,6 +388,59 @@ class _BaseBagging(BaseEstimator):
         mean = np.mean(per_tree, axis=0)
         return mean / mean.sum()
 
+    def _view_parts(self):
+        """The members' trees and the encoder of the rows they read (for the explainers' view)."""
+        check_is_fitted(self, "estimators_")
+        if not self._binned:
+            raise TypeError(
+                f"{type(self).__name__} holds members that are not mltrees trees; TreeSHAP "
+                "needs the members' trees"
+            )
+        missing = TreeBuilder(self.estimator_).missing
+
+        def encode(X):
+            values, check = prediction_values(
+                self, X, "estimators_", allow_missing=missing != "error"
+            )
+            check(values)
+            return values
+
+        return [member.tree_ for member in self.estimators_], encode
+
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack", "_stack_key")
+
+    # Out-of-bag estimates are NaN for rows that every member drew.
+    _non_finite_attributes = ("oob_decision_function_", "oob_prediction_", "oob_score_")
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_bagging
+
+        _rebuild_bagging(self)
+
+    def _drawable_tree(self, tree_index):
+        """Member ``tree_index`` (an mltrees tree), as ``plot_tree`` and ``to_dot`` draw it."""
+        from mltrees.tree._drawable import member_drawable
+
+        return member_drawable(self, tree_index, TreeBuilder.accepts)
+
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its input, comparisons, link)."""
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import codes_plan, foreign_members_error
+        from mltrees.tree.view import view_of
+
+        if not getattr(self, "_binned", True):
+            raise foreign_members_error(self)
+        view = view_of(self)
+        classifier = is_classifier(self)
+        classes = np.asarray(self.classes_) if classifier else None
+        missing = TreeBuilder(self.estimator_).missing
+        link = "proba" if classifier else "identity"
+        return codes_plan(self, view, self._specs, missing, link, classes)
+
 
 class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
     _is_classifier = True
@@ -405,11 +464,49 @@ class _ClassifierEnsemble(ClassifierMixin, _BaseBagging):
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
+    def _tree_model_view(self):
+        """The ensemble as a :class:`~mltrees.tree.view.TreeModelView` of mean ``predict_proba``."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        trees, encode = self._view_parts()
+        M, K = len(trees), len(self.classes_)
+        return TreeModelView(
+            trees=trees,
+            tables=[table / M for table in node_tables(self)],
+            columns=[np.arange(K)] * M,
+            n_outputs=K,
+            base=np.zeros(K),
+            encode=encode,
+            output=self.predict_proba,
+            feature_names=feature_names_of(self),
+            output_name="predict_proba (one column per class)",
+            mixes_linearly=getattr(self, "voting", "soft") != "hard",
+        )
+
 
 class _RegressorEnsemble(RegressorMixin, _BaseBagging):
     def predict(self, X: MatrixLike) -> np.ndarray:
         """Mean of the members' predictions (:eq:`eq-bagging-average`, chapter 9)."""
         return self._average(X)[:, 0]
+
+    def _tree_model_view(self):
+        """The ensemble as a :class:`~mltrees.tree.view.TreeModelView`: ``predict`` as a mean."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        trees, encode = self._view_parts()
+        M = len(trees)
+        return TreeModelView(
+            trees=trees,
+            tables=[table[:, :1] / M for table in node_tables(self)],
+            columns=[np.zeros(1, dtype=np.intp)] * M,
+            n_outputs=1,
+            base=np.zeros(1),
+            encode=encode,
+            output=lambda X: self.predict(X)[:, None],
+            feature_names=feature_names_of(self),
+            output_name="predict",
+            squeeze=True,
+        )
 
 
 # Members grown together hold at most this many (member, row) pairs at once:

@@ -915,9 +915,17 @@ class _BaseObliviousBoosting(BaseEstimator):
         round's gradients (:eq:`eq-catboost-l2-score`); statistics and one-hot
         columns count for the categorical feature they come from.
         """
-        from mltrees.inspection import importance
-
-        return importance(self, kind="total_gain", normalize=True)
+        check_is_fitted(self, "_trees")
+        # The sums of inspection.importance(self, "total_gain", normalize=True),
+        # tree by tree in the same order, so that both agree to the last bit.
+        p = self.n_features_in_
+        gains = np.zeros(p)
+        for tree in self._binary_trees():
+            internal = np.flatnonzero(~tree.is_leaf)
+            feature = tree.feature[internal].astype(np.intp)
+            gains += np.bincount(feature, weights=tree.node_gains()[internal], minlength=p)
+        total = gains.sum()
+        return gains / total if total > 0 else gains
 
     @property
     def trees_(self) -> list:
@@ -929,6 +937,89 @@ class _BaseObliviousBoosting(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+    def _tree_model_view(self):
+        """The model as a :class:`~mltrees.tree.view.TreeModelView` of its raw score."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "_trees")
+        trees = self._binary_trees()
+        K = self._values.shape[2]
+        classifier = isinstance(self, ClassifierMixin)
+        return TreeModelView(
+            trees=trees,
+            tables=[t.value for t in trees],
+            columns=[np.arange(K)] * len(trees),
+            n_outputs=K,
+            base=np.asarray(self.init_score_, dtype=np.float64).reshape(K),
+            encode=self._tree_inputs,
+            output=lambda X: self._raw(X),
+            feature_names=feature_names_of(self),
+            output_name="raw score (log-odds)" if classifier else "raw score",
+            squeeze=K == 1,
+        )
+
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_tests", "_test_of", "_values")
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_oblivious
+
+        _rebuild_oblivious(self)
+
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` as a binary tree, its categorical statistics' categories named."""
+        from mltrees.tree._data import CATEGORICAL, FeatureSpec
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "_trees")
+        trees = self._binary_trees()
+        stats = self._cat_stats
+        specs = [None] * int(self.n_features_in_)
+        if stats is not None:
+            for c, j in enumerate(stats.features):
+                values = np.append(np.asarray(stats.categories[c], dtype=object), "(unseen)")
+                specs[j] = FeatureSpec(CATEGORICAL, values)
+        return boosted_drawable(self, trees, [t.value for t in trees], tree_index, specs)
+
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model: float32 borders, category positions.
+
+        A category's code is its position among the training categories.
+        """
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import OnnxCategories, OnnxPlan, boosting_link
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classes = np.asarray(self.classes_) if is_classifier(self) else None
+        n = self.n_features_in_
+        categories, names = {}, {}
+        stats = self._cat_stats
+        categorical = np.zeros(n, dtype=bool)
+        if stats is not None:
+            for c, j in enumerate(stats.features):
+                known = len(stats.categories[c])
+                codes = np.arange(known)
+                # Any other code is an unseen category (the trees' last code).
+                categories[j] = OnnxCategories(codes.astype(np.float64), codes, other=known)
+                names[j] = [str(v) for v in stats.categories[c]]
+                categorical[j] = True
+        link = boosting_link(view.n_outputs) if classes is not None else "identity"
+        return OnnxPlan(
+            view=view,
+            dtype=np.float32,
+            comparison="<=",
+            encode=view.encode,
+            link=link,
+            categories=categories,
+            reject_nan=categorical,  # a missing category is an error
+            reject_inf=~categorical,
+            classes=classes,
+            category_names=names,
+        )
 
 
 @_doc

@@ -338,6 +338,80 @@ class _BaseGradientBoosting(BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    def _tree_model_view(self):
+        """The model as a :class:`~mltrees.tree.view.TreeModelView`: ``init_`` plus scaled trees."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "_stack")
+        lr = float(self.learning_rate)
+        K = self._n_outputs
+        trees, tables, columns = [], [], []
+        for stage in self._trees:
+            for k, tree in enumerate(stage):
+                trees.append(tree)
+                tables.append(lr * tree.value[:, :1])
+                columns.append(np.array([k]))
+
+        def encode(X):
+            # Every split learned a default direction (chapter 6): NaN is routed,
+            # as in predict.
+            values, check = prediction_values(self, X, "_stack", allow_missing=True)
+            check(values)
+            return values
+
+        classifier = isinstance(self, ClassifierMixin)
+
+        def output(X):
+            out = self.decision_function(X) if classifier else self.predict(X)
+            return out[:, None] if out.ndim == 1 else out
+
+        return TreeModelView(
+            trees=trees,
+            tables=tables,
+            columns=columns,
+            n_outputs=K,
+            base=np.atleast_1d(np.asarray(self.init_, dtype=np.float64)),
+            encode=encode,
+            output=output,
+            feature_names=feature_names_of(self),
+            output_name="decision_function (raw score F)" if classifier else "predict",
+            squeeze=K == 1,
+        )
+
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_gradient_boosting
+
+        _rebuild_gradient_boosting(self)
+
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` (round, then output), its leaves scaled by the learning rate."""
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "_stack")
+        trees = [tree for stage in self._trees for tree in stage]
+        lr = float(self.learning_rate)
+        tables = [lr * t.value[:, :1] for t in trees]
+        drawn = boosted_drawable(self, trees, tables, tree_index, self._specs)
+        drawn.criterion = "squared_error"
+        return drawn
+
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its input, comparisons, link)."""
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import boosting_link, codes_plan
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classifier = is_classifier(self)
+        classes = np.asarray(self.classes_) if classifier else None
+        link = boosting_link(view.n_outputs) if classifier else "identity"
+        return codes_plan(self, view, self._specs, "default_direction", link, classes)
+
 
 def _col(raw: np.ndarray, squeeze: bool) -> np.ndarray:
     return raw[:, 0] if squeeze else raw

@@ -706,6 +706,116 @@ class _BaseLightGBM(BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    def _tree_model_view(self):
+        """The model as a :class:`~mltrees.tree.view.TreeModelView` of its raw score."""
+        from dataclasses import replace
+
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "_stack")
+        rounds = self._rounds(None)
+        K = self._objective.n_outputs
+        trees, tables, columns = [], [], []
+        for stage in self._trees[:rounds]:
+            for k, tree in enumerate(stage):
+                # LightGBM's own TreeSHAP weighs branches by row counts, not
+                # by hessian sums (XGBoost's cover): use the counts, and keep
+                # weight x impurity (the split gains) unchanged.
+                counts = tree.n_node_samples.astype(np.float64)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    scale = np.where(counts > 0, tree.weighted_n_node_samples / counts, 0.0)
+                trees.append(
+                    replace(tree, weighted_n_node_samples=counts, impurity=tree.impurity * scale)
+                )
+                tables.append(tree.value[:, :1])
+                columns.append(np.array([k]))
+        classifier = isinstance(self, ClassifierMixin)
+        return TreeModelView(
+            trees=trees,
+            tables=tables,
+            columns=columns,
+            n_outputs=K,
+            base=np.asarray(self.init_score_, dtype=np.float64).reshape(K),
+            encode=self._values,  # category columns become the trees' bin codes
+            output=lambda X: self._raw(X),
+            feature_names=feature_names_of(self),
+            output_name="raw score (log-odds)" if classifier else "raw score",
+            squeeze=K == 1,
+        )
+
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack", "_timings")
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_lightgbm
+
+        _rebuild_lightgbm(self)
+
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` (round, then output), its category bins named."""
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "_stack")
+        trees = [tree for stage in self._trees for tree in stage]
+        tables = [t.value[:, :1] for t in trees]
+        return boosted_drawable(self, trees, tables, tree_index, self._drawable_specs())
+
+    def _drawable_specs(self) -> list | None:
+        """Names of the category bins of the categorical features (bin 0: missing or rare)."""
+        from mltrees.tree._data import CATEGORICAL, FeatureSpec
+        from mltrees.tree._drawable import feature_names
+
+        bins = getattr(self, "_categories", None)
+        if not bins:
+            return None
+        names = feature_names(self)
+        categories = getattr(self, "_pandas_categories", {})
+        specs = [None] * int(self.n_features_in_)
+        for j, codes in bins.items():
+            column = names[j] if names is not None else None
+            known = categories.get(column) if column is not None else None
+            if isinstance(known, pd.CategoricalDtype):
+                known = np.asarray(known.categories)
+            if known is None:  # integer codes given as numbers: the codes name themselves
+                labels = [str(int(c)) for c in codes]
+            else:
+                labels = [str(known[int(c)]) if 0 <= int(c) < len(known) else str(c) for c in codes]
+            specs[j] = FeatureSpec(
+                CATEGORICAL, np.array(["(missing or rare)", *labels], dtype=object)
+            )
+        return specs
+
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model: raw category values in, float64.
+
+        A category's bin is 1 + its position among the listed ones, else 0.
+        """
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import OnnxCategories, OnnxPlan, boosting_link
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classes = np.asarray(self.classes_) if is_classifier(self) else None
+        categories = {}
+        for j, listed in self._categories.items():
+            listed = np.asarray(listed)
+            categories[j] = OnnxCategories(
+                listed.astype(np.float64), np.arange(1, listed.size + 1), other=0, nan=0
+            )
+        link = boosting_link(view.n_outputs) if classes is not None else "identity"
+        return OnnxPlan(
+            view=view,
+            dtype=np.float64,
+            comparison="<=",
+            encode=lambda X: _as_float64(self, X, reset=False),
+            link=link,
+            categories=categories,
+            reject_inf=np.ones(self.n_features_in_, dtype=bool),
+            classes=classes,
+        )
+
 
 @_lgb_doc
 class LightGBMRegressor(RegressorMixin, _BaseLightGBM):

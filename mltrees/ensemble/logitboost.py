@@ -164,3 +164,9 @@ class LogitBoostClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X: MatrixLike) -> np.ndarray:
         """``classes_[1]`` where ``F > 0``, else ``classes_[0]``."""
         return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_logitboost
+
+        _rebuild_logitboost(self)

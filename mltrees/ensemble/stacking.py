@@ -470,6 +470,15 @@ class _BaseStacking(TransformerMixin, BaseEstimator):
             names += list(input_features)
         return np.asarray(names, dtype=object)
 
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("named_estimators_",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_stacking
+
+        _rebuild_stacking(self, FoldAverage)
+
 
 class _ClassifierOutputs(ClassifierMixin):
     """Prediction methods of the classifiers: the final estimator on the level-1 features."""

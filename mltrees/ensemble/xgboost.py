@@ -75,7 +75,7 @@ from mltrees.ensemble._common import (
 )
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.exact import ExactGrower, SortedColumns
-from mltrees.hist.grower import DepthwiseGrower
+from mltrees.hist.grower import DepthwiseGrower, draw_features
 from mltrees.hist.splitting import SplitParams
 from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
@@ -470,8 +470,7 @@ class _BaseXGBoost(BaseEstimator):
                 timings["gradients"] += time.perf_counter() - clock
                 features = None
                 if self.colsample_bytree < 1.0:
-                    k = max(1, round(self.colsample_bytree * n_features))
-                    features = np.sort(rng.choice(n_features, size=k, replace=False))
+                    features = draw_features(rng, np.arange(n_features), self.colsample_bytree)
                 stage = []
                 for k in range(K):
                     if proposals is not None:
@@ -673,6 +672,73 @@ class _BaseXGBoost(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+    def _tree_model_view(self):
+        """The model as a :class:`~mltrees.tree.view.TreeModelView` of its margin."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "_stack")
+        first, stop = self._used_rounds(None)
+        K = self._objective.n_outputs
+        trees, tables, columns = [], [], []
+        for stage in self._trees[first:stop]:
+            for k, tree in enumerate(stage):
+                trees.append(tree)
+                tables.append(tree.value[:, :1])
+                columns.append(np.array([k]))
+        classifier = isinstance(self, ClassifierMixin)
+        return TreeModelView(
+            trees=trees,
+            tables=tables,
+            columns=columns,
+            n_outputs=K,
+            base=np.asarray(self.base_margin_, dtype=np.float64).reshape(K),
+            encode=lambda X: _as_float32(self, X, reset=False).astype(np.float64),
+            output=self._margin,
+            feature_names=feature_names_of(self),
+            output_name="margin (log-odds / raw score)" if classifier else "margin",
+            squeeze=K == 1,
+        )
+
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack", "_timings")
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.ensemble._model_file import _rebuild_xgboost
+
+        _rebuild_xgboost(self)
+
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` (round, then output); its leaves hold ``eta * w*``."""
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "_stack")
+        trees = [tree for stage in self._trees for tree in stage]
+        return boosted_drawable(self, trees, [t.value[:, :1] for t in trees], tree_index)
+
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model: float32 input, ``x < t``, its link."""
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import OnnxPlan, boosting_link
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classifier = is_classifier(self)
+        if classifier:
+            link = boosting_link(view.n_outputs)
+        else:
+            link = "exp" if self._objective.name == "count:poisson" else "identity"
+        return OnnxPlan(
+            view=view,
+            dtype=np.float32,
+            comparison="<",
+            encode=view.encode,
+            link=link,
+            reject_inf=np.ones(self.n_features_in_, dtype=bool),
+            classes=np.asarray(self.classes_) if classifier else None,
+        )
 
 
 @_xgb_doc

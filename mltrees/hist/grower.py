@@ -14,22 +14,16 @@ A grown tree comes back with the leaf of every row
 (:attr:`GrownTree.leaf_of_row`), so the boosting loop updates its training
 predictions with one gather instead of walking the tree.
 
-The contract a boosting loop relies on is small:
-
-* ``grow(g, h, features=None, count=None) -> GrownTree``: one tree from the
-  rows' statistics, with the leaf of every row;
-* ``close()``: release the grower's threads.
-
-Other policies (LightGBM's leaf-wise growth, CatBoost's oblivious trees)
-provide the same two methods; an oblivious policy scores a level's cuts
-together with :func:`~mltrees.hist.splitting.gain_table`. A tree's
-structure and its leaf values may come from different gradient sets
-(CatBoost's ordered boosting): grow on one, then :func:`leaf_values` of
-the other over ``leaf_of_row``.
+The contract a boosting loop relies on, and which policies honour it, is
+described in :mod:`mltrees.hist` ("The histogram engine and the grower
+contract"). A tree's structure and its leaf values may come from different
+gradient sets: grow on one, then :func:`leaf_values` of the other over
+``leaf_of_row``.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -37,23 +31,24 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mltrees.hist.binning import BinnedData
-from mltrees.hist.histogram import build_histograms
+from mltrees.hist.histogram import build_histograms, children_histograms
 from mltrees.hist.splitting import (
     SplitParams,
-    VarianceRule,
-    find_best_splits,
     leaf_weight,
     local_proposals,
-    node_score,
 )
 from mltrees.tree._tree import LEAF, MISSING_NONE, NUMERIC_NODE, Tree
 
 __all__ = [
     "DepthwiseGrower",
+    "GrowerBase",
     "GrownTree",
     "NodeRows",
+    "binary_tree",
     "draw_features",
+    "leaf_of_segments",
     "leaf_values",
+    "partition_segment",
     "segment_positions",
     "stable_partition",
 ]
@@ -86,6 +81,53 @@ class GrownTree:
     split_value: np.ndarray
     gain: np.ndarray
     weight: np.ndarray
+
+
+def binary_tree(
+    *,
+    feature: np.ndarray,
+    threshold: np.ndarray,
+    first_child: np.ndarray,
+    value: np.ndarray,
+    impurity: np.ndarray,
+    n_node_samples: np.ndarray,
+    weighted_n_node_samples: np.ndarray,
+    depth: np.ndarray,
+    parent: np.ndarray,
+    missing_slot: np.ndarray,
+    kind: np.ndarray | None = None,
+    route_offset: np.ndarray | None = None,
+    route_table: np.ndarray | None = None,
+    n_categories: np.ndarray | None = None,
+) -> Tree:
+    """The :class:`~mltrees.tree._tree.Tree` of a grown binary tree, from its per-node arrays.
+
+    The one place the growers of this package build a ``Tree``. Every
+    internal node (``feature != LEAF``) has two children; without ``kind``,
+    every split is numeric and no categories are routed (``route_offset``,
+    ``route_table`` and ``n_categories`` empty), as in XGBoost's trees.
+    ``value`` is given with its output axis, shape ``(n_nodes, n_outputs)``.
+    """
+    feature = np.asarray(feature)
+    n_nodes = feature.size
+    internal = feature != LEAF
+    return Tree(
+        feature=feature,
+        kind=np.where(internal, NUMERIC_NODE, -1).astype(np.int8) if kind is None else kind,
+        threshold=threshold,
+        first_child=first_child,
+        n_children=np.where(internal, 2, 0),
+        route_offset=np.zeros(n_nodes, dtype=np.intp) if route_offset is None else route_offset,
+        route_table=np.zeros(0, dtype=np.intp) if route_table is None else route_table,
+        n_categories=np.zeros(n_nodes, dtype=np.intp) if n_categories is None else n_categories,
+        value=value,
+        impurity=impurity,
+        n_node_samples=n_node_samples,
+        weighted_n_node_samples=weighted_n_node_samples,
+        depth=depth,
+        parent=parent,
+        missing_slot=missing_slot,
+    )
 
 
 def leaf_values(
@@ -140,6 +182,22 @@ def stable_partition(
     order[positions] = rows[permutation]
     sides = np.bincount(key, minlength=2 * n_segments)
     return sides[0::2].astype(np.intp)
+
+
+def partition_segment(order: np.ndarray, start: int, count: int, go_left: np.ndarray) -> int:
+    """Put the left rows of one segment of ``order`` first, each side in its old order.
+
+    ``go_left`` tells, for each row of ``order[start : start + count]``,
+    whether it goes to the left child. Two ``np.compress`` calls (a third of
+    the time of boolean indexing on large segments); returns the number of
+    left rows. :func:`stable_partition` does the same for many segments at
+    once.
+    """
+    segment = order[start : start + count]
+    left = np.compress(go_left, segment)
+    np.compress(~go_left, segment, out=order[start + left.size : start + count])
+    order[start : start + left.size] = left
+    return left.size
 
 
 def _segment_sums(values: np.ndarray, order: np.ndarray, starts, counts) -> np.ndarray:
@@ -276,10 +334,7 @@ class NodeRows:
                 go_left = code <= split_bin[i]  # a missing code is above every bin
                 if default_left[i]:
                     go_left |= code == data.missing_code
-                left = rows[go_left]
-                n_left[i] = left.size
-                order[start + left.size : start + count] = rows[~go_left]
-                order[start : start + left.size] = left
+                n_left[i] = partition_segment(order, start, count, go_left)
             return n_left
         positions, segment = segment_positions(starts, counts)
         rows = order[positions]
@@ -289,18 +344,77 @@ class NodeRows:
         )
         return stable_partition(order, starts, counts, go_left, positions, segment)
 
+    def branch(self) -> NodeRows:
+        """A copy to split on while this store stays as it is.
+
+        Splitting changes the rows' order and the list of leaves in place:
+        the copy has its own; the data and the statistics, only read, are
+        shared. :mod:`mltrees.dask` advances a copy per task, so that a task
+        run twice (a retry) starts from the same store.
+        """
+        new = copy.copy(self)
+        new.order = self.order.copy()
+        new._leaves = list(self._leaves)
+        return new
+
     def leaf_of_row(self) -> np.ndarray:
         """The leaf (node id) of every row, once the tree is grown."""
         # The leaves' segments tile the positions: one pass gives every row its leaf.
         start, count, leaf = (np.concatenate(part) for part in zip(*self._leaves, strict=True))
-        by_start = np.argsort(start, kind="stable")
-        leaf_of_row = np.empty(self.n_rows, dtype=np.intp)
-        leaf_of_row[self.order] = np.repeat(leaf[by_start], count[by_start])
-        return leaf_of_row
+        return leaf_of_segments(self.order, start, count, leaf, self.n_rows)
+
+
+def leaf_of_segments(
+    order: np.ndarray, start: np.ndarray, count: np.ndarray, leaf: np.ndarray, n_rows: int
+) -> np.ndarray:
+    """The leaf of every row, from leaves that are segments of ``order``.
+
+    Leaf ``leaf[k]`` holds the rows ``order[start[k] : start[k] + count[k]]``,
+    and the segments tile ``order``: sorted by start, one ``np.repeat`` gives
+    every position its leaf. Rows outside ``order`` get no leaf (their
+    entries are left uninitialised). Both the depth-wise and the leaf-wise
+    growers keep every node's rows as such a segment.
+    """
+    start, count, leaf = np.asarray(start), np.asarray(count), np.asarray(leaf)
+    by_start = np.argsort(start, kind="stable")
+    leaf_of_row = np.empty(n_rows, dtype=np.intp)
+    leaf_of_row[order] = np.repeat(leaf[by_start], count[by_start])
+    return leaf_of_row
+
+
+class GrowerBase:
+    """What every grower of this package shares: its threads, their release, its timings.
+
+    A grower (a dataclass) has the fields ``n_threads`` and ``timings`` (a
+    dict of seconds per stage, which the boosting loop reads).
+    :meth:`_start_threads` gives it a pool of ``n_threads`` threads (none
+    for one); :meth:`close` stops them, and is the contract's ``close()``
+    (see :mod:`mltrees.hist`). A grower holds threads and is not picklable.
+    """
+
+    _executor: ThreadPoolExecutor | None = None
+
+    def _start_threads(self) -> None:
+        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+
+    def close(self):
+        """Stop the grower's threads."""
+        if self._executor is not None:
+            self._executor.shutdown()
+            self._executor = None
+
+    def __getstate__(self):  # pragma: no cover - growers are not meant to be pickled
+        raise TypeError("a grower holds threads and is not picklable")
+
+    def _tick(self, stage: str, since: float) -> float:
+        """Add the time since ``since`` to ``timings[stage]``; return the time now."""
+        now = time.perf_counter()
+        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
+        return now
 
 
 @dataclass
-class DepthwiseGrower:
+class DepthwiseGrower(GrowerBase):
     """XGBoost's depth-wise growth on binned data.
 
     Parameters
@@ -331,16 +445,7 @@ class DepthwiseGrower:
     timings: dict = field(default_factory=dict)  # seconds per stage, summed over trees
 
     def __post_init__(self):
-        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
-
-    def close(self):
-        """Stop the grower's threads."""
-        if self._executor is not None:
-            self._executor.shutdown()
-            self._executor = None
-
-    def __getstate__(self):  # pragma: no cover - growers are not meant to be pickled
-        raise TypeError("a grower holds threads and is not picklable")
+        self._start_threads()
 
     def _eta(self) -> float:
         return float(np.float32(self.learning_rate)) if self.params.float32 else self.learning_rate
@@ -388,7 +493,7 @@ class DepthwiseGrower:
             g,
             h,
             count=count,
-            variance=isinstance(self.params, VarianceRule),
+            variance=self.params.needs_squares,
             features=features,
             executor=self._executor,
         )
@@ -403,8 +508,8 @@ class DepthwiseGrower:
         the histograms of a level, the totals of the root and the row counts
         of the children.
         """
-        params = self.params
-        variance = isinstance(params, VarianceRule)
+        params = self.params  # the split rule: SplitParams (XGBoost) or VarianceRule (CART)
+        variance = params.needs_squares
         tree_features = (
             np.arange(self.data.n_features) if features is None else np.asarray(features)
         )
@@ -420,25 +525,15 @@ class DepthwiseGrower:
         for depth in range(self.max_depth + 1):
             n_nodes = counts.size
             ids = next_id - n_nodes + np.arange(n_nodes)
-            squares = None
-            if variance:
-                squares = rows.squares()
-                weight = totals[:, 0] / np.where(totals[:, 1] > 0, totals[:, 1], 1.0)
-            else:
-                weight = leaf_weight(totals[:, 0], totals[:, 1], params)
+            squares = rows.squares() if variance else None
+            weight = params.node_weights(totals, squares)
             split = np.zeros(n_nodes, dtype=bool)
             if depth < self.max_depth:
                 mask = self._feature_mask(n_nodes, tree_features)
-                if variance:
-                    candidates = params.splittable(totals, squares, True)
-                    best = params.find(hist, totals, squares, n_bins, mask)
-                    split = candidates & params.accept(best)
-                else:
-                    cuts = None
-                    if self.local_proposals is not None:
-                        cuts = local_proposals(hist, self.local_proposals)
-                    best = find_best_splits(hist, totals, n_bins, params, mask, cuts)
-                    split = best.accepted(params)
+                cuts = None
+                if self.local_proposals is not None:
+                    cuts = local_proposals(hist, self.local_proposals)
+                best, split = params.choose(hist, totals, squares, n_bins, mask, cuts)
                 clock = self._tick("splits", clock)
             s = np.flatnonzero(split)
             level = {
@@ -485,12 +580,8 @@ class DepthwiseGrower:
             )
             # Build the smaller child of each pair; the larger is parent - smaller.
             small_is_right = n_right < n_left
-            small = 2 * np.arange(s.size) + small_is_right
-            built = rows.histograms(small)
-            child_hist = np.empty((2 * s.size, *hist.shape[1:]))
-            child_hist[small] = built
-            child_hist[small ^ 1] = hist[s] - built
-            hist = child_hist
+            built = rows.histograms(2 * np.arange(s.size) + small_is_right)
+            hist = children_histograms(hist[s], built, small_is_right)
             clock = self._tick("histograms", clock)
             totals = child_totals
             counts = child_counts
@@ -498,12 +589,6 @@ class DepthwiseGrower:
         grown = self._assemble(levels, rows.leaf_of_row())
         self._tick("partition", clock)  # the leaves' rows and the tree's arrays
         return grown
-
-    def _tick(self, stage: str, since: float) -> float:
-        """Add the time since ``since`` to ``timings[stage]``; return the time now."""
-        now = time.perf_counter()
-        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
-        return now
 
     def _assemble(self, levels, leaf_of_row) -> GrownTree:
         def cat(key):
@@ -528,24 +613,12 @@ class DepthwiseGrower:
             threshold[internal] = np.nextafter(split_value[internal].astype(np.float64), -np.inf)
         weight = cat("weight")
         G, H = cat("G"), cat("H")
-        if isinstance(self.params, VarianceRule):
-            totals = np.column_stack([G, H, np.zeros_like(G)])
-            impurity = self.params.variance(totals, cat("squares"))
-        else:
-            score = node_score(G, H, self.params).astype(np.float64)
-            # -score / H: for squared error (h = 1, λ = 0) the variance up to a
-            # constant, so impurity decreases weighted by H are the gains.
-            impurity = np.where(H > 0, -score / np.where(H > 0, H, 1.0), 0.0)
+        impurity = self.params.impurity(G, H, cat("squares"))
         missing_slot = np.where(internal, np.where(cat("default_left"), 0, 1), MISSING_NONE)
-        tree = Tree(
+        tree = binary_tree(
             feature=feature,
-            kind=np.where(internal, NUMERIC_NODE, -1).astype(np.int8),
             threshold=threshold,
             first_child=cat("first_child"),
-            n_children=np.where(internal, 2, 0),
-            route_offset=np.zeros(n_nodes, dtype=np.intp),
-            route_table=np.zeros(0, dtype=np.intp),
-            n_categories=np.zeros(n_nodes, dtype=np.intp),
             value=self._scaled(weight).reshape(-1, 1),
             impurity=impurity,
             n_node_samples=cat("count"),

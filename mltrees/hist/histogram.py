@@ -19,12 +19,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-try:  # SciPy's compiled sparse-times-dense kernel: y[key] += x[row], several columns at once
-    from scipy.sparse._sparsetools import csc_matvecs
-except ImportError:  # pragma: no cover - a SciPy without it: the bincount paths below
-    csc_matvecs = None
+# SciPy's compiled sparse-times-dense kernel, y[key] += x[row] for several columns at
+# once, or None when it is missing or fails its check of signature and summation order
+# (mltrees._compat): then the bincount paths below, with the same sums.
+from mltrees._compat import csc_matvecs
 
-__all__ = ["build_histograms", "leaf_histogram", "subtract"]
+__all__ = ["build_histograms", "children_histograms", "leaf_histogram", "subtract"]
 
 
 GROUPS_PER_PASS = 16  # above this many groups, one keyed pass per feature beats slices
@@ -134,7 +134,8 @@ def leaf_histogram(
     * a node given by its ``rows``, with ``row_major``: one scatter pass of
       SciPy's sparse kernel per block of rows, for every statistic at once
       (:func:`_scatter_histogram`); the paths below serve the root (``rows``
-      None) and a SciPy without that kernel;
+      None) and a SciPy whose kernel is missing or fails the check in
+      :mod:`mltrees._compat`;
     * a small node (``rows.size * features.size <= SMALL_NODE``, or at most
       ``SMALL_ROWS`` rows) is one
       ``bincount`` per statistic over the keys ``feature offset + code`` of
@@ -291,6 +292,47 @@ def _scatter_histogram(row_major, stride, rows, statistics, features, hist, exec
         list(executor.map(scatter, parts))
 
 
-def subtract(parent: np.ndarray, child: np.ndarray) -> np.ndarray:
-    """The sibling's histogram: the parent's minus the built child's."""
-    return parent - child
+def subtract(parent: np.ndarray, child: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The sibling's histogram: the parent's minus the built child's (into ``out`` if given).
+
+    One subtraction per entry, so the result does not depend on how the
+    work is laid out: every growth policy gets the same bits from it.
+    """
+    return np.subtract(parent, child, out=out)
+
+
+def children_histograms(
+    parents: np.ndarray, built: np.ndarray, small_is_right: np.ndarray
+) -> np.ndarray:
+    """Both children's histograms of split nodes, from the smaller child's: the subtraction trick.
+
+    The depth-wise and the leaf-wise growers both build the histogram of
+    the child with fewer rows of each split node and take the other as the
+    parent's minus it (:func:`subtract`); this is where they do.
+
+    Parameters
+    ----------
+    parents : ndarray, shape (n_pairs, ...)
+        The split nodes' histograms.
+    built : ndarray, shape (n_pairs, ...)
+        The histogram of each node's smaller child.
+    small_is_right : ndarray of bool, shape (n_pairs,)
+        Whether the smaller child is the right one.
+
+    Returns
+    -------
+    ndarray, shape (2 * n_pairs, ...)
+        The children, left then right, pair after pair.
+    """
+    n_pairs, shape = parents.shape[0], parents.shape[1:]
+    children = np.empty((n_pairs, 2, *shape), dtype=np.result_type(parents, built))
+    small = np.asarray(small_is_right, dtype=np.intp).reshape(n_pairs)
+    if n_pairs == 1:  # one pair (leaf-wise growth): in place, without a temporary
+        side = int(small[0])
+        children[0, side] = built[0]
+        subtract(parents[0], children[0, side], out=children[0, 1 - side])
+    else:
+        pairs = np.arange(n_pairs)
+        children[pairs, small] = built
+        children[pairs, 1 - small] = subtract(parents, built)
+    return children.reshape(2 * n_pairs, *shape)

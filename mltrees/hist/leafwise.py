@@ -28,7 +28,6 @@ contract).
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 
@@ -43,8 +42,14 @@ from mltrees.hist.bundling import (
     unbundle_map,
 )
 from mltrees.hist.categorical import CategoricalParams, find_categorical_splits
-from mltrees.hist.grower import GrownTree
-from mltrees.hist.histogram import leaf_histogram
+from mltrees.hist.grower import (
+    GrowerBase,
+    GrownTree,
+    binary_tree,
+    leaf_of_segments,
+    partition_segment,
+)
+from mltrees.hist.histogram import children_histograms, leaf_histogram
 from mltrees.hist.leafwise_splitting import (
     EPSILON,
     LeafSplits,
@@ -53,7 +58,7 @@ from mltrees.hist.leafwise_splitting import (
     leaf_gain,
     leaf_output,
 )
-from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE, Tree
+from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE
 
 __all__ = ["LeafwiseGrower", "route_binned"]
 
@@ -83,7 +88,7 @@ def route_binned(tree_arrays: dict, data: BinnedData, rows: np.ndarray) -> np.nd
 
 
 @dataclass
-class LeafwiseGrower:
+class LeafwiseGrower(GrowerBase):
     """LightGBM's leaf-wise growth on binned data.
 
     Parameters
@@ -141,7 +146,7 @@ class LeafwiseGrower:
     timings: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        self._executor = ThreadPoolExecutor(self.n_threads) if self.n_threads > 1 else None
+        self._start_threads()
         self._bundles = None
         if self.bundle:
             self._bundle()
@@ -282,20 +287,6 @@ class LeafwiseGrower:
         if self._bundles is None:
             return self.data.n_features
         return len(self._bundles["bundles"])
-
-    def close(self):
-        """Stop the grower's threads."""
-        if self._executor is not None:
-            self._executor.shutdown()
-            self._executor = None
-
-    def __getstate__(self):  # pragma: no cover - growers are not meant to be pickled
-        raise TypeError("a grower holds threads and is not picklable")
-
-    def _tick(self, stage: str, since: float) -> float:
-        now = time.perf_counter()
-        self.timings[stage] = self.timings.get(stage, 0.0) + now - since
-        return now
 
     def _histogram(self, rows, statistics, features, totals):
         """The (G, 𝓗) histogram of ``rows`` (None: all rows, in order).
@@ -443,9 +434,7 @@ class LeafwiseGrower:
                 go_left = code <= b
                 if dl:
                     go_left |= code == data.missing_code
-            # np.compress: a third of the time of boolean indexing on large leaves.
-            left_rows = np.compress(go_left, segment)
-            n_left = left_rows.size
+            n_left = int(np.count_nonzero(go_left))
             if n_left == 0 or n_left == c:
                 # Only estimated counts and hessians guard a child, and with
                 # min_child_weight = 0 a cut can leave one side empty, its gain
@@ -455,8 +444,7 @@ class LeafwiseGrower:
                 best[leaf] = {"gain": -np.inf, "feature": n_features}
                 continue
             n_leaves += 1
-            np.compress(~go_left, segment, out=order[s + n_left : s + c])
-            order[s : s + n_left] = left_rows
+            partition_segment(order, s, c, go_left)
             clock = self._tick("partition", clock)
 
             parent_node = node_of[leaf]
@@ -509,17 +497,15 @@ class LeafwiseGrower:
                 continue
             # Build the child with fewer rows; the other is the parent minus it.
             usable = splittable[leaf] & used
-            small, large = (leaf, right) if n_left < c - n_left else (right, leaf)
+            small = leaf if n_left < c - n_left else right
             parent_hist = self._unpack(parent_hist)  # only when the children need it
-            pair = np.empty((2, *parent_hist.shape))
-            built = pair[int(small != leaf)]
-            built[...] = self._histogram(
+            built = self._histogram(
                 order[start[small] : start[small] + count[small]],
                 statistics,
                 np.flatnonzero(usable),
                 totals[small],
             )
-            np.subtract(parent_hist, built, out=pair[int(large != leaf)])
+            pair = children_histograms(parent_hist[None], built[None], np.array([small == right]))
             hist[leaf], hist[right] = self._pack(pair[0]), self._pack(pair[1])
             clock = self._tick("histograms", clock)
             found = self._best(
@@ -724,10 +710,7 @@ class LeafwiseGrower:
                 weight[at] = leaf_output(
                     G[at], H_out[at], dataclass_replace(self.params, reg_lambda=float(value))
                 )
-        leaf_of_row = np.empty(data.n_rows, dtype=np.intp)
-        seg_start, seg_count = np.array(start), np.array(count)
-        by_start = np.argsort(seg_start, kind="stable")
-        leaf_of_row[order] = np.repeat(np.array(node_of)[by_start], seg_count[by_start])
+        leaf_of_row = leaf_of_segments(order, start, count, node_of, data.n_rows)
         arrays = {
             "feature": feature,
             "split_bin": split_bin,
@@ -741,16 +724,13 @@ class LeafwiseGrower:
             others = np.flatnonzero(outside)
             leaf_of_row[others] = route_binned(arrays, data, others)
         value = np.where(np.isfinite(weight), weight, 0.0) * self.learning_rate
-        tree = Tree(
+        tree = binary_tree(
             feature=feature,
             kind=kind,
             threshold=threshold,
             first_child=first_child,
-            n_children=np.where(internal, 2, 0),
             route_offset=route_offset,
-            route_table=np.concatenate(routes).astype(np.intp)
-            if routes
-            else np.zeros(0, dtype=np.intp),
+            route_table=np.concatenate(routes).astype(np.intp) if routes else None,
             n_categories=n_categories,
             value=value.reshape(-1, 1),
             impurity=_subtree_gain(nodes, H),

@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from mltrees._search import count_below
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.bundling import lightgbm_bundles
 from mltrees.hist.categorical import encode_categories
@@ -200,24 +201,6 @@ def bin_upper_bounds(
     return np.concatenate(bounds), has_missing
 
 
-def _count_below(bounds: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The number of ``bounds`` strictly below each value: its bin (``x <= bounds[code]``).
-
-    A branch-free binary search over all values at once, as
-    :func:`~mltrees.hist.binning.encode`; ``np.searchsorted`` with unsorted
-    values mispredicts a branch at every step.
-    """
-    size = 1 << int(bounds.size).bit_length()  # a power of two > len(bounds)
-    padded = np.full(size, np.inf)
-    padded[1 : bounds.size + 1] = bounds  # padded[k] is the k-th bound (1-based)
-    code = np.zeros(values.size, dtype=np.intp)
-    step = size // 2
-    while step >= 1:
-        code += step * (padded.take(code + step) < values)
-        step //= 2
-    return code
-
-
 def fit_lightgbm_bins(
     X: np.ndarray,
     max_bin: int = 255,
@@ -271,7 +254,7 @@ def fit_lightgbm_bins(
             if j in categories:
                 codes[j] = encode_categories(column, categories[j])
                 return
-            code = _count_below(bounds[j][:-1], column).astype(dtype)
+            code = count_below(bounds[j][:-1], column).astype(dtype)
             code[np.isnan(column)] = missing_code
             codes[j] = code
 
@@ -356,7 +339,7 @@ def lightgbm_feature_bundles(
     def code_of(f, values):
         if f in categories:
             return encode_categories(values, categories[f])
-        code = _count_below(binned.edges[f], values)
+        code = count_below(binned.edges[f], values)
         return np.where(np.isnan(values), missing_code, code)
 
     def rows_of(f):

@@ -21,6 +21,31 @@ Forking needs Linux (macOS and Windows lack a safe ``fork``) and a parent
 that may have children (a daemonic process may not): :func:`can_fork`
 says whether both hold, and the grower uses threads otherwise (on large
 data; on small data, where threads lose to one thread, one thread).
+
+**Fork safety.** A child forked while another thread of the parent holds
+a lock (the allocator's, an import's, a logging handler's, a lock of the
+package) inherits that lock held, and no thread of the child will release
+it: the child can deadlock. So the workers are forked only while the
+forking thread is the process's only Python thread (:func:`forks_safely`),
+once the package's own idle prediction threads are stopped
+(:func:`mltrees._threads.stop_idle_helpers`); with any other thread alive
+(a user's, a web server's, a Dask worker's, a fit called from a thread) the
+grower scans on threads instead, with the same trees. What remains are the
+native thread pools of the compiled libraries (NumPy's BLAS starts its own
+at import, OpenMP runtimes after a first parallel region): they run no
+Python code and sleep between calls, OpenBLAS resets its pool in a forked
+child (a ``pthread_atfork`` handler), and the workers call neither BLAS nor
+OpenMP.
+CPython 3.12 and later warn at a fork beside other threads
+(``DeprecationWarning``); CPython 3.12.1 and 3.13.0 on Linux count only
+Python threads, so they warn exactly when this rule forbids the fork. A
+build that counted the native threads too would warn at every fork after
+``import numpy``: the grower's forks, made under the rule above, silence
+that one warning. The fork server (Python 3.14's default start method)
+would avoid the question, at the price of a fresh interpreter importing the
+package per session and of re-running an unguarded main script in every
+worker; the rule above keeps the milliseconds' start of a fork with which
+the size thresholds in :mod:`~mltrees.hist.exact` were measured.
 """
 
 from __future__ import annotations
@@ -30,17 +55,32 @@ import mmap
 import multiprocessing
 import signal
 import sys
+import threading
 import time
+import warnings
 import weakref
 
 import numpy as np
 
-__all__ = ["ForkedWorkers", "can_fork", "shared_array"]
+__all__ = ["ForkedWorkers", "can_fork", "forks_safely", "shared_array"]
 
 
 def can_fork() -> bool:
     """Whether this process may fork worker processes (Linux, not a daemon)."""
     return sys.platform.startswith("linux") and not multiprocessing.current_process().daemon
+
+
+def forks_safely() -> bool:
+    """Whether the calling thread is the process's only Python thread.
+
+    The package's idle prediction threads are stopped first
+    (:func:`mltrees._threads.stop_idle_helpers`); any other live thread
+    makes a fork unsafe (see the module's notes).
+    """
+    from mltrees._threads import stop_idle_helpers
+
+    stop_idle_helpers()
+    return threading.active_count() == 1
 
 
 class ForkedWorkers:
@@ -72,6 +112,11 @@ class ForkedWorkers:
                 "worker processes are forked, which needs Linux and a parent that is not "
                 "a daemonic process; check can_fork() first"
             )
+        if not forks_safely():
+            raise RuntimeError(
+                "worker processes are forked, and this process runs other threads, which "
+                "could leave a lock held forever in a worker; check forks_safely() first"
+            )
         context = multiprocessing.get_context("fork")
         self._connections, self._processes = [], []
         # Stop the workers even if close() is never called (and at exit).
@@ -81,7 +126,12 @@ class ForkedWorkers:
             process = context.Process(
                 target=_serve, args=(serve, theirs, share, self._spin), daemon=True
             )
-            process.start()
+            with warnings.catch_warnings():
+                # Only native threads can run here; see the module's notes.
+                warnings.filterwarnings(
+                    "ignore", r".*is multi-threaded, use of fork\(\)", DeprecationWarning
+                )
+                process.start()
             theirs.close()
             self._connections.append(ours)
             self._processes.append(process)

@@ -113,6 +113,27 @@ class SplitParams:
         """float32 rounding when the parameters ask for XGBoost's arithmetic."""
         return np.asarray(values, dtype=np.float32) if self.float32 else np.asarray(values)
 
+    # The split rule as the depth-wise grower drives it (VarianceRule has the same four).
+    needs_squares = False  # the rule reads no Σ w r² per node
+
+    def node_weights(self, totals: np.ndarray, squares=None) -> np.ndarray:
+        """Unscaled weight ``w*`` of every node from its ``(G, 𝓗)`` (:func:`leaf_weight`)."""
+        return leaf_weight(totals[:, 0], totals[:, 1], self)
+
+    def choose(self, hist, totals, squares, n_bins, feature_mask=None, cuts=None):
+        """The best split of every node (:func:`find_best_splits`) and which ones to make."""
+        best = find_best_splits(hist, totals, n_bins, self, feature_mask, cuts)
+        return best, best.accepted(self)
+
+    def impurity(self, G: np.ndarray, H: np.ndarray, squares=None) -> np.ndarray:
+        """``-score / 𝓗`` of every node (0 without hessian).
+
+        For squared error (``h = 1``, ``λ = 0``) the variance up to a
+        constant, so impurity decreases weighted by 𝓗 are the gains.
+        """
+        score = node_score(G, H, self).astype(np.float64)
+        return np.where(H > 0, -score / np.where(H > 0, H, 1.0), 0.0)
+
 
 def threshold_l1(G, alpha: float):
     """Soft-thresholding ``sign(G) max(|G| - λ₁, 0)`` (:eq:`eq-xgb-l1`)."""
@@ -395,6 +416,25 @@ class VarianceRule:
     def round(self, values):
         """No rounding (float64 throughout)."""
         return np.asarray(values)
+
+    needs_squares = True  # the variance of a node needs its Σ w r²
+
+    def node_weights(self, totals: np.ndarray, squares=None) -> np.ndarray:
+        """The weighted mean residual ``G / 𝓗`` of every node (0 without weight)."""
+        return totals[:, 0] / np.where(totals[:, 1] > 0, totals[:, 1], 1.0)
+
+    def choose(self, hist, totals, squares, n_bins, feature_mask=None, cuts=None):
+        """The best split of every node (:meth:`find`) and which ones to make.
+
+        ``cuts`` (XGBoost's local proposals) do not apply to this rule.
+        """
+        candidates = self.splittable(totals, squares, True)
+        best = self.find(hist, totals, squares, n_bins, feature_mask)
+        return best, candidates & self.accept(best)
+
+    def impurity(self, G: np.ndarray, H: np.ndarray, squares=None) -> np.ndarray:
+        """Weighted variance of every node (:meth:`variance`)."""
+        return self.variance(np.column_stack([G, H, np.zeros_like(G)]), squares)
 
     def variance(self, totals: np.ndarray, squares: np.ndarray) -> np.ndarray:
         """Weighted variance of each node's residuals from (G, 𝓗, count) and Σ w r²."""

@@ -35,8 +35,9 @@ on the row order; beyond, the float32 prunes can (no randomness). With unit
 weights they do not when the column has at most ``limit`` distinct values and
 at most 2**24 rows: a prune of at most ``limit`` entries keeps them all and the
 merges of exact summaries are exact while the float32 ranks are exact
-integers. With sample weights, or more rows, float32 rank sums added in
-another order can still move a cut. Prune keeps, for ``k = 1 .. s - 2``, the entry whose
+integers. With sample weights, or more rows, the float32 rank sums depend
+on the order of the additions, so that exactness is not guaranteed. Prune
+keeps, for ``k = 1 .. s - 2``, the entry whose
 rank interval is nearest ``r_k = k (r^-_{last} - r^+_{first}) / (s - 1) +
 r^+_{first}`` (the query function of Definition A.5 on the summary's ranks),
 with the first and last entries.

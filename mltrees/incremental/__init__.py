@@ -17,3 +17,8 @@ __all__ = [
     "id3_choice",
     "tie_examples",
 ]
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings()

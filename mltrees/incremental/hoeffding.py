@@ -1166,3 +1166,58 @@ class HoeffdingTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "classes_")
         names = self._NODE_ARRAYS + self._SLOT_ARRAYS + self._STATS_ARRAYS
         return int(sum(getattr(self, name).nbytes for name in names))
+
+    # Model files: NaN at leaves, +-inf when empty; a class without a key ranks +inf.
+    _non_finite_attributes = ("_threshold", "_g_min", "_g_max", "_key_rank", "_estimator_rank")
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.incremental._model_file import _rebuild_hoeffding
+
+        _rebuild_hoeffding(self)
+
+    def _drawable_tree(self, tree_index):
+        """The tree from its arrays; an internal node shows the class weights of its leaves."""
+        from mltrees.tree._drawable import (
+            Drawable,
+            check_tree_index,
+            class_distributions,
+            class_impurity,
+            class_names,
+            feature_names,
+            tree_from_nodes,
+        )
+        from mltrees.tree._tree import NUMERIC_NODE
+
+        check_is_fitted(self, "classes_")
+        check_tree_index(tree_index, 1, type(self).__name__)
+        feature, left, right = self._feature, self._left, self._right
+        n = feature.size
+        counts = np.zeros((n, self.classes_.size))
+        leaves = feature < 0
+        counts[leaves] = self._class_w[self._slot[leaves]]
+        for node in np.argsort(-self._depth):  # deepest first: children before parents
+            if feature[node] >= 0:
+                counts[node] = counts[left[node]] + counts[right[node]]
+        children = [[int(left[k]), int(right[k])] if feature[k] >= 0 else [] for k in range(n)]
+        criterion = "gini" if self.split_criterion == "gini" else "entropy"
+        weight = counts.sum(axis=1)
+        tree = tree_from_nodes(
+            feature,
+            self._threshold,
+            np.full(n, NUMERIC_NODE),
+            children,
+            {},
+            class_distributions(counts),
+            weight,
+            weight,
+            class_impurity(counts, criterion),
+        )
+        return Drawable(
+            tree=tree,
+            specs=None,
+            feature_names=feature_names(self),
+            class_names=class_names(self),
+            criterion=criterion,
+            n_features=int(self.n_features_in_),
+        )

@@ -451,6 +451,65 @@ class ID5RClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = False
         return tags
 
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_flat",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.incremental._model_file import _rebuild_id5r
+
+        _rebuild_id5r(self)
+
+    def _drawable_tree(self, tree_index):
+        """The nodes as one tree: multiway tests on categories, one child per value seen."""
+        from mltrees.tree._data import CATEGORICAL, FeatureSpec
+        from mltrees.tree._drawable import (
+            Drawable,
+            check_tree_index,
+            class_distributions,
+            class_impurity,
+            class_names,
+            feature_names,
+            tree_from_nodes,
+        )
+        from mltrees.tree._tree import CATEGORICAL_NODE
+
+        check_is_fitted(self, "classes_")
+        check_tree_index(tree_index, 1, type(self).__name__)
+        test, child, counts = self._flatten()
+        n = test.size
+        children, routes = [], {}
+        for k in range(n):
+            if test[k] < 0:
+                children.append([])
+                continue
+            values = np.flatnonzero(child[k] >= 0)
+            children.append([int(c) for c in child[k, values]])
+            route = np.full(len(self.categories_[test[k]]), -1, dtype=np.intp)
+            route[values[values < route.size]] = np.arange(values.size)[values < route.size]
+            routes[k] = route
+        weight = counts.sum(axis=1)
+        tree = tree_from_nodes(
+            test,
+            np.full(n, np.nan),
+            np.full(n, CATEGORICAL_NODE),
+            children,
+            routes,
+            class_distributions(counts),
+            weight,
+            weight,
+            class_impurity(counts, "entropy"),
+        )
+        specs = [FeatureSpec(CATEGORICAL, np.asarray(c, dtype=object)) for c in self.categories_]
+        return Drawable(
+            tree=tree,
+            specs=specs,
+            feature_names=feature_names(self),
+            class_names=class_names(self),
+            criterion="entropy",
+            n_features=int(self.n_features_in_),
+        )
+
 
 class ID4Classifier(ID5RClassifier):
     """Schlimmer & Fisher's ID4: ID3's counts at every node, no stored examples.

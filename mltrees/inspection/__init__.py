@@ -17,11 +17,13 @@
 * plots with matplotlib only: :func:`summary_plot`, :func:`dependence_plot`,
   :func:`plot_partial_dependence`, :func:`plot_importance`.
 
-A new model type is explained by registering one adapter
-(:func:`register_adapter`) that writes it as a :class:`TreeModelView`.
+Every explainer reads a model through its :class:`TreeModelView`
+(:mod:`mltrees.tree.view`), which :func:`view_of` asks of the model: each
+estimator writes its own in a ``_tree_model_view()`` method. A new model type
+is explained by implementing that method, or, for a class one cannot edit,
+by registering an adapter function with :func:`register_adapter`.
 """
 
-from mltrees.inspection._adapters import TreeModelView, register_adapter, view_of
 from mltrees.inspection.importance import importance, node_gains, permutation_importance
 from mltrees.inspection.interactions import (
     InteractionExplanation,
@@ -58,6 +60,7 @@ from mltrees.inspection.treeshap import (
     path_weights_integral,
     tree_shap,
 )
+from mltrees.tree.view import TreeModelView, register_adapter, view_of
 
 __all__ = [
     "Explanation",
@@ -92,3 +95,8 @@ __all__ = [
     "tree_shap_interactions",
     "view_of",
 ]
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings()

@@ -24,7 +24,7 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from mltrees.inspection._adapters import view_of
+from mltrees.tree.view import view_of
 
 __all__ = ["KINDS", "importance", "node_gains", "permutation_importance"]
 
@@ -34,9 +34,9 @@ KINDS = ("split", "gain", "total_gain", "cover", "total_cover")
 def node_gains(tree) -> np.ndarray:
     """Gain of every node, :eq:`eq-importance-gain`: ``W_t i_t - sum_c W_c i_c`` (0 at leaves).
 
-    ``tree`` is a flat-array :class:`~mltrees.tree._tree.Tree`; the same gains
+    ``tree`` is a flat-array :class:`~mltrees.tree.Tree`; the same gains
     make the estimators' ``feature_importances_``
-    (:meth:`~mltrees.tree._tree.Tree.node_gains`).
+    (:meth:`~mltrees.tree.Tree.node_gains`).
     """
     return tree.node_gains()
 

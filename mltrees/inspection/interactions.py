@@ -33,8 +33,8 @@ from math import factorial
 
 import numpy as np
 
-from mltrees.inspection._adapters import view_of
 from mltrees.inspection.treeshap import SPLIT, _Paths, tree_shap
+from mltrees.tree.view import view_of
 
 __all__ = ["InteractionExplanation", "interaction_weights", "tree_shap_interactions"]
 

@@ -20,8 +20,8 @@ import pandas as pd
 from sklearn.utils import Bunch
 
 from mltrees._typing import MatrixLike
-from mltrees.inspection._adapters import view_of
 from mltrees.inspection.shapley import path_dependent_value
+from mltrees.tree.view import view_of
 
 __all__ = [
     "accumulated_local_effects",

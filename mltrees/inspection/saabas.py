@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltrees.inspection._adapters import view_of
 from mltrees.inspection.treeshap import SPLIT, Explanation, _Paths
+from mltrees.tree.view import view_of
 
 __all__ = ["saabas"]
 

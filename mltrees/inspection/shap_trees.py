@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltrees.inspection._adapters import view_of
 from mltrees.tree._tree import CATEGORICAL_NODE, MISSING_ALL_BRANCHES
+from mltrees.tree.view import view_of
 
 __all__ = ["to_shap_trees"]
 
@@ -66,9 +66,11 @@ def to_shap_trees(
         11), which is 11 again in single precision: rows with the value 11
         take the wrong branch there. True: lower every threshold to the
         largest float32 not above it, so that every float32-representable
-        value is routed as the model routes it in both precisions: integers of
-        magnitude up to 2**24, and every value of a model that reads its
-        inputs as float32 (the XGBoost-style models); a value strictly between that float32
+        value is routed as the model routes it in both precisions (integers of
+        magnitude up to 2**24 among them), provided shap is given the rows as
+        the model reads them: for a model that reads float32 (the
+        XGBoost-style models), ``view_of(model).encode(X)``; a value strictly
+        between that float32
         and the threshold would then take the other branch. Use True with
         the interventional kernel on such data, False otherwise. (shap keeps
         a random 100 rows of a background given as a plain array; pass

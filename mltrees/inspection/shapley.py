@@ -12,8 +12,8 @@ from math import factorial
 import numpy as np
 import pandas as pd
 
-from mltrees.inspection._adapters import view_of
 from mltrees.tree._tree import CATEGORICAL_NODE, MISSING_ALL_BRANCHES, MISSING_NONE
+from mltrees.tree.view import view_of
 
 __all__ = [
     "brute_force_shap",

@@ -35,13 +35,13 @@ from math import factorial
 
 import numpy as np
 
-from mltrees.inspection._adapters import TreeModelView, view_of
 from mltrees.tree._tree import (
     CATEGORICAL_NODE,
     MISSING_ALL_BRANCHES,
     MISSING_NONE,
     Tree,
 )
+from mltrees.tree.view import TreeModelView, view_of
 
 __all__ = [
     "Explanation",

@@ -5,7 +5,7 @@
   (:mod:`mltrees.io.format`); loading executes nothing from the file and
   rejects malformed or hostile files with :class:`ModelFormatError`.
 * :func:`import_xgboost`, :func:`import_lightgbm`, :func:`import_catboost`:
-  another library's trees as mltrees :class:`~mltrees.tree._tree.Tree` arrays
+  another library's trees as mltrees :class:`~mltrees.tree.Tree` arrays
   (:class:`ImportedTreeModel`).
 * :func:`to_onnx`, :func:`onnx_input`: a fitted tree model as an ONNX graph
   (``TreeEnsemble``, ai.onnx.ml opset 5) for onnxruntime and other runtimes;
@@ -51,3 +51,8 @@ __all__ = [
     "validate_tree",
     "xgboost_threshold",
 ]
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings()

@@ -11,7 +11,7 @@ written as nested ``split``/``left``/``right`` objects, ``left`` the answer 0.
 The raw score is ``scale * sum of leaves + bias``.
 
 :func:`import_catboost` turns each tree into a binary
-:class:`~mltrees.tree._tree.Tree` (an oblivious tree into the full tree of
+:class:`~mltrees.tree.Tree` (an oblivious tree into the full tree of
 depth δ), one per tree and output, so the model predicts with the
 book's walk and :class:`~mltrees.io.ImportedTreeModel`. The float32 test
 becomes a float64 threshold with :func:`catboost_threshold`; a missing

@@ -30,7 +30,7 @@ tag             meaning
 
 Loading never imports a name found in the file and never runs code it
 carries: classes come from the fixed registry of
-:mod:`mltrees.io.serialize`, arrays are built from lists of numbers of a
+:mod:`mltrees.io.registry`, arrays are built from lists of numbers of a
 white-listed dtype, and every bound (sizes, nesting, indices) is checked
 before memory is allocated. Every violation raises :class:`ModelFormatError`.
 
@@ -44,6 +44,10 @@ more at every use (the fixed work of calling its ``predict``). Sizes a file
 declares without storing
 them (a number of classes, of features, of category codes) must agree with
 the arrays it does store.
+
+The value checks of this module (:func:`expect`, :func:`expect_array`,
+:func:`check_score_bound`, ...) are the vocabulary of the estimators'
+``_rebuild_caches`` hooks, which check a loaded state as a whole.
 """
 
 from __future__ import annotations
@@ -313,7 +317,7 @@ def check_tree_features(tree, n_features: int, path: str = "tree") -> None:
 
 
 def validate_tree(tree, n_features: int | None = None, path: str = "tree") -> None:
-    """Check that a :class:`~mltrees.tree._tree.Tree` is a well-formed tree.
+    """Check that a :class:`~mltrees.tree.Tree` is a well-formed tree.
 
     Implements :eq:`eq-tree-links` (chapter 18), plus the field checks:
     shapes and dtypes of every field; each internal node's children are
@@ -555,3 +559,41 @@ def validate_feature_spec(spec, path: str) -> None:
     expected = len(values) + 1 if spec.kind == NUMERIC and not spec.exact else len(values)
     if type(spec.n_codes) is not int or spec.n_codes != expected:
         _fail(path, f"n_codes must be {expected}")
+
+
+# ------------------------------------------------- checks of a fitted state as a whole
+# What an estimator's ``_rebuild_caches`` (its model-file hook, see
+# :func:`mltrees.io.register_estimator`) uses to check a loaded state.
+
+MAX_RAW_SCORE = 1e300
+MAX_LOG_LINK_SCORE = 700.0  # exp(700) ~ 1e304: a log link stays finite
+# A linear model (a stack's final estimator) keeps every input of at most this
+# magnitude at a raw score below MAX_RAW_SCORE.
+MAX_INPUT = 1e100
+
+
+def check_score_bound(terms, path: str, limit: float = MAX_RAW_SCORE) -> None:
+    """Refuse a model whose raw scores can come near overflow.
+
+    ``terms`` are the largest absolute values of the parts a raw score adds
+    up; their sum bounds every raw score, in any order of summation.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = float(np.sum(np.asarray(list(terms), dtype=np.float64)))
+    expect(
+        math.isfinite(bound) and bound <= limit,
+        path,
+        f"the model can reach a raw score of {bound:.3g}; at most {limit:.3g}",
+    )
+
+
+def largest_value(tree) -> float:
+    """The largest absolute value in a tree's node table."""
+    return float(np.abs(tree.value).max())
+
+
+def distinct_classes(estimator, path: str) -> int:
+    """The number of ``classes_``, after checking that they are distinct labels."""
+    classes = estimator.classes_
+    expect(len(set(classes.tolist())) == classes.size, f"{path}.classes_", "distinct labels")
+    return int(classes.size)

@@ -2,7 +2,7 @@
 
 :func:`import_xgboost` reads the JSON of ``Booster.save_model("m.json")``,
 :func:`import_lightgbm` the text of ``Booster.model_to_string()``; both return
-an :class:`ImportedTreeModel` whose trees are :class:`~mltrees.tree._tree.Tree`
+an :class:`ImportedTreeModel` whose trees are :class:`~mltrees.tree.Tree`
 arrays, so the book can draw, explain and predict with them. The split tests
 are translated exactly into mltrees' ``x <= threshold`` on float64 values:
 
@@ -108,7 +108,7 @@ class ImportedTreeModel(BaseEstimator):
         its feature's codes; a finite starting score; raw scores bounded away
         from overflow (through the link, for ``log``).
         """
-        from mltrees.io._estimator_state import MAX_LOG_LINK_SCORE, MAX_RAW_SCORE, _bounded
+        from mltrees.io.format import MAX_LOG_LINK_SCORE, MAX_RAW_SCORE, check_score_bound
 
         n_features = expect_int(self.n_features_in_, "n_features_in_", 1)
         trees = self.trees_
@@ -171,7 +171,7 @@ class ImportedTreeModel(BaseEstimator):
             )
         largest = [float(np.abs(tree.value).max()) for tree in trees]
         limit = MAX_LOG_LINK_SCORE if self.link_ == "log" else MAX_RAW_SCORE
-        _bounded([float(np.abs(base).max()), *largest], "trees_", limit)
+        check_score_bound([float(np.abs(base).max()), *largest], "trees_", limit)
 
     def _values(self, X) -> np.ndarray:
         """The input as float64, categorical columns mapped to their codes."""
@@ -278,6 +278,29 @@ class ImportedTreeModel(BaseEstimator):
             shifted = np.exp(raw - raw.max(axis=1, keepdims=True))
             return shifted / shifted.sum(axis=1, keepdims=True)
         return raw
+
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_stack",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        self._check()
+
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` of the imported model, for ``plot_tree`` and ``to_dot``."""
+        from sklearn.utils.validation import check_is_fitted
+
+        from mltrees.tree._drawable import boosted_drawable
+
+        check_is_fitted(self, "trees_")
+        trees = list(self.trees_)
+        return boosted_drawable(self, trees, [t.value for t in trees], tree_index)
+
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its source library's comparisons)."""
+        from mltrees.io.onnx_export import _imported_plan
+
+        return _imported_plan(self)
 
 
 def _finish_model(
@@ -625,12 +648,16 @@ def import_xgboost(
     if len(base) != n_outputs:
         raise ModelFormatError(f"base_score has {len(base)} values for {n_outputs} outputs")
     base32 = np.asarray(base, dtype=np.float32)
+    # XGBoost's ProbToMargin in float32: -logf(1/p - 1) for the logistic link,
+    # logf(p) for the log link (logf correctly rounded: the log in float64,
+    # rounded once), so that the imported starting margin is XGBoost's own.
     if link == "logit":
         expect(((base32 > 0) & (base32 < 1)).all(), "base_score", "a probability in (0, 1)")
-        margin = np.log(base32 / (np.float32(1) - base32))
+        odds_inverse = np.float32(1) / base32 - np.float32(1)
+        margin = (-np.log(odds_inverse.astype(np.float64))).astype(np.float32)
     elif link == "log":
         expect((base32 > 0).all(), "base_score", "positive")
-        margin = np.log(base32)
+        margin = np.log(base32.astype(np.float64)).astype(np.float32)
     else:
         margin = base32
     expect(np.isfinite(margin).all(), "base_score", "a finite margin")

@@ -100,8 +100,11 @@ class OnnxExportError(ValueError):
 
 
 # ----------------------------------------------------------------- what a model needs
+# Each estimator says how it is exported in its own ``_onnx_plan(self) -> OnnxPlan``
+# method, next to its state (as it writes its TreeModelView for the explainers);
+# OnnxPlan, OnnxCategories, codes_plan and boosting_link are what those methods use.
 @dataclass
-class _Categories:
+class OnnxCategories:
     """How the graph's input column of a categorical feature becomes the trees' codes.
 
     ``values[i]`` (a value of the input) is the trees' code ``codes[i]``; any
@@ -117,7 +120,7 @@ class _Categories:
 
 
 @dataclass
-class _Plan:
+class OnnxPlan:
     """Everything the graph is built from: the view's trees and the model's conventions."""
 
     view: object  # TreeModelView
@@ -125,7 +128,7 @@ class _Plan:
     comparison: str  # "<=" or "<" on the graph's dtype
     encode: object  # X -> the graph's input, before the cast to dtype
     link: str  # identity, exp, proba, logistic, softmax, adaboost
-    categories: dict = field(default_factory=dict)  # feature -> _Categories
+    categories: dict = field(default_factory=dict)  # feature -> OnnxCategories
     rounding: str = "floor"  # how a category column's values become whole codes
     reject_nan: np.ndarray | None = None  # per feature: NaN makes the model raise
     reject_inf: np.ndarray | None = None  # per feature: +-inf makes the model raise
@@ -141,13 +144,17 @@ def _codes_categories(specs) -> tuple[dict, dict]:
     for j, spec in enumerate(specs):
         if spec.kind == CATEGORICAL:
             codes = np.arange(spec.n_codes)
-            categories[j] = _Categories(codes.astype(np.float64), codes)
+            categories[j] = OnnxCategories(codes.astype(np.float64), codes)
             names[j] = [str(v) for v in spec.values]
     return categories, names
 
 
-def _codes_plan(model, view, missing: str, link: str, classes) -> _Plan:
-    """Trees, bagging, AdaBoost, gradient boosting: float64, ``x <= t``, category codes."""
+def codes_plan(model, view, specs, missing: str, link: str, classes) -> OnnxPlan:
+    """Trees, bagging, AdaBoost, gradient boosting: float64, ``x <= t``, category codes.
+
+    ``specs``: the model's feature specifications (how its trees read each
+    column); ``missing``: its missing-value method.
+    """
     if missing == "c45" and view.splits_missing():
         raise OnnxExportError(
             f"{type(model).__name__} uses C4.5's fractional routing of missing values "
@@ -157,10 +164,9 @@ def _codes_plan(model, view, missing: str, link: str, classes) -> _Plan:
             "missing='default_direction' (or 'surrogate' for CART), or with missing='error' "
             "and impute missing values before prediction"
         )
-    specs = model._specs
     n = len(specs)
     categories, names = _codes_categories(specs)
-    return _Plan(
+    return OnnxPlan(
         view=view,
         dtype=np.float64,
         comparison="<=",
@@ -174,148 +180,34 @@ def _codes_plan(model, view, missing: str, link: str, classes) -> _Plan:
     )
 
 
-def _boosting_link(n_outputs: int) -> str:
+def boosting_link(n_outputs: int) -> str:
     return "logistic" if n_outputs == 1 else "softmax"
 
 
-def _plan(model) -> _Plan:
-    """The export plan of a fitted model (TypeError for models that are no tree ensemble)."""
-    from sklearn.base import is_classifier
-
-    from mltrees.ensemble.adaboost import AdaBoostClassifier
-    from mltrees.ensemble.bagging import _BaseBagging
-    from mltrees.ensemble.catboost import _BaseObliviousBoosting
-    from mltrees.ensemble.gradient_boosting import _BaseGradientBoosting
-    from mltrees.ensemble.lightgbm import _BaseLightGBM
-    from mltrees.ensemble.xgboost import _BaseXGBoost
-    from mltrees.inspection import view_of
-    from mltrees.io.importers import ImportedTreeModel
-    from mltrees.tree.builder import TreeBuilder
-    from mltrees.tree.classes import _BaseTree
-
-    if isinstance(model, ImportedTreeModel):
-        return _imported_plan(model)
-    kinds = (
-        _BaseTree,
-        _BaseBagging,
-        AdaBoostClassifier,
-        _BaseGradientBoosting,
-        _BaseXGBoost,
-        _BaseLightGBM,
-        _BaseObliviousBoosting,
-    )
-    from mltrees.tree.oblique import _BaseObliqueTree
-
-    if isinstance(model, _BaseObliqueTree):
-        raise OnnxExportError(
-            f"{type(model).__name__} tests a weighted sum of features at each node; ONNX's "
-            "TreeEnsemble tests one feature per node"
-        )
-    if not isinstance(model, kinds):
+def _plan(model) -> OnnxPlan:
+    """The export plan of a fitted model: its own ``_onnx_plan()`` (TypeError if it has none)."""
+    hook = getattr(model, "_onnx_plan", None)
+    if hook is None:
         raise TypeError(
             "to_onnx exports mltrees trees (ID3, C4.5, CART), random forests, bagging of "
             "mltrees trees, AdaBoost, gradient boosting, XGBoost, LightGBM and oblivious "
             "boosting models, and imported XGBoost or LightGBM models; got "
             f"{type(model).__name__}"
         )
-    foreign = (isinstance(model, _BaseBagging) and not getattr(model, "_binned", True)) or (
-        isinstance(model, AdaBoostClassifier) and not getattr(model, "_native", True)
-    )
-    if foreign:
-        raise OnnxExportError(
-            f"{type(model).__name__} holds members that are not mltrees trees; to_onnx "
-            "writes mltrees trees (export the members with their own library's converter)"
-        )
-    view = view_of(model)
-    classifier = is_classifier(model)
-    classes = np.asarray(model.classes_) if classifier else None
-    if isinstance(model, _BaseTree):
-        return _codes_plan(
-            model, view, model._missing, "proba" if classifier else "identity", classes
-        )
-    if isinstance(model, _BaseBagging):
-        missing = TreeBuilder(model.estimator_).missing
-        return _codes_plan(model, view, missing, "proba" if classifier else "identity", classes)
-    if isinstance(model, AdaBoostClassifier):
-        return _codes_plan(model, view, getattr(model, "_missing", "error"), "adaboost", classes)
-    if isinstance(model, _BaseGradientBoosting):
-        link = _boosting_link(view.n_outputs) if classifier else "identity"
-        return _codes_plan(model, view, "default_direction", link, classes)
-    n = model.n_features_in_
-    if isinstance(model, _BaseXGBoost):
-        if classifier:
-            link = _boosting_link(view.n_outputs)
-        else:
-            link = "exp" if model._objective.name == "count:poisson" else "identity"
-        return _Plan(
-            view=view,
-            dtype=np.float32,
-            comparison="<",
-            encode=view.encode,
-            link=link,
-            reject_inf=np.ones(n, dtype=bool),
-            classes=classes,
-        )
-    if isinstance(model, _BaseLightGBM):
-        return _lightgbm_plan(model, view, classes)
-    return _oblivious_plan(model, view, classes)
+    return hook()
 
 
-def _lightgbm_plan(model, view, classes) -> _Plan:
-    """LightGBM: raw category values in; a category's bin is 1 + its position, else 0."""
-    from mltrees.ensemble.lightgbm import _as_float64
-
-    categories = {}
-    for j, listed in model._categories.items():
-        listed = np.asarray(listed)
-        categories[j] = _Categories(
-            listed.astype(np.float64), np.arange(1, listed.size + 1), other=0, nan=0
-        )
-    link = _boosting_link(view.n_outputs) if classes is not None else "identity"
-    return _Plan(
-        view=view,
-        dtype=np.float64,
-        comparison="<=",
-        encode=lambda X: _as_float64(model, X, reset=False),
-        link=link,
-        categories=categories,
-        reject_inf=np.ones(model.n_features_in_, dtype=bool),
-        classes=classes,
+def foreign_members_error(model) -> OnnxExportError:
+    """The error for an ensemble whose members are not mltrees trees."""
+    return OnnxExportError(
+        f"{type(model).__name__} holds members that are not mltrees trees; to_onnx "
+        "writes mltrees trees (export the members with their own library's converter)"
     )
 
 
-def _oblivious_plan(model, view, classes) -> _Plan:
-    """Oblivious trees: float32 borders; a category's code is its training position."""
-    n = model.n_features_in_
-    categories, names = {}, {}
-    stats = model._cat_stats
-    categorical = np.zeros(n, dtype=bool)
-    if stats is not None:
-        for c, j in enumerate(stats.features):
-            known = len(stats.categories[c])
-            codes = np.arange(known)
-            # Any other code is an unseen category (the trees' last code).
-            categories[j] = _Categories(codes.astype(np.float64), codes, other=known)
-            names[j] = [str(v) for v in stats.categories[c]]
-            categorical[j] = True
-    link = _boosting_link(view.n_outputs) if classes is not None else "identity"
-    return _Plan(
-        view=view,
-        dtype=np.float32,
-        comparison="<=",
-        encode=view.encode,
-        link=link,
-        categories=categories,
-        reject_nan=categorical,  # a missing category is an error
-        reject_inf=~categorical,
-        classes=classes,
-        category_names=names,
-    )
-
-
-def _imported_plan(model) -> _Plan:
+def _imported_plan(model) -> OnnxPlan:
     """An imported XGBoost (float32, ``x < t``) or LightGBM (double, ``x <= t``) model."""
-    from mltrees.inspection._adapters import TreeModelView
+    from mltrees.tree.view import TreeModelView
 
     if not hasattr(model, "trees_"):
         raise TypeError("an ImportedTreeModel comes from import_xgboost or import_lightgbm")
@@ -348,10 +240,10 @@ def _imported_plan(model) -> _Plan:
     categories = {}
     for j in np.flatnonzero(model.categorical_):
         codes = np.arange(int(model.n_codes_[j]))
-        categories[int(j)] = _Categories(codes.astype(np.float64), codes, other=codes.size)
+        categories[int(j)] = OnnxCategories(codes.astype(np.float64), codes, other=codes.size)
     xgboost = model.source_ == "xgboost"
     link = {"identity": "identity", "log": "exp", "logit": "logistic", "softmax": "softmax"}
-    return _Plan(
+    return OnnxPlan(
         view=view,
         dtype=np.float32 if xgboost else np.float64,
         comparison="<" if xgboost else "<=",
@@ -424,7 +316,7 @@ def _split_values(threshold: np.ndarray, dtype, comparison: str) -> np.ndarray:
 class _TreeWriter:
     """Turns one :class:`Tree` into :class:`_Rows`, the model's routing kept exactly."""
 
-    def __init__(self, plan: _Plan):
+    def __init__(self, plan: OnnxPlan):
         self.plan = plan
         self.mode = _LT if plan.comparison == "<" else _LEQ
 
@@ -445,7 +337,7 @@ class _TreeWriter:
         table = tree.route_table[tree.route_offset[i] : tree.route_offset[i] + n_i]
         cats = self.plan.categories.get(f)
         if cats is None:  # no map given: the codes 0..n-1 are the input itself
-            cats = _Categories(np.arange(n_i, dtype=np.float64), np.arange(n_i))
+            cats = OnnxCategories(np.arange(n_i, dtype=np.float64), np.arange(n_i))
 
         def slot_of(code):  # a code outside the node's table, or slot -1: the row stops
             code = np.asarray(code)
@@ -700,7 +592,7 @@ def _unshared(rows: _Rows) -> _Rows:
 
 
 # ------------------------------------------------------------------------- the graph
-def _ensemble_attributes(plan: _Plan) -> dict:
+def _ensemble_attributes(plan: OnnxPlan) -> dict:
     """The attributes of the TreeEnsemble node: every tree, once per output column it feeds."""
     view, dtype = plan.view, plan.dtype
     writer = _TreeWriter(plan)
@@ -807,7 +699,7 @@ class _Graph:
         return output
 
 
-def _preprocess(graph: _Graph, plan: _Plan, x: str, n_features: int) -> str:
+def _preprocess(graph: _Graph, plan: OnnxPlan, x: str, n_features: int) -> str:
     """Category columns to whole codes, and LightGBM's zero band to NaN."""
     dtype = plan.dtype
     if plan.categories:
@@ -832,7 +724,7 @@ def _preprocess(graph: _Graph, plan: _Plan, x: str, n_features: int) -> str:
     return x
 
 
-def _rejected(graph: _Graph, plan: _Plan, x: str) -> str | None:
+def _rejected(graph: _Graph, plan: OnnxPlan, x: str) -> str | None:
     """A (n, 1) mask of the rows the model would refuse (NaN or inf where it raises)."""
     cells = []
     for mask, test in ((plan.reject_nan, "IsNaN"), (plan.reject_inf, "IsInf")):
@@ -866,7 +758,7 @@ def _labels_tensor(classes: np.ndarray):
     )
 
 
-def _outputs(graph: _Graph, plan: _Plan, raw: str) -> list:
+def _outputs(graph: _Graph, plan: OnnxPlan, raw: str) -> list:
     """Probabilities and labels (classifiers) or the prediction, from the raw score."""
     from onnx import TensorProto
 

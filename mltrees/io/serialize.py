@@ -2,21 +2,19 @@
 
 :func:`to_json` writes an estimator's parameters and fitted state as the
 typed JSON values of :mod:`mltrees.io.format`; :func:`from_json` reads them
-back. Only the classes of a fixed registry can appear in a file: an
-estimator class is added with one call of :func:`register_estimator`, naming
-the caches that are rebuilt rather than stored.
+back. Only the classes of a fixed registry (:mod:`mltrees.io.registry`) can
+appear in a file; an estimator names the caches that are rebuilt rather than
+stored, and checks its loaded state, in its own hooks
+(:func:`~mltrees.io.registry.register_estimator`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import json
 import math
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 from sklearn.base import is_classifier as sklearn_is_classifier
@@ -36,6 +34,13 @@ from mltrees.io.format import (
     dtype_name,
     encode_float_list,
 )
+from mltrees.io.registry import (
+    _ESTIMATORS,
+    _OBJECTS,
+    _registered_name,
+    register_estimator,
+    register_object,
+)
 
 __all__ = [
     "from_json",
@@ -47,92 +52,6 @@ __all__ = [
 ]
 
 DEFAULT_MAX_BYTES = 1 << 31  # 2 GiB: a larger file is refused before it is read
-
-
-@dataclass(frozen=True)
-class _EstimatorEntry:
-    cls: type
-    skip: tuple  # fitted attributes not stored (caches), rebuilt by ``rebuild``
-    rebuild: Callable | None
-    non_finite: tuple  # fitted attributes that may hold NaN or inf
-
-
-@dataclass(frozen=True)
-class _ObjectEntry:
-    cls: type
-    attributes: tuple | None  # the exact attribute set (None: any identifiers)
-    validate: Callable | None
-    encode: Callable | None
-    decode: Callable | None
-    cells: Callable | None  # cells one use of an instance costs the predictor
-
-
-_ESTIMATORS: dict[str, _EstimatorEntry] = {}
-_OBJECTS: dict[str, _ObjectEntry] = {}
-
-
-def register_estimator(cls, *, skip=(), rebuild=None, non_finite=(), name=None) -> None:
-    """Allow estimators of class ``cls`` in model files.
-
-    Parameters
-    ----------
-    cls : type
-        A scikit-learn style estimator: ``__init__`` stores its parameters,
-        fitted attributes live in the instance ``__dict__``.
-    skip : tuple of str
-        Fitted attributes that are caches (e.g. a stacked walk over all
-        trees): not written, and rebuilt after loading by ``rebuild``.
-    rebuild : callable or None
-        ``rebuild(estimator)`` checks the loaded state as a whole (shapes
-        that must agree, indices into other attributes) and recomputes the
-        skipped caches. An exception it raises becomes a
-        :class:`ModelFormatError`.
-    non_finite : tuple of str
-        Fitted attributes that may hold NaN or infinity; every other number
-        of the fitted state must be finite.
-    name : str or None
-        The name in files (default: the class name).
-    """
-    name = _free_name(name or cls.__name__, cls, _ESTIMATORS)
-    _ESTIMATORS[name] = _EstimatorEntry(cls, tuple(skip), rebuild, tuple(non_finite))
-
-
-def _free_name(name: str, cls: type, table: dict) -> str:
-    """A name not yet given to another class (two private ``_Objective`` classes exist)."""
-    check_name(name, "name")
-    if name in table and table[name].cls is not cls:
-        raise ValueError(
-            f"{name!r} already names {table[name].cls.__module__}.{table[name].cls.__name__}; "
-            "pass name= to register_estimator/register_object"
-        )
-    return name
-
-
-def register_object(
-    cls, *, attributes=None, validate=None, encode=None, decode=None, cells=None, name=None
-):
-    """Allow instances of a plain class (tree, loss, rule...) inside model files.
-
-    ``attributes`` is the exact set of instance attributes (dataclasses: their
-    fields by default); ``validate(obj, path)`` checks a decoded instance
-    (without ``validate``, its numbers must be finite);
-    ``encode(obj) -> dict`` and ``decode(state, path) -> obj`` replace the
-    default (the instance ``__dict__``) for classes without one.
-    ``cells(obj)`` is what one use of an instance costs the predictor, in
-    cells of the :class:`~mltrees.io.format.Budget` (trees: their node
-    arrays); it is charged again for every ``{"ref": n}`` to it.
-    """
-    if attributes is None and dataclasses.is_dataclass(cls):
-        attributes = tuple(f.name for f in dataclasses.fields(cls))
-    name = _free_name(name or cls.__name__, cls, _OBJECTS)
-    _OBJECTS[name] = _ObjectEntry(cls, attributes, validate, encode, decode, cells)
-
-
-def _registered_name(obj, table) -> str | None:
-    for name, entry in table.items():
-        if type(obj) is entry.cls:
-            return name
-    return None
 
 
 # ---------------------------------------------------------------- encoding
@@ -685,8 +604,7 @@ def load_model(path, *, max_bytes: int = DEFAULT_MAX_BYTES, max_cells: int | Non
 
 # ---------------------------------------------------------------- the registry
 
-
-_DEFAULTS_REGISTERED = False
+_BUILTIN_REGISTERED = False
 
 # Estimators of optional subpackages register themselves when their module is
 # imported (it needs dask); a file naming one imports the module first.
@@ -708,12 +626,16 @@ def _import_registering_module(name: str) -> None:
 
 
 def _ensure_registry() -> None:
-    # A flag, not "is the table empty": an estimator registered before the
-    # first save or load (register_estimator, or an optional subpackage's
-    # import) must not keep the built-in ones out.
-    global _DEFAULTS_REGISTERED
-    if not _DEFAULTS_REGISTERED:
-        _DEFAULTS_REGISTERED = True
-        from mltrees.io._registry import register_defaults
+    """Register mltrees' own classes once, whatever was registered before.
 
-        register_defaults()
+    A flag, not an empty table, says whether they are in: an estimator
+    registered before the first save or load (by the user's
+    ``register_estimator``, or by an optional subpackage's import) must not
+    keep them out.
+    """
+    global _BUILTIN_REGISTERED
+    if not _BUILTIN_REGISTERED:
+        _BUILTIN_REGISTERED = True
+        from mltrees.io._builtin import register_builtin
+
+        register_builtin()

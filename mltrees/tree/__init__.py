@@ -1,6 +1,11 @@
-"""Single decision trees: ID3, C4.5 and CART on one growth engine (chapters 2-4)."""
+"""Single decision trees: ID3, C4.5 and CART on one growth engine (chapters 2-4).
+
+:class:`Tree` is the flat-array tree that every estimator of the package
+stores (``tree_`` of a single tree; the members and rounds of the ensembles).
+"""
 
 from mltrees.tree._surrogate import association as surrogate_association
+from mltrees.tree._tree import Tree
 from mltrees.tree.builder import TreeBuilder
 from mltrees.tree.classes import (
     C45Classifier,
@@ -26,6 +31,7 @@ __all__ = [
     "ObliqueTreeClassifier",
     "ObliqueTreeRegressor",
     "RuleSetClassifier",
+    "Tree",
     "TreeBuilder",
     "export_text",
     "extract_rules",
@@ -35,3 +41,8 @@ __all__ = [
     "surrogate_association",
     "to_dot",
 ]
+
+# help() shows plain text; the website's Sphinx hook turns it back into links.
+from mltrees._docstrings import plain_docstrings as _plain_docstrings
+
+_plain_docstrings()

@@ -23,6 +23,7 @@ import pandas as pd
 
 from mltrees._frames import check_category_values, is_categorical, numeric_values
 from mltrees._midpoint import midpoint
+from mltrees._search import count_below
 from mltrees._validation import check_sample_weight
 from mltrees.tree._tree import available_cores
 
@@ -325,39 +326,13 @@ def _numeric_values(column, name: str) -> np.ndarray:
 
 
 PARALLEL_ROWS = 50_000  # from this many rows, columns are encoded on several threads
-BRANCH_FREE_TABLE = 1 << 16  # up to this many entries, a branch-free search beats searchsorted
-
-
-def count_below(table: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``#{t in table : t < x}`` for every ``x`` of ``values`` (``table`` sorted); NaN gives 0.
-
-    ``np.searchsorted(table, values, side="left")``, computed as a binary search
-    run on all values at once: each halving is one gather and one comparison,
-    without the branch mispredictions that make ``searchsorted`` slow on
-    unsorted values (about 2x). Large tables, whose gathers miss the cache,
-    use ``searchsorted``.
-    """
-    table = np.asarray(table, dtype=np.float64)
-    if table.size > BRANCH_FREE_TABLE:
-        code = np.searchsorted(table, values, side="left")
-        code[np.isnan(values)] = 0
-        return code.astype(np.int64)
-    size = 1 << int(table.size).bit_length()  # a power of two > len(table)
-    padded = np.full(size, np.inf)
-    padded[1 : table.size + 1] = table  # padded[k] is the k-th entry (1-based)
-    code = np.zeros(np.shape(values), dtype=np.int32)  # a quarter less traffic than int64
-    step = size // 2
-    while step >= 1:
-        code += step * (padded.take(code + step) < values)
-        step //= 2
-    return code
 
 
 def encode_numeric(values: np.ndarray, spec: FeatureSpec) -> np.ndarray:
     """Codes of raw numeric values under a fitted spec; NaN gets -1."""
     # Exact mode: the rank among the distinct values. Histogram mode: the number
     # of edges strictly below the value, so bin b holds edges[b-1] < x <= edges[b].
-    code = count_below(spec.values, values)
+    code = count_below(np.asarray(spec.values, dtype=np.float64), values)
     code[np.isnan(values)] = -1
     return code
 

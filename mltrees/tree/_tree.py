@@ -15,6 +15,7 @@ leaf are set aside every few steps.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
@@ -43,7 +44,22 @@ MISSING_NONE, MISSING_ALL_BRANCHES = -1, -2
 
 @dataclass
 class Tree:
-    """Flat-array storage of a fitted tree.
+    """A fitted tree as flat arrays, one entry per node (chapter 2).
+
+    Node 0 is the root. An internal node ``t`` tests feature ``feature[t]``
+    (against ``threshold[t]`` for a number, by its category for ID3's
+    multiway split) and sends a row to one of its children, nodes
+    ``first_child[t]`` to ``first_child[t] + n_children[t] - 1``; a leaf has
+    ``feature[t] == -1`` (``is_leaf[t]``). Every node, leaf or not, keeps
+    what chapter 2 reads off a tree: ``value`` (the class fractions, or the
+    mean, of the training rows that reach it), ``n_node_samples`` and
+    ``weighted_n_node_samples`` (how many rows, and their weight),
+    ``impurity``, ``depth`` and ``parent``. ``node_count`` is the number of
+    nodes.
+
+    A single tree estimator stores its tree as ``tree_``; the ensembles keep
+    one per member or round, and the explainers (:mod:`mltrees.inspection`),
+    exporters and model files (:mod:`mltrees.io`) read the same arrays.
 
     Attributes
     ----------
@@ -91,6 +107,20 @@ class Tree:
     surrogate_agreement : ndarray of float, same shape
         Agreement of each surrogate with the node's split on the training
         rows, :eq:`eq-surrogate-agreement` (NaN where unused).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from mltrees import CARTClassifier
+    >>> from mltrees.tree import Tree
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = CARTClassifier(max_depth=1).fit(X, y).tree_
+    >>> isinstance(tree, Tree), tree.node_count
+    (True, 3)
+    >>> int(tree.feature[0]), float(tree.threshold[0]), tree.is_leaf.tolist()
+    (2, 2.45, [False, True, True])
+    >>> tree.n_node_samples.tolist(), tree.parent.tolist(), tree.depth.tolist()
+    ([150, 50, 100], [-1, 0, 0], [0, 1, 1])
     """
 
     feature: np.ndarray
@@ -167,7 +197,13 @@ class Tree:
         )
         return fraction
 
-    def apply_weighted(self, values: np.ndarray, *, n_threads=None, check_block=None):
+    def apply_weighted(
+        self,
+        values: np.ndarray,
+        *,
+        n_threads: int | None = None,
+        check_block: Callable | None = None,
+    ):
         """Every node a sample ends in, with its weight: C4.5's prediction (chapter 6).
 
         A sample walks as in :meth:`apply`. When it meets a missing (NaN)
@@ -209,7 +245,13 @@ class Tree:
             sample, node, weight = sample[split], node[split], weight[split]
         return tuple(np.concatenate(parts) for parts in zip(*out, strict=True))
 
-    def weighted_value(self, values: np.ndarray, *, n_threads=None, check_block=None):
+    def weighted_value(
+        self,
+        values: np.ndarray,
+        *,
+        n_threads: int | None = None,
+        check_block: Callable | None = None,
+    ):
         """Prediction of every sample: the weighted mix of its end nodes' values.
 
         Implements :eq:`eq-c45-predict` (chapter 6) with
@@ -251,8 +293,13 @@ class Tree:
         return int(self.is_leaf.sum())
 
     def apply(
-        self, values: np.ndarray, *, return_path: bool = False, n_threads=None, check_block=None
-    ):
+        self,
+        values: np.ndarray,
+        *,
+        return_path: bool = False,
+        n_threads: int | None = None,
+        check_block: Callable | None = None,
+    ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Node reached by each sample; optionally every node on its path.
 
         Parameters

@@ -485,6 +485,40 @@ class _BaseTree(BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.compute_feature_importances(self.n_features_in_)
 
+    def _encoded_for_view(self, X):
+        """Rows as the tree reads them (numbers, codes, NaN), checked as ``predict`` does."""
+        values = self._values(X)
+        self._check_numeric(values)
+        return values
+
+    # Model files (chapter 18): caches not stored, rebuilt by _rebuild_caches.
+    _cache_attributes = ("_split_codes",)
+
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.tree._model_file import _rebuild_single_tree
+
+        _rebuild_single_tree(self)
+
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` with its labels, as ``plot_tree`` and ``to_dot`` draw it."""
+        from mltrees.tree._drawable import single_drawable
+
+        return single_drawable(self, tree_index)
+
+    def _onnx_plan(self):
+        """How ``mltrees.io.to_onnx`` writes this model (its input, comparisons, link)."""
+        from sklearn.base import is_classifier
+
+        from mltrees.io.onnx_export import codes_plan
+        from mltrees.tree.view import view_of
+
+        view = view_of(self)
+        classifier = is_classifier(self)
+        classes = np.asarray(self.classes_) if classifier else None
+        link = "proba" if classifier else "identity"
+        return codes_plan(self, view, self._specs, self._missing, link, classes)
+
 
 class _TreeClassifier(ClassifierMixin, _BaseTree):
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
@@ -554,6 +588,24 @@ class _TreeClassifier(ClassifierMixin, _BaseTree):
         # The class each node predicts, looked up once per node, not per sample.
         return self.classes_[self.tree_.node_argmax()[nodes]]
 
+    def _tree_model_view(self):
+        """The tree as a :class:`~mltrees.tree.view.TreeModelView` of ``predict_proba``."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "tree_")
+        K = self.tree_.value.shape[1]
+        return TreeModelView(
+            trees=[self.tree_],
+            tables=[self.tree_.value],
+            columns=[np.arange(K)],
+            n_outputs=K,
+            base=np.zeros(K),
+            encode=self._encoded_for_view,
+            output=self.predict_proba,
+            feature_names=feature_names_of(self),
+            output_name="predict_proba (one column per class)",
+        )
+
 
 class _TreeRegressor(RegressorMixin, _BaseTree):
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
@@ -589,6 +641,24 @@ class _TreeRegressor(RegressorMixin, _BaseTree):
         """The mean target of the node each sample reaches."""
         nodes, mixed = self._node_values(X)
         return self.tree_.value[nodes, 0] if mixed is None else mixed[:, 0]
+
+    def _tree_model_view(self):
+        """The tree as a :class:`~mltrees.tree.view.TreeModelView` of ``predict``."""
+        from mltrees.tree.view import TreeModelView, feature_names_of
+
+        check_is_fitted(self, "tree_")
+        return TreeModelView(
+            trees=[self.tree_],
+            tables=[self.tree_.value[:, :1]],
+            columns=[np.zeros(1, dtype=np.intp)],
+            n_outputs=1,
+            base=np.zeros(1),
+            encode=self._encoded_for_view,
+            output=lambda X: self.predict(X)[:, None],
+            feature_names=feature_names_of(self),
+            output_name="predict",
+            squeeze=True,
+        )
 
 
 _SHARED_PARAMS = """

@@ -1,6 +1,6 @@
 """Showing a fitted tree: indented text, Graphviz DOT and a matplotlib drawing (chapter 2).
 
-All three read the flat arrays of :class:`mltrees.tree._tree.Tree` and cover
+All three read the flat arrays of :class:`mltrees.tree.Tree` and cover
 every node kind of the book: binary threshold nodes (``x <= t`` / ``x > t``),
 multiway category nodes (one branch per category, ``outlook = sunny``) and
 binary category-subset nodes (``color in {green, dark}``).

@@ -932,6 +932,27 @@ class _BaseObliqueTree(BaseEstimator):
                 best_a, best_cost = np.append(w, -t), cost
         return best_a, best_cost
 
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.tree._model_file import _rebuild_oblique
+
+        _rebuild_oblique(self)
+
+    def _drawable_tree(self, tree_index):
+        """Tree ``tree_index`` with its labels, as ``plot_tree`` and ``to_dot`` draw it."""
+        from mltrees.tree._drawable import single_drawable
+
+        return single_drawable(self, tree_index)
+
+    def _onnx_plan(self):
+        """Oblique trees cannot be written: ONNX's ``TreeEnsemble`` tests one feature per node."""
+        from mltrees.io.onnx_export import OnnxExportError
+
+        raise OnnxExportError(
+            f"{type(self).__name__} tests a weighted sum of features at each node; ONNX's "
+            "TreeEnsemble tests one feature per node"
+        )
+
 
 _PARAMETERS = """
     splitter : {{{splitters}}}, default "oc1"

@@ -1,6 +1,6 @@
 r"""Pruning a grown tree (chapter 5).
 
-Four methods, all of which return a new, compacted :class:`~mltrees.tree._tree.Tree`
+Four methods, all of which return a new, compacted :class:`~mltrees.tree.Tree`
 (or a pruned copy of an estimator) and leave their input untouched:
 
 * :func:`cost_complexity_path` and :func:`prune_cost_complexity` -- CART's

@@ -447,6 +447,12 @@ class RuleSetClassifier(ClassifierMixin, BaseEstimator):
         lines.append(f"Default: {target} = {self.default_class_}")
         return "\n".join(lines)
 
+    def _rebuild_caches(self) -> None:
+        """Model files: check a loaded fitted state as a whole, then rebuild the caches."""
+        from mltrees.tree._model_file import _rebuild_rules
+
+        _rebuild_rules(self)
+
 
 def _rule_distributions(rules, values, codes, weights, n_classes: int) -> np.ndarray:
     """Class distribution of every rule's training cases, then of the uncovered cases.

@@ -1,11 +1,14 @@
-"""The classes a model file may name: estimators and the objects inside them.
+"""mltrees' own classes in the model-file registry: the list of what a file may name.
 
-Adding an estimator is one call of
-:func:`mltrees.io.serialize.register_estimator` in :func:`register_defaults`,
-naming its caches and the function of :mod:`mltrees.io._estimator_state` that
-checks its fitted state as a whole and rebuilds them. The objects an
-estimator holds (trees, feature specifications, losses, rules, seeds,
-pandas categories, ID5R's nodes, splitters) are registered here with their
+:func:`register_builtin` runs once, on the first save or load
+(:func:`mltrees.io.serialize._ensure_registry`). Each estimator is one call of
+:func:`~mltrees.io.registry.register_estimator` with the class alone: what it
+stores and how it checks and rebuilds a loaded state are its own hooks
+(``_cache_attributes``, ``_non_finite_attributes``, ``_rebuild_caches``).
+This module is the one allow-list of the format, so it imports every class a
+file may name; it reads no estimator's internals. The objects an estimator
+holds (trees, feature specifications, losses, rules, seeds, pandas
+categories, ID5R's nodes, splitters) are registered here with their
 validators, encoders and the cells one use of them costs
 (:class:`~mltrees.io.format.Budget`).
 """
@@ -14,23 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mltrees.io._estimator_state import (
-    _rebuild_adaboost,
-    _rebuild_bagging,
-    _rebuild_gradient_boosting,
-    _rebuild_hoeffding,
-    _rebuild_id5r,
-    _rebuild_imported,
-    _rebuild_lightgbm,
-    _rebuild_linear,
-    _rebuild_logitboost,
-    _rebuild_oblique,
-    _rebuild_oblivious,
-    _rebuild_rules,
-    _rebuild_single_tree,
-    _rebuild_stacking,
-    _rebuild_xgboost,
-)
+from mltrees.io._estimator_state import _rebuild_linear
 from mltrees.io.format import (
     ModelFormatError,
     check_finite,
@@ -41,7 +28,7 @@ from mltrees.io.format import (
     validate_feature_spec,
     validate_tree,
 )
-from mltrees.io.serialize import register_estimator, register_object
+from mltrees.io.registry import register_estimator, register_object
 
 
 def _check_statistics(stats, path: str) -> None:
@@ -360,7 +347,7 @@ def _decode_categories(state: dict, path: str):
     )
 
 
-def register_defaults() -> None:
+def register_builtin() -> None:
     """Register every estimator and helper class of mltrees."""
     import pandas as pd
     from sklearn.linear_model import LinearRegression, LogisticRegression, Ridge, RidgeCV
@@ -444,30 +431,39 @@ def register_defaults() -> None:
         losses.PoissonLoss,
     ):
         register_object(loss, validate=_plain_state)
-    # Single trees and rule sets: everything they hold is stored; members of
-    # ensembles drop the split codes of the histogram walk (floats suffice).
-    for cls in (ID3Classifier, C45Classifier, CARTClassifier, CARTRegressor):
-        register_estimator(cls, skip=("_split_codes",), rebuild=_rebuild_single_tree)
-    register_estimator(RuleSetClassifier, rebuild=_rebuild_rules)
-    register_estimator(LogitBoostClassifier, rebuild=_rebuild_logitboost)
-    register_estimator(AdaBoostClassifier, skip=("_stack",), rebuild=_rebuild_adaboost)
-    # Out-of-bag estimates are NaN for rows that every member drew.
-    out_of_bag = ("oob_decision_function_", "oob_prediction_", "oob_score_")
-    for cls in (BaggingClassifier, BaggingRegressor, RandomForestClassifier, RandomForestRegressor):
-        register_estimator(
-            cls, skip=("_stack", "_stack_key"), rebuild=_rebuild_bagging, non_finite=out_of_bag
-        )
-    for cls in (GradientBoostingClassifier, GradientBoostingRegressor):
-        register_estimator(cls, skip=("_stack",), rebuild=_rebuild_gradient_boosting)
-    for cls in (XGBoostClassifier, XGBoostRegressor):
-        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_rebuild_xgboost)
-    for cls in (LightGBMClassifier, LightGBMRegressor):
-        register_estimator(cls, skip=("_stack", "_timings"), rebuild=_rebuild_lightgbm)
-    for cls in (ObliviousBoostingClassifier, ObliviousBoostingRegressor):
-        register_estimator(cls, skip=("_tests", "_test_of", "_values"), rebuild=_rebuild_oblivious)
-    register_estimator(ObliqueTreeClassifier, rebuild=_rebuild_oblique)
-    register_estimator(ObliqueTreeRegressor, rebuild=_rebuild_oblique)
-    register_estimator(ImportedTreeModel, skip=("_stack",), rebuild=_rebuild_imported)
+    # Estimators: their own hooks say what they store and rebuild.
+    for cls in (
+        ID3Classifier,
+        C45Classifier,
+        CARTClassifier,
+        CARTRegressor,
+        RuleSetClassifier,
+        LogitBoostClassifier,
+        AdaBoostClassifier,
+        BaggingClassifier,
+        BaggingRegressor,
+        RandomForestClassifier,
+        RandomForestRegressor,
+        GradientBoostingClassifier,
+        GradientBoostingRegressor,
+        XGBoostClassifier,
+        XGBoostRegressor,
+        LightGBMClassifier,
+        LightGBMRegressor,
+        ObliviousBoostingClassifier,
+        ObliviousBoostingRegressor,
+        ObliqueTreeClassifier,
+        ObliqueTreeRegressor,
+        ImportedTreeModel,
+        HoeffdingTreeClassifier,
+        ID5RClassifier,
+        ID4Classifier,
+        StackingClassifier,
+        StackingRegressor,
+        BlendingClassifier,
+        BlendingRegressor,
+    ):
+        register_estimator(cls)
     # Incremental trees: their whole state, so that partial_fit continues exactly.
     register_object(
         _Node,
@@ -476,18 +472,8 @@ def register_defaults() -> None:
         decode=_decode_id5r_node,
         name="ID5RNode",
     )
-    register_estimator(
-        HoeffdingTreeClassifier,
-        rebuild=_rebuild_hoeffding,
-        # NaN at leaves, +-inf when empty; a class without a key ranks +inf
-        non_finite=("_threshold", "_g_min", "_g_max", "_key_rank", "_estimator_rank"),
-    )
-    for cls in (ID5RClassifier, ID4Classifier):
-        register_estimator(cls, skip=("_flat",), rebuild=_rebuild_id5r)
-    # Stacking and blending, with the scikit-learn linear models that are their
+    # Stacking and blending hold folds and the scikit-learn linear models that are their
     # default final estimators (and the usual ones) and the usual splitters.
-    for cls in (StackingClassifier, StackingRegressor, BlendingClassifier, BlendingRegressor):
-        register_estimator(cls, skip=("named_estimators_",), rebuild=_rebuild_stacking)
     register_object(
         FoldAverage, attributes=("estimators_", "n_classes"), validate=_check_fold_average
     )
