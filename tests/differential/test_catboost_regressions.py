@@ -257,6 +257,51 @@ ORDERED_GRADIENT_WEIGHTED = {
             "boost_from_average": False,
         },
     ),
+    # 186 rows, Cosine; tree 8's last level: border 17 (mltrees) against 11.
+    "186_rows": (
+        Recipe(
+            seed=1034,
+            n_rows=186,
+            kinds=("constant", "duplicate", "negative"),
+            nan_pattern="train",
+            nan_rate=0.3,
+            task="binary",
+            weights=True,
+        ),
+        {
+            "n_estimators": 12,
+            "depth": 2,
+            "learning_rate": 0.3,
+            "l2_leaf_reg": 10.0,
+            "border_count": 32,
+            "one_hot_max_size": 4,
+            "score_function": "Cosine",
+            "boost_from_average": False,
+        },
+    ),
+    # 652 rows; tree 9's root: border 16 (mltrees) against 18, 2.7e-5 apart
+    # in mltrees' arithmetic; unlike the others, no scaling of the ordered
+    # steps' λ (×0.99 to ×1.3) makes mltrees pick catboost's split.
+    "652_rows": (
+        Recipe(
+            seed=1281,
+            n_rows=652,
+            kinds=("constant", "negative"),
+            nan_pattern="train",
+            nan_rate=0.3,
+            task="binary",
+            weights=True,
+        ),
+        {
+            "n_estimators": 12,
+            "depth": 3,
+            "learning_rate": 0.3,
+            "l2_leaf_reg": 3.0,
+            "border_count": 32,
+            "one_hot_max_size": 4,
+            "boost_from_average": True,
+        },
+    ),
 }
 
 # What was measured on the two cases (catboost 1.2.10, mltrees patched by hand):
