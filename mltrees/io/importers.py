@@ -307,16 +307,20 @@ class ImportedTreeModel(BaseEstimator):
 @functools.cache
 def _c_logf():
     """The C library's ``logf``, which XGBoost calls, or None where it cannot be loaded."""
-    import ctypes
-    import ctypes.util
-
     try:
-        libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
-        logf = libm.logf
-    except (OSError, AttributeError):
+        import ctypes
+    except ImportError:
         return None
-    logf.restype, logf.argtypes = ctypes.c_float, [ctypes.c_float]
-    return logf
+    # The interpreter itself links the C math library: look there first, and
+    # only then by name (ctypes.util.find_library may run ldconfig or a compiler).
+    for name in (None, "libm.so.6", "libm.dylib"):
+        try:
+            logf = ctypes.CDLL(name).logf
+        except (OSError, AttributeError):
+            continue
+        logf.restype, logf.argtypes = ctypes.c_float, [ctypes.c_float]
+        return logf
+    return None
 
 
 def _logf32(values) -> np.ndarray:
@@ -625,8 +629,10 @@ def import_xgboost(
     right and every other value (negative, unlisted, too large) left; pass
     categorical columns as the codes of the training categories (a pandas
     ``category`` column is converted to its codes). ``dart`` and ``gblinear``
-    boosters are refused. Every size is checked against the budget before
-    anything of that size is allocated, and any malformed content raises
+    boosters are refused, and so is a log-link model whose ``base_score`` is
+    0 (XGBoost's model of all-zero counts: margin -inf, predictions 0).
+    Every size is checked against the budget before anything of that size
+    is allocated, and any malformed content raises
     :class:`ModelFormatError`.
     """
     document, n_bytes = _json_document(model, max_bytes)
@@ -691,7 +697,13 @@ def import_xgboost(
         clamped = np.minimum(np.maximum(base32, eps), np.float32(1) - eps)
         margin = -_logf32(np.float32(1) / clamped - np.float32(1))
     elif link == "log":
-        expect((base32 > 0).all(), "base_score", "positive")
+        # A base_score of 0 (XGBoost's model of all-zero counts) has the margin
+        # -inf, which a fitted model here cannot hold: refused, and said so.
+        expect(
+            (base32 > 0).all(),
+            "base_score",
+            "positive (0, a model of all-zero counts whose margin is -inf, is not imported)",
+        )
         margin = _logf32(base32)
     else:
         margin = base32
