@@ -838,10 +838,14 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
         Columns the histograms are built on after feature bundling: each
         bundle once, each other feature alone (the features of LightGBM's
         multi-value group too), and none for the features LightGBM drops
-        as unusable (one bin; or, with ``feature_pre_filter`` on as by
-        default, a numeric feature, or a categorical one of at most two
-        bins, no cut of which leaves ``min_child_samples`` rows on both
-        sides).
+        before training: one of a single bin, and (LightGBM's
+        ``feature_pre_filter``, on by default, which this estimator always
+        applies) a numeric feature, or a categorical one of at most two
+        bins, none of whose cuts with the missing values on the right leaves
+        ``min_child_samples`` rows on both sides. LightGBM counts those rows
+        on its bin sample of at most ``subsample_for_bin`` rows (200,000)
+        with the minimum scaled to the sample; this estimator counts every
+        row, which is the same up to that many rows.
     best_iteration_, best_score_
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
