@@ -130,7 +130,7 @@ class Boosted:
     gains : list of list
         Per round, the split gains of those trees (``GrownTree.gain``).
     history : list of list of float
-        Per evaluation set, its metric after every round.
+        Per reported metric (one per evaluation set), its value after every round.
     best_round : int
         The round of the best value of the watched (last) metric.
     """
@@ -223,6 +223,8 @@ class BoostingLoop:
                 out.gains.append([grown.gain for grown in stage])
                 scores = self.round_scores(stage)
                 if len(out.history) < len(scores):
+                    # Metrics computed only while progress is shown (oblivious
+                    # boosting's training loss) start their lists on first report.
                     out.history += [[] for _ in range(len(scores) - len(out.history))]
                 for h, score in zip(out.history, scores, strict=True):
                     h.append(score)
