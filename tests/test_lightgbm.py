@@ -605,6 +605,22 @@ def test_zero_bin_and_proportional_sides_group_values_as_lightgbm(case, x, n_bin
     assert len(np.unique(ours)) == n_groups, case
 
 
+def test_missing_values_take_a_bin_so_254_values_share_253_bins_as_lightgbm():
+    """With NaN present, max_bin - 1 = 254 bins minus the missing one: two of 254 values share."""
+    values = np.repeat(np.arange(1.0, 255.0), 10)
+    x = np.r_[values, np.full(10, np.nan)]
+    y = np.nan_to_num(x, nan=0.0)
+    library = lightgbm.Dataset(x[:, None], y, params={"verbose": -1}).construct()
+    assert library.feature_num_bin(0) == 255  # 254 for the values (zero's included) + NaN's
+    settings = {"n_estimators": 1, "learning_rate": 1.0, "num_leaves": 512, "min_child_samples": 1}
+    ours = LightGBMRegressor(n_jobs=1, min_child_weight=0.0, **settings).fit(x[:, None], y)
+    theirs = lightgbm.LGBMRegressor(verbose=-1, n_jobs=1, min_child_weight=0.0, **settings)
+    theirs.fit(x[:, None], y)
+    predicted = ours.predict(values[:, None])
+    np.testing.assert_allclose(predicted, theirs.predict(values[:, None]), rtol=1e-6, atol=1e-6)
+    assert len(np.unique(predicted)) == 253
+
+
 @pytest.mark.parametrize(("n_missing", "kept"), [(0, [0, 1]), (2, [0, 1, 2])])
 def test_rarest_category_has_no_bin_when_the_others_cover_99_percent(n_missing, kept):
     # 600, 300 and 5 rows: the first two cover 99.4 %; bins are capped at the number of

@@ -865,8 +865,10 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
         Columns the histograms are built on after feature bundling: each
         bundle once, each other feature alone (the features of LightGBM's
         multi-value group too), and none for the features LightGBM drops
-        as unusable (one bin, or no cut leaving ``min_child_samples`` rows
-        on both sides).
+        as unusable (one bin; or, with ``feature_pre_filter`` on as by
+        default, a numeric feature, or a categorical one of at most two
+        bins, no cut of which leaves ``min_child_samples`` rows on both
+        sides).
     best_iteration_, best_score_
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
