@@ -217,11 +217,16 @@ class _BaseGradientBoosting(BaseEstimator):
                     tree, leaf = grown.tree, grown.leaf_of_row
                 else:
                     stats = RegressionStatistics(residual, w_in)
-                    tree = builder.grow(codes_round, specs, stats, float(w_in.sum()), rng)
-                    if values_train is None:
-                        leaf = node_of_codes(tree, codes, specs)
-                    else:
+                    # Without a subsample the growth knows every row's leaf:
+                    # no walk down the tree (-1: it did not, e.g. best-first).
+                    known = np.full(n, -1, dtype=np.intp) if inbag is None else None
+                    tree = builder.grow(codes_round, specs, stats, float(w_in.sum()), rng, known)
+                    if values_train is not None:
                         leaf = tree.apply(values_train)
+                    elif known is not None and known[0] >= 0:
+                        leaf = known
+                    else:
+                        leaf = node_of_codes(tree, codes, specs)
                 leaf_in = leaf if inbag is None else leaf[inbag]
                 y_in = y_train[rows]
                 raw_in = current[rows]

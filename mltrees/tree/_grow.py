@@ -154,7 +154,14 @@ class _NodeStore:
 
 
 def grow_tree(
-    codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits, rng, n_threads: int = 1
+    codes,
+    specs,
+    stats_model,
+    rules: SplitRules,
+    limits: GrowthLimits,
+    rng,
+    n_threads: int = 1,
+    leaf_of_row: np.ndarray | None = None,
 ) -> Tree:
     """Grow one tree on binned training data.
 
@@ -175,6 +182,10 @@ def grow_tree(
     n_threads : int
         Threads that score the features of large levels (ensembles, which
         grow their trees in parallel, pass 1). The tree does not depend on it.
+    leaf_of_row : ndarray of intp (n_samples,), optional
+        Filled with the leaf every row of ``codes`` ends in, which the growth
+        knows without a walk down the tree (gradient boosting's update).
+        Level-by-level growth only: left untouched by best-first growth.
 
     Returns
     -------
@@ -184,8 +195,12 @@ def grow_tree(
         return grow_tree_best_first(codes, specs, stats_model, rules, limits, rng)
     if n_threads > 1:
         with ThreadPoolExecutor(n_threads) as executor:
-            return _grow_levels(codes, specs, stats_model, rules, limits, rng, executor)
-    return _grow_levels(codes, specs, stats_model, rules, limits, rng, None)
+            return _grow_levels(
+                codes, specs, stats_model, rules, limits, rng, executor, leaf_of_row=leaf_of_row
+            )
+    return _grow_levels(
+        codes, specs, stats_model, rules, limits, rng, None, leaf_of_row=leaf_of_row
+    )
 
 
 def grow_trees_together(
@@ -257,8 +272,13 @@ class _TreeDraws:
         return np.concatenate(blocks)
 
 
-def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=None):
-    """:func:`grow_tree`'s level-by-level loop; with ``roots``, several trees' (a list)."""
+def _grow_levels(
+    codes, specs, stats_model, rules, limits, rng, executor, roots=None, leaf_of_row=None
+):
+    """:func:`grow_tree`'s level-by-level loop; with ``roots``, several trees' (a list).
+
+    ``leaf_of_row`` (one tree): filled with each row's final node, its leaf.
+    """
     n_samples = codes.shape[0]
     all_rows = np.arange(n_samples)
     n_roots = 1 if roots is None else len(roots.rngs)
@@ -417,6 +437,8 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=
         frontier_tree = np.repeat(frontier_tree, n_children)
         depth += 1
     if roots is None:
+        if leaf_of_row is not None and entries is None:
+            leaf_of_row[:] = sample_node  # a row's node only changes when it splits
         return store.build(n_categories_of_feature)
     return store.split_trees(n_roots, n_categories_of_feature)
 

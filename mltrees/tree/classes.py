@@ -210,7 +210,14 @@ class _BaseTree(BaseEstimator):
         )
 
     def _grow(
-        self, codes, specs, stats_model, total_weight: float, rng=None, n_threads=None
+        self,
+        codes,
+        specs,
+        stats_model,
+        total_weight: float,
+        rng=None,
+        n_threads=None,
+        leaf_of_row=None,
     ) -> Tree:
         """Grow a tree on already-binned rows with this estimator's parameters.
 
@@ -220,17 +227,20 @@ class _BaseTree(BaseEstimator):
         (default: from ``random_state``) draws the ``max_features`` subsets;
         ``n_threads`` (default: one per available core) score the features of
         large levels in parallel -- ensembles, whose trees grow in parallel,
-        pass 1.
+        pass 1. ``leaf_of_row``: see :func:`~mltrees.tree._grow.grow_tree`
+        (set to -1 if the tree is pruned afterwards).
         """
         self._check_trainable_missing(codes, specs)
         rules, limits = self._growth_rules(codes, specs, stats_model, total_weight)
         if rng is None:
             rng = np.random.default_rng(self.random_state)
         n_threads = available_cores() if n_threads is None else int(n_threads)
-        tree = grow_tree(codes, specs, stats_model, rules, limits, rng, n_threads)
+        tree = grow_tree(codes, specs, stats_model, rules, limits, rng, n_threads, leaf_of_row)
         ccp_alpha = getattr(self, "ccp_alpha", 0.0)
         if ccp_alpha > 0:
             tree = prune_cost_complexity(tree, ccp_alpha)
+            if leaf_of_row is not None:
+                leaf_of_row.fill(-1)  # the grown tree's nodes, not the pruned one's
         return tree
 
     def _growth_rules(self, codes, specs, stats_model, total_weight: float):
