@@ -44,9 +44,26 @@ def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows, counts=Tru
         stats = stats_model.aggregate(compact[cell], present.size, rows, **extra)
         return present // n_codes, present % n_codes, stats
     cell = node.astype(np.int64) * n_codes + code  # sparse: sort the cells
-    unique_cells, inverse = np.unique(cell, return_inverse=True)
+    unique_cells, inverse = _unique_with_inverse(cell)
     stats = stats_model.aggregate(inverse, unique_cells.size, rows, **extra)
     return unique_cells // n_codes, unique_cells % n_codes, stats
+
+
+def _unique_with_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for a 1-D integer array.
+
+    The same sort and the same result, without ``np.unique``'s generic
+    preparation (flattening copy, masked-array and NaN checks), which
+    measured several times slower on the cells of a forest's level.
+    """
+    order = values.argsort()
+    ordered = values[order]
+    is_new = np.empty(ordered.size, dtype=bool)
+    is_new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=is_new[1:])
+    inverse = np.empty(values.size, dtype=np.intp)
+    inverse[order] = np.cumsum(is_new) - 1
+    return ordered[is_new], inverse
 
 
 def tie_tolerance(stats_model, node_stats, parent_impurity):
