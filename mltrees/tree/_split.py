@@ -376,7 +376,9 @@ def find_splits(
     )
 
 
-def _numeric_splits(stats_model, node_stats, parent_impurity, rules, gains, split_codes, thresholds):
+def _numeric_splits(
+    stats_model, node_stats, parent_impurity, rules, gains, split_codes, thresholds
+):
     """:func:`find_splits`' choice when every feature was scored together.
 
     The largest gain wins, ties to the lowest feature (:func:`_select`); no
