@@ -256,6 +256,17 @@ class _Roots:
     rngs: list
 
 
+def _no_surrogates(n_nodes: int) -> dict[str, np.ndarray]:
+    """The surrogate columns of a level without surrogate splits: zero columns each."""
+    empty_int, empty_float = np.empty((n_nodes, 0), dtype=np.intp), np.empty((n_nodes, 0))
+    return {
+        "surrogate_feature": empty_int,
+        "surrogate_threshold": empty_float,
+        "surrogate_low_slot": empty_int.astype(np.int8),
+        "surrogate_agreement": empty_float,
+    }
+
+
 class _TreeDraws:
     """Uniform draws of the frontier's nodes, each from its own tree's generator.
 
@@ -317,13 +328,15 @@ def _grow_levels(
         first_child = np.full(n_frontier, -1, dtype=np.intp)
         n_children = np.zeros(n_frontier, dtype=np.intp)
         missing_slot = np.full(n_frontier, MISSING_NONE, dtype=np.int8)  # a slot or MISSING_*
-        surrogate = {
-            "surrogate_feature": np.full((n_frontier, n_surrogates), LEAF, dtype=np.intp),
-            "surrogate_threshold": np.full((n_frontier, n_surrogates), np.nan),
-            "surrogate_low_slot": np.zeros((n_frontier, n_surrogates), dtype=np.int8),
-            "surrogate_agreement": np.full((n_frontier, n_surrogates), np.nan),
-        }
-        candidates = np.flatnonzero(splittable)
+        surrogate = _no_surrogates(n_frontier)
+        if n_surrogates:
+            surrogate = {
+                "surrogate_feature": np.full((n_frontier, n_surrogates), LEAF, dtype=np.intp),
+                "surrogate_threshold": np.full((n_frontier, n_surrogates), np.nan),
+                "surrogate_low_slot": np.zeros((n_frontier, n_surrogates), dtype=np.int8),
+                "surrogate_agreement": np.full((n_frontier, n_surrogates), np.nan),
+            }
+        candidates = splittable.nonzero()[0]
         next_stats = None
         if candidates.size:
             local = np.full(n_frontier, -1, dtype=np.intp)
