@@ -29,8 +29,9 @@ from typing import Self
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from mltrees._input_checks import record_fit_features
 from mltrees._progress import Progress, check_verbose
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
@@ -282,7 +283,7 @@ class _BaseGradientBoosting(BaseEstimator):
         }
 
     def _set_state(self, X, state, n_outputs):
-        validate_data(self, X, reset=True, skip_check_array=True)
+        record_fit_features(self, X)
         self._specs = state["specs"]
         self.init_ = state["init"] if n_outputs > 1 else float(state["init"][0])
         self._trees = state["trees"]

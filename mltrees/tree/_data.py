@@ -15,6 +15,7 @@ edge of bin ``b``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -93,7 +94,7 @@ def bin_features(
     max_bins: int | None = None,
     allow_nan: bool = False,
     random_state: int | None = 0,
-    missing_advice: str = "",
+    missing_advice: str | Callable[[], str] = "",
 ) -> tuple[np.ndarray, list[FeatureSpec]]:
     """Learn one :class:`FeatureSpec` per column and encode the training data.
 
@@ -113,9 +114,9 @@ def bin_features(
         when they have a missing-value method (chapter 6).
     random_state : int or None
         Seed for the subsample that histogram quantiles are computed from.
-    missing_advice : str
+    missing_advice : str or callable
         When NaN is not allowed: what the error message tells the user to do
-        (the estimator's one-argument fix).
+        (the estimator's one-argument fix), or a function that writes it.
 
     Returns
     -------
@@ -164,7 +165,8 @@ def bin_features(
         else:
             code = encode_numeric(_numeric_values(column, spec.name), spec)
         if not allow_nan and (code < 0).any():
-            advice = missing_advice or (
+            written = missing_advice() if callable(missing_advice) else missing_advice
+            advice = written or (
                 "this estimator has no missing-value method: impute them or choose one "
                 "that supports them"
             )

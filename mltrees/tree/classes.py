@@ -21,6 +21,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._input_checks import record_fit_features
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_int, class_codes, real_targets
 from mltrees.tree._data import (
@@ -191,7 +192,7 @@ class _BaseTree(BaseEstimator):
         )
         tree = self._grow(data.codes, data.specs, data.statistics, data.total_weight)
         tree = self._prune_grown(tree, data.X_kept, data.specs, data.statistics)
-        validate_data(self, X, reset=True, skip_check_array=True)
+        record_fit_features(self, X)
         for name, value in data.attributes.items():
             setattr(self, name, value)
         self._specs = data.specs
@@ -206,7 +207,10 @@ class _BaseTree(BaseEstimator):
             max_bins=self.max_bins,
             allow_nan=self._missing != "error",
             random_state=0,
-            missing_advice=f"{type(self).__name__} has missing='error': {self._missing_fix()}",
+            # Written only when needed: it inspects the signature (slow beside a small fit).
+            missing_advice=lambda: (
+                f"{type(self).__name__} has missing='error': {self._missing_fix()}"
+            ),
         )
 
     def _grow(
