@@ -165,8 +165,10 @@ def _thresholds(specs, features, feature_of, left, right):
 
 # The value table of the last features' values (the arrays themselves, held
 # and compared by identity): every level of a fit, and every tree of an
-# ensemble, asks for the same one.
+# ensemble, asks for the same one. Only small tables are kept, so that no
+# large fit's values outlive it; a large level does not notice the rebuild.
 _last_table: tuple = (None, None, None)
+CACHED_VALUES_MAX = 1 << 16
 
 
 def _value_table(specs, features):
@@ -191,5 +193,6 @@ def _value_table(specs, features):
         sizes = np.array([v.size for v in values], dtype=np.intp)
         exact = np.array([specs[j].exact for j in features], dtype=bool)
         table = (np.concatenate(values), np.cumsum(sizes) - sizes, exact, bool(exact.all()))
-    _last_table = (values, features.copy(), table)
+    small = sum(v.size for v in values) <= CACHED_VALUES_MAX
+    _last_table = (values, features.copy(), table) if small else (None, None, None)
     return table
