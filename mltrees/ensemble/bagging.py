@@ -36,8 +36,9 @@ from typing import Self
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, clone, is_classifier
 from sklearn.utils import get_tags
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from mltrees._input_checks import record_fit_features
 from mltrees._progress import check_verbose
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_bool, check_int
@@ -176,7 +177,7 @@ class _BaseBagging(BaseEstimator):
             fitted = self._fit_binned(TreeBuilder(template), X, y, weights, previous)
         else:
             fitted = fit_generic(self, template, X, y, weights, sample_weight is not None, previous)
-        validate_data(self, X, reset=True, skip_check_array=True)
+        record_fit_features(self, X)
         for name, value in fitted.items():
             setattr(self, name, value)
         if TreeBuilder.accepts(template):

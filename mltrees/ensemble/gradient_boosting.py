@@ -29,8 +29,9 @@ from typing import Self
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from mltrees._input_checks import record_fit_features
 from mltrees._progress import Progress, check_verbose
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
@@ -217,11 +218,16 @@ class _BaseGradientBoosting(BaseEstimator):
                     tree, leaf = grown.tree, grown.leaf_of_row
                 else:
                     stats = RegressionStatistics(residual, w_in)
-                    tree = builder.grow(codes_round, specs, stats, float(w_in.sum()), rng)
-                    if values_train is None:
-                        leaf = node_of_codes(tree, codes, specs)
-                    else:
+                    # Without a subsample the growth knows every row's leaf:
+                    # no walk down the tree (-1: it did not, e.g. best-first).
+                    known = np.full(n, -1, dtype=np.intp) if inbag is None else None
+                    tree = builder.grow(codes_round, specs, stats, float(w_in.sum()), rng, known)
+                    if values_train is not None:
                         leaf = tree.apply(values_train)
+                    elif known is not None and known[0] >= 0:
+                        leaf = known
+                    else:
+                        leaf = node_of_codes(tree, codes, specs)
                 leaf_in = leaf if inbag is None else leaf[inbag]
                 y_in = y_train[rows]
                 raw_in = current[rows]
@@ -277,7 +283,7 @@ class _BaseGradientBoosting(BaseEstimator):
         }
 
     def _set_state(self, X, state, n_outputs):
-        validate_data(self, X, reset=True, skip_check_array=True)
+        record_fit_features(self, X)
         self._specs = state["specs"]
         self.init_ = state["init"] if n_outputs > 1 else float(state["init"][0])
         self._trees = state["trees"]

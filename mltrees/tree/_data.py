@@ -15,6 +15,7 @@ edge of bin ``b``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -93,7 +94,7 @@ def bin_features(
     max_bins: int | None = None,
     allow_nan: bool = False,
     random_state: int | None = 0,
-    missing_advice: str = "",
+    missing_advice: str | Callable[[], str] = "",
 ) -> tuple[np.ndarray, list[FeatureSpec]]:
     """Learn one :class:`FeatureSpec` per column and encode the training data.
 
@@ -113,9 +114,9 @@ def bin_features(
         when they have a missing-value method (chapter 6).
     random_state : int or None
         Seed for the subsample that histogram quantiles are computed from.
-    missing_advice : str
+    missing_advice : str or callable
         When NaN is not allowed: what the error message tells the user to do
-        (the estimator's one-argument fix).
+        (the estimator's one-argument fix), or a function that writes it.
 
     Returns
     -------
@@ -136,6 +137,10 @@ def bin_features(
     if max_bins is not None and not (2 <= int(max_bins) <= 65535):
         raise ValueError(f"max_bins must be None or an int in [2, 65535], got {max_bins!r}")
     categorical = _categorical_mask(table, categorical_features)
+    if max_bins is None and not categorical.any() and n_samples < PARALLEL_ROWS:
+        matrix = _plain_numeric_matrix(table)
+        if matrix is not None and all_finite(matrix):
+            return _rank_all_columns(matrix, [_column_name(table, j) for j in range(n_features)])
     rng = np.random.default_rng(random_state)
     # Pass 1: learn every feature's spec. Pass 2: write its codes straight into
     # the smallest integer matrix that fits, so no int64 copy of X is ever held.
@@ -160,7 +165,8 @@ def bin_features(
         else:
             code = encode_numeric(_numeric_values(column, spec.name), spec)
         if not allow_nan and (code < 0).any():
-            advice = missing_advice or (
+            written = missing_advice() if callable(missing_advice) else missing_advice
+            advice = written or (
                 "this estimator has no missing-value method: impute them or choose one "
                 "that supports them"
             )
@@ -175,6 +181,55 @@ def bin_features(
     else:
         for j in range(n_features):
             encode_column(j)
+    return codes, specs
+
+
+def _plain_numeric_matrix(table) -> np.ndarray | None:
+    """The table as one float64 matrix if every column is a plain numpy number; else None.
+
+    pandas' extension dtypes (nullable integers, ...) and object columns keep
+    the column-by-column path, which knows their missing values.
+    """
+    if isinstance(table, pd.DataFrame):
+        dtypes = table.dtypes
+        if not all(
+            not isinstance(dtype, pd.api.extensions.ExtensionDtype) and dtype.kind in "fiu"
+            for dtype in dtypes
+        ):
+            return None
+        return table.to_numpy(dtype=np.float64)
+    if table.dtype.kind not in "fiu":
+        return None
+    return np.asarray(table, dtype=np.float64)
+
+
+def _rank_all_columns(matrix: np.ndarray, names: list[str]) -> tuple[np.ndarray, list]:
+    """Exact-mode codes and specs of a finite numeric matrix, all columns at once.
+
+    The same codes and specs as one ``np.unique`` and one rank search per
+    column (each value's code is its rank among the column's distinct
+    values), from one sort of every column together: on a few hundred rows
+    the per-column calls, not the sorting, were the cost of binning.
+    """
+    n_samples, n_features = matrix.shape
+    by_feature = np.ascontiguousarray(matrix.T)
+    order = np.argsort(by_feature, axis=1, kind="stable")
+    ordered = np.take_along_axis(by_feature, order, axis=1)
+    is_new = np.empty(ordered.shape, dtype=bool)
+    is_new[:, 0] = True
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=is_new[:, 1:])
+    rank = np.cumsum(is_new, axis=1)
+    rank -= 1
+    n_codes = rank[:, -1] + 1
+    largest = int(n_codes.max())
+    dtype = np.uint8 if largest <= 256 else np.uint16 if largest <= 65536 else np.int32
+    codes = np.empty((n_samples, n_features), dtype=dtype, order="F")
+    np.put_along_axis(codes.T, order, rank, axis=1)  # codes.T: C-ordered, one row per feature
+    distinct = np.split(ordered[is_new], np.cumsum(n_codes)[:-1])
+    specs = [
+        FeatureSpec(NUMERIC, values, exact=True, name=name)
+        for values, name in zip(distinct, names, strict=True)
+    ]
     return codes, specs
 
 

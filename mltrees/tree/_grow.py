@@ -154,7 +154,14 @@ class _NodeStore:
 
 
 def grow_tree(
-    codes, specs, stats_model, rules: SplitRules, limits: GrowthLimits, rng, n_threads: int = 1
+    codes,
+    specs,
+    stats_model,
+    rules: SplitRules,
+    limits: GrowthLimits,
+    rng,
+    n_threads: int = 1,
+    leaf_of_row: np.ndarray | None = None,
 ) -> Tree:
     """Grow one tree on binned training data.
 
@@ -175,6 +182,10 @@ def grow_tree(
     n_threads : int
         Threads that score the features of large levels (ensembles, which
         grow their trees in parallel, pass 1). The tree does not depend on it.
+    leaf_of_row : ndarray of intp (n_samples,), optional
+        Filled with the leaf every row of ``codes`` ends in, which the growth
+        knows without a walk down the tree (gradient boosting's update).
+        Level-by-level growth only: left untouched by best-first growth.
 
     Returns
     -------
@@ -184,8 +195,12 @@ def grow_tree(
         return grow_tree_best_first(codes, specs, stats_model, rules, limits, rng)
     if n_threads > 1:
         with ThreadPoolExecutor(n_threads) as executor:
-            return _grow_levels(codes, specs, stats_model, rules, limits, rng, executor)
-    return _grow_levels(codes, specs, stats_model, rules, limits, rng, None)
+            return _grow_levels(
+                codes, specs, stats_model, rules, limits, rng, executor, leaf_of_row=leaf_of_row
+            )
+    return _grow_levels(
+        codes, specs, stats_model, rules, limits, rng, None, leaf_of_row=leaf_of_row
+    )
 
 
 def grow_trees_together(
@@ -241,6 +256,17 @@ class _Roots:
     rngs: list
 
 
+def _no_surrogates(n_nodes: int) -> dict[str, np.ndarray]:
+    """The surrogate columns of a level without surrogate splits: zero columns each."""
+    empty_int, empty_float = np.empty((n_nodes, 0), dtype=np.intp), np.empty((n_nodes, 0))
+    return {
+        "surrogate_feature": empty_int,
+        "surrogate_threshold": empty_float,
+        "surrogate_low_slot": empty_int.astype(np.int8),
+        "surrogate_agreement": empty_float,
+    }
+
+
 class _TreeDraws:
     """Uniform draws of the frontier's nodes, each from its own tree's generator.
 
@@ -257,8 +283,13 @@ class _TreeDraws:
         return np.concatenate(blocks)
 
 
-def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=None):
-    """:func:`grow_tree`'s level-by-level loop; with ``roots``, several trees' (a list)."""
+def _grow_levels(
+    codes, specs, stats_model, rules, limits, rng, executor, roots=None, leaf_of_row=None
+):
+    """:func:`grow_tree`'s level-by-level loop; with ``roots``, several trees' (a list).
+
+    ``leaf_of_row`` (one tree): filled with each row's final node, its leaf.
+    """
     n_samples = codes.shape[0]
     all_rows = np.arange(n_samples)
     n_roots = 1 if roots is None else len(roots.rngs)
@@ -297,13 +328,15 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=
         first_child = np.full(n_frontier, -1, dtype=np.intp)
         n_children = np.zeros(n_frontier, dtype=np.intp)
         missing_slot = np.full(n_frontier, MISSING_NONE, dtype=np.int8)  # a slot or MISSING_*
-        surrogate = {
-            "surrogate_feature": np.full((n_frontier, n_surrogates), LEAF, dtype=np.intp),
-            "surrogate_threshold": np.full((n_frontier, n_surrogates), np.nan),
-            "surrogate_low_slot": np.zeros((n_frontier, n_surrogates), dtype=np.int8),
-            "surrogate_agreement": np.full((n_frontier, n_surrogates), np.nan),
-        }
-        candidates = np.flatnonzero(splittable)
+        surrogate = _no_surrogates(n_frontier)
+        if n_surrogates:
+            surrogate = {
+                "surrogate_feature": np.full((n_frontier, n_surrogates), LEAF, dtype=np.intp),
+                "surrogate_threshold": np.full((n_frontier, n_surrogates), np.nan),
+                "surrogate_low_slot": np.zeros((n_frontier, n_surrogates), dtype=np.int8),
+                "surrogate_agreement": np.full((n_frontier, n_surrogates), np.nan),
+            }
+        candidates = splittable.nonzero()[0]
         next_stats = None
         if candidates.size:
             local = np.full(n_frontier, -1, dtype=np.intp)
@@ -417,6 +450,8 @@ def _grow_levels(codes, specs, stats_model, rules, limits, rng, executor, roots=
         frontier_tree = np.repeat(frontier_tree, n_children)
         depth += 1
     if roots is None:
+        if leaf_of_row is not None and entries is None:
+            leaf_of_row[:] = sample_node  # a row's node only changes when it splits
         return store.build(n_categories_of_feature)
     return store.split_trees(n_roots, n_categories_of_feature)
 

@@ -154,6 +154,20 @@ def find_splits(
             codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, feature_mask
         )
     parent_impurity = stats_model.impurity(node_stats)
+    threaded = executor is not None and rows.size * n_features >= PARALLEL_CELLS
+    together = np.zeros(0, dtype=np.intp)
+    if not threaded:
+        together = batched_features(specs, stats_model, rules, feature_mask, row_of)
+    if together.size == n_features:
+        # Every feature numeric and scored in one pass (CART and gradient
+        # boosting on numbers): the level needs none of the per-feature
+        # bookkeeping below, whose fixed costs dominate small levels.
+        scored = score_features_together(
+            codes, specs, together, rows, node, n_nodes, stats_model, node_stats,
+            parent_impurity, rules,
+        )  # fmt: skip
+        if scored is not None:
+            return _numeric_splits(stats_model, node_stats, parent_impurity, rules, *scored)
     gains = np.full((n_nodes, n_features), NEG_INF)
     ratios = np.full((n_nodes, n_features), NEG_INF)
     thresholds = np.full((n_nodes, n_features), np.nan)
@@ -306,11 +320,7 @@ def find_splits(
     # Features are scored independently into their own columns, so large
     # levels are shared among threads (NumPy releases the GIL in its sorts,
     # sums and gathers); the result does not depend on the number of threads.
-    threaded = executor is not None and rows.size * n_features >= PARALLEL_CELLS
     remaining = range(n_features)
-    together = np.zeros(0, dtype=np.intp)
-    if not threaded:
-        together = batched_features(specs, stats_model, rules, feature_mask, row_of)
     if together.size:
         # Small levels: the numeric features in one pass, not one pass each.
         scored = score_features_together(
@@ -362,5 +372,32 @@ def find_splits(
         split_code=split_codes[rows_idx, chosen],
         n_children=n_children,
         routes=routes,
+        missing_slot=missing_slot,
+    )
+
+
+def _numeric_splits(
+    stats_model, node_stats, parent_impurity, rules, gains, split_codes, thresholds
+):
+    """:func:`find_splits`' choice when every feature was scored together.
+
+    The largest gain wins, ties to the lowest feature (:func:`_select`); no
+    feature had a missing value in the level, so a learned default direction
+    has nothing to learn (-1), as the per-feature path finds.
+    """
+    tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)
+    chosen = _select(gains, None, "gain", tolerance)
+    at = np.arange(chosen.size)
+    best_gain = gains[at, chosen]
+    missing_slot = None
+    if rules.missing == "default_direction":
+        missing_slot = np.full(chosen.size, -1)
+    return FrontierSplits(
+        gain=best_gain,
+        feature=chosen,
+        threshold=thresholds[at, chosen],
+        split_code=split_codes[at, chosen],
+        n_children=np.where(np.isfinite(best_gain), 2, 0),
+        routes={},
         missing_slot=missing_slot,
     )

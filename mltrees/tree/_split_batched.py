@@ -96,14 +96,14 @@ def score_features_together(
         # Cell = (node, feature, code), numbered node-major: entries come out
         # sorted by node, then feature, then code -- one run per segment.
         pair_code = (block + code_offset[:, None]).ravel()
-        pair_node = np.tile(node, g)
+        pair_node = _stacked(node, g)
         entry_node, entry_code, entry_stats = _cell_statistics(
             stats_model,
             pair_node,
             pair_code,
             n_nodes,
             int(n_codes.sum()),
-            np.tile(rows, g),
+            _stacked(rows, g),
             counts=rules.min_samples_leaf > 1,  # the cuts' row counts serve only that limit
         )
         del block, pair_code, pair_node
@@ -133,28 +133,66 @@ def score_features_together(
     return gain, split_code, threshold
 
 
+def _stacked(a: np.ndarray, copies: int) -> np.ndarray:
+    """``np.tile(a, copies)`` for a 1-D array, without tile's Python-level overhead."""
+    out = np.empty((copies, a.size), dtype=a.dtype)
+    out[:] = a
+    return out.reshape(-1)
+
+
 def _thresholds(specs, features, feature_of, left, right):
     """``specs[features[f]].threshold(left, right)`` for many (f, left, right) at once."""
-    used = np.unique(feature_of)
-    values = [specs[features[f]].values for f in used]
-    if len({v.dtype for v in values}) != 1 or len(values) == 1:  # one at a time
+    table = _value_table(specs, features)
+    if table is None:  # values of several dtypes: one feature at a time
+        used = np.unique(feature_of)
+        values = [specs[features[f]].values for f in used]
         out = np.empty(left.size, dtype=np.result_type(*values, np.float64))
         for f in used:
             at = feature_of == f
             out[at] = specs[features[f]].threshold(left[at], right[at])
         return out
-    # Values of all the features end to end: one gather and one midpoint.
-    sizes = np.array([v.size for v in values], dtype=np.intp)
-    offset = np.zeros(features.size, dtype=np.intp)
-    offset[used] = np.cumsum(sizes) - sizes
-    table = np.concatenate(values)
-    exact = np.zeros(features.size, dtype=bool)
-    exact[used] = [specs[features[f]].exact for f in used]
-    low = table[offset[feature_of] + left]
+    values, offset, exact, all_exact = table
+    start = offset[feature_of]
+    low = values[start + left]
+    if all_exact:  # exact mode: every threshold is a midpoint
+        return midpoint(low, values[start + right])
     out = low.copy()
     is_exact = exact[feature_of]
     if is_exact.any():
-        out[is_exact] = midpoint(
-            low[is_exact], table[offset[feature_of[is_exact]] + right[is_exact]]
-        )
+        out[is_exact] = midpoint(low[is_exact], values[start[is_exact] + right[is_exact]])
     return out
+
+
+# The value table of the last features' values (the arrays themselves, held
+# and compared by identity): every level of a fit, and every tree of an
+# ensemble, asks for the same one. Only small tables are kept, so that no
+# large fit's values outlive it; a large level does not notice the rebuild.
+_last_table: tuple = (None, None, None)
+CACHED_VALUES_MAX = 1 << 16
+
+
+def _value_table(specs, features):
+    """The features' values end to end, each feature's offset, which are exact.
+
+    Returns ``(values, offset, exact, all_exact)``, or None when the values do
+    not share a dtype. Built once per fit, not once per level.
+    """
+    global _last_table
+    values = [specs[j].values for j in features]
+    cached_values, cached_features, table = _last_table
+    if (
+        cached_values is not None
+        and len(cached_values) == len(values)
+        and all(a is b for a, b in zip(cached_values, values, strict=True))
+        and np.array_equal(cached_features, features)
+    ):
+        return table
+    if len({v.dtype for v in values}) != 1:
+        table = None
+    else:
+        sizes = np.array([v.size for v in values], dtype=np.intp)
+        exact = np.array([specs[j].exact for j in features], dtype=bool)
+        table = (np.concatenate(values), np.cumsum(sizes) - sizes, exact, bool(exact.all()))
+    small = sum(v.size for v in values) <= CACHED_VALUES_MAX
+    _last_table = (values, features.copy(), table) if small else (None, None, None)
+    return table

@@ -175,6 +175,9 @@ class RegressionStatistics(_RegressionColumns):
         self.w = weights
         self.wy = weights * y
         self.wy2 = weights * y * y
+        # Unit weights (regression trees and gradient boosting at their
+        # defaults): Σw is the row count, exact in float64 up to 2**53 rows.
+        self._unit_weights = bool(np.all(weights == 1.0))
 
     def aggregate(
         self, group: np.ndarray, n_groups: int, rows: np.ndarray, counts: bool = True
@@ -185,8 +188,14 @@ class RegressionStatistics(_RegressionColumns):
         :meth:`ClassificationStatistics.aggregate`).
         """
         out = np.empty((n_groups, 4), order="F")  # columns are read one at a time
-        out[:, 0] = np.bincount(group, minlength=n_groups) if counts else np.nan
-        for c, values in enumerate((self.w, self.wy, self.wy2), start=1):
+        weighted = (self.wy, self.wy2)
+        if self._unit_weights:
+            out[:, 1] = np.bincount(group, minlength=n_groups)
+            out[:, 0] = out[:, 1] if counts else np.nan
+        else:
+            out[:, 0] = np.bincount(group, minlength=n_groups) if counts else np.nan
+            weighted = (self.w, *weighted)
+        for c, values in enumerate(weighted, start=4 - len(weighted)):
             out[:, c] = np.bincount(group, weights=values[rows], minlength=n_groups)
         return out
 

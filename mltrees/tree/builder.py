@@ -152,12 +152,17 @@ class TreeBuilder:
 
     # What it does ----------------------------------------------------------
 
-    def grow(self, codes, specs, statistics, total_weight: float, rng) -> Tree:
+    def grow(self, codes, specs, statistics, total_weight: float, rng, leaf_of_row=None) -> Tree:
         """Grow one tree on binned rows, with the estimator's parameters.
 
         One thread per tree: ensembles grow their trees in parallel.
+        ``leaf_of_row`` (CART only): filled with every row's leaf where the
+        growth knows it, else left as it was (see ``grow_tree``).
         """
-        return self.estimator._grow(codes, specs, statistics, float(total_weight), rng, n_threads=1)
+        extra = {} if leaf_of_row is None else {"leaf_of_row": leaf_of_row}
+        return self.estimator._grow(
+            codes, specs, statistics, float(total_weight), rng, n_threads=1, **extra
+        )
 
     @property
     def grows_together(self) -> bool:

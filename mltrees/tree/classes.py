@@ -21,6 +21,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from mltrees._input_checks import record_fit_features
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import check_int, class_codes, real_targets
 from mltrees.tree._data import (
@@ -191,7 +192,7 @@ class _BaseTree(BaseEstimator):
         )
         tree = self._grow(data.codes, data.specs, data.statistics, data.total_weight)
         tree = self._prune_grown(tree, data.X_kept, data.specs, data.statistics)
-        validate_data(self, X, reset=True, skip_check_array=True)
+        record_fit_features(self, X)
         for name, value in data.attributes.items():
             setattr(self, name, value)
         self._specs = data.specs
@@ -206,11 +207,21 @@ class _BaseTree(BaseEstimator):
             max_bins=self.max_bins,
             allow_nan=self._missing != "error",
             random_state=0,
-            missing_advice=f"{type(self).__name__} has missing='error': {self._missing_fix()}",
+            # Written only when needed: it inspects the signature (slow beside a small fit).
+            missing_advice=lambda: (
+                f"{type(self).__name__} has missing='error': {self._missing_fix()}"
+            ),
         )
 
     def _grow(
-        self, codes, specs, stats_model, total_weight: float, rng=None, n_threads=None
+        self,
+        codes,
+        specs,
+        stats_model,
+        total_weight: float,
+        rng=None,
+        n_threads=None,
+        leaf_of_row=None,
     ) -> Tree:
         """Grow a tree on already-binned rows with this estimator's parameters.
 
@@ -220,17 +231,20 @@ class _BaseTree(BaseEstimator):
         (default: from ``random_state``) draws the ``max_features`` subsets;
         ``n_threads`` (default: one per available core) score the features of
         large levels in parallel -- ensembles, whose trees grow in parallel,
-        pass 1.
+        pass 1. ``leaf_of_row``: see :func:`~mltrees.tree._grow.grow_tree`
+        (set to -1 if the tree is pruned afterwards).
         """
         self._check_trainable_missing(codes, specs)
         rules, limits = self._growth_rules(codes, specs, stats_model, total_weight)
         if rng is None:
             rng = np.random.default_rng(self.random_state)
         n_threads = available_cores() if n_threads is None else int(n_threads)
-        tree = grow_tree(codes, specs, stats_model, rules, limits, rng, n_threads)
+        tree = grow_tree(codes, specs, stats_model, rules, limits, rng, n_threads, leaf_of_row)
         ccp_alpha = getattr(self, "ccp_alpha", 0.0)
         if ccp_alpha > 0:
             tree = prune_cost_complexity(tree, ccp_alpha)
+            if leaf_of_row is not None:
+                leaf_of_row.fill(-1)  # the grown tree's nodes, not the pruned one's
         return tree
 
     def _growth_rules(self, codes, specs, stats_model, total_weight: float):
