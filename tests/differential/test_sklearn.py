@@ -1107,6 +1107,26 @@ def test_forest_balanced_weights_the_class_totals_by_sample_weight():
             np.testing.assert_allclose(ours.predict_proba(rows), theirs.predict_proba(rows))
 
 
+def _compare_one_best_first_round(table, min_samples_leaf):
+    """One round of 3-class gradient boosting grown best-first to 12 leaves.
+
+    The setting of the three ``test_gradient_boosting_leaf_budget_*``
+    regression tests (shrunk by the long profile), which differ only in the
+    table and the minimum leaf size.
+    """
+    params = {
+        "n_estimators": 1,
+        "learning_rate": 0.05,
+        "max_depth": None,
+        "min_samples_split": 2,
+        "min_samples_leaf": min_samples_leaf,
+        "min_weight_fraction_leaf": 0.0,
+        "max_leaf_nodes": 12,
+        "max_features": None,
+    }
+    compare_gradient_boosting(table, "multiclass3", params)
+
+
 def test_gradient_boosting_leaf_budget_after_a_pure_node_split():
     """Shrunk by the long profile: with max_leaf_nodes=12, scikit-learn split a
     node whose residuals are all equal (impurity 2.6e-16 by rounding), spending
@@ -1116,17 +1136,7 @@ def test_gradient_boosting_leaf_budget_after_a_pure_node_split():
     table = make_table(
         0, 75, ("mostly_zero", "integer0", "few"), "none", 0.0, "multiclass", False, 3
     )
-    params = {
-        "n_estimators": 1,
-        "learning_rate": 0.05,
-        "max_depth": None,
-        "min_samples_split": 2,
-        "min_samples_leaf": 1,
-        "min_weight_fraction_leaf": 0.0,
-        "max_leaf_nodes": 12,
-        "max_features": None,
-    }
-    compare_gradient_boosting(table, "multiclass3", params)
+    _compare_one_best_first_round(table, min_samples_leaf=1)
 
 
 def test_forest_child_weight_on_the_min_weight_fraction_leaf_boundary():
@@ -1247,17 +1257,7 @@ def test_gradient_boosting_leaf_budget_after_equal_decreases_in_both_trees():
         False,
         3,
     )
-    params = {
-        "n_estimators": 1,
-        "learning_rate": 0.05,
-        "max_depth": None,
-        "min_samples_split": 2,
-        "min_samples_leaf": 1,
-        "min_weight_fraction_leaf": 0.0,
-        "max_leaf_nodes": 12,
-        "max_features": None,
-    }
-    compare_gradient_boosting(table, "multiclass3", params)
+    _compare_one_best_first_round(table, min_samples_leaf=1)
 
 
 def test_gradient_boosting_leaf_budget_after_two_equal_splits_made_in_both_trees():
@@ -1276,14 +1276,4 @@ def test_gradient_boosting_leaf_budget_after_two_equal_splits_made_in_both_trees
         False,
         3,
     )
-    params = {
-        "n_estimators": 1,
-        "learning_rate": 0.05,
-        "max_depth": None,
-        "min_samples_split": 2,
-        "min_samples_leaf": 3,
-        "min_weight_fraction_leaf": 0.0,
-        "max_leaf_nodes": 12,
-        "max_features": None,
-    }
-    compare_gradient_boosting(table, "multiclass3", params)
+    _compare_one_best_first_round(table, min_samples_leaf=3)
