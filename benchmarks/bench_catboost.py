@@ -36,15 +36,12 @@ compiled predictor is reported as a ratio).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import make_classification
+from _harness import run_child, save_classification
 
 CHILD = r"""
 import gc, json, sys, time
@@ -115,18 +112,12 @@ ADULT_CATEGORICAL = ["workclass", "education", "marital-status", "occupation", "
 
 def run(data_path: Path, name: str, n_estimators: int) -> dict:
     """Fit and predict in a fresh interpreter; return its measurements."""
-    command = [sys.executable, "-c", CHILD, name, str(n_estimators), str(data_path)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return run_child(CHILD, name, n_estimators, data_path)
 
 
 def make_dense(n_samples: int, folder: Path) -> Path:
     """The issue's data set, saved for the subprocesses."""
-    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
-    cut = int(0.8 * n_samples)
-    path = folder / "dense.npz"
-    np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
-    return path
+    return save_classification(n_samples, folder / "dense.npz")
 
 
 def make_adult(n_samples: int, folder: Path) -> Path:

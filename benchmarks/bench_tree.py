@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+from _harness import run_child, save_classification
 from sklearn.datasets import make_classification
 
 CHILD = r"""
@@ -80,19 +79,12 @@ print(json.dumps({
 
 def run(data_path: Path, library: str, max_depth, max_bins) -> dict:
     """Fit and predict in a fresh interpreter; return its measurements."""
-    command = [sys.executable, "-c", CHILD, str(data_path), library]
-    command += [json.dumps(max_depth), json.dumps(max_bins)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return run_child(CHILD, data_path, library, json.dumps(max_depth), json.dumps(max_bins))
 
 
 def make_data(n_samples: int, folder: Path) -> Path:
     """The issue's data set, saved once and loaded by every subprocess."""
-    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
-    cut = int(0.8 * n_samples)
-    path = folder / f"data_{n_samples}.npz"
-    np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
-    return path
+    return save_classification(n_samples, folder / f"data_{n_samples}.npz")
 
 
 def report(title: str, ours: dict, reference: dict) -> None:

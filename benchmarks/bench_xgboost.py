@@ -36,15 +36,12 @@ LightGBM, exact <= 1x xgboost exact at 100k rows.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import make_classification
+from _harness import run_child, save_classification
 
 CHILD = r"""
 import gc, json, resource, sys, time
@@ -107,21 +104,12 @@ ALL = ["lightgbm", "xgboost-hist", "mltrees-xgb", "mltrees-gb", "xgboost-exact",
 
 def run(data_path: Path, name: str, n_estimators: int) -> dict:
     """Fit and predict in a fresh interpreter; return its measurements."""
-    command = [sys.executable, "-c", CHILD, str(data_path), name, str(n_estimators)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return run_child(CHILD, data_path, name, n_estimators)
 
 
 def make_data(n_samples: int, folder: Path, tag: str, rows: int | None = None) -> Path:
     """The issue's data set (optionally its first ``rows`` rows), saved for the subprocesses."""
-    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
-    cut = int(0.8 * n_samples)
-    X_train, y_train, X_test, y_test = X[:cut], y[:cut], X[cut:], y[cut:]
-    if rows is not None:
-        X_train, y_train = X_train[:rows], y_train[:rows]
-    path = folder / f"data_{tag}.npz"
-    np.savez(path, X_train=X_train, y_train=y_train, X_test=X_test, y_test=y_test)
-    return path
+    return save_classification(n_samples, folder / f"data_{tag}.npz", train_rows=rows)
 
 
 def main() -> None:
