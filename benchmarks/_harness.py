@@ -12,6 +12,7 @@ training), saved once for all children.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,14 +20,23 @@ from pathlib import Path
 import numpy as np
 from sklearn.datasets import make_classification
 
+HERE = Path(__file__).resolve().parent
+
 
 def run_child(child: str, *args: object) -> dict:
     """Run the Python source ``child`` in a fresh interpreter with ``args`` (as strings).
 
+    The child can import the helpers of ``_child.py``.
+
     Returns the JSON object the child printed on its last line of output.
     """
     command = [sys.executable, "-c", child, *map(str, args)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    # The child imports the helpers of _child.py from this folder.
+    path = os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")]))
+    environment = {**os.environ, "PYTHONPATH": path}
+    output = subprocess.run(
+        command, check=True, capture_output=True, text=True, env=environment
+    ).stdout
     return json.loads(output.strip().splitlines()[-1])
 
 

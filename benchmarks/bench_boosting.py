@@ -27,10 +27,9 @@ from _harness import run_child, save_classification
 
 CHILD = r"""
 import json, sys, time
-import numpy as np
+from _child import load_split
 
-data = np.load(sys.argv[1])
-X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 library, n_estimators = sys.argv[2], int(sys.argv[3])
 if library == "sklearn":
     from sklearn.ensemble import GradientBoostingClassifier

@@ -44,16 +44,10 @@ import numpy as np
 from _harness import run_child, save_classification
 
 CHILD = r"""
-import gc, json, sys, time
+import json, sys, time
 import numpy as np
 import pandas as pd
-
-
-def status_kb(key):
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
+from _child import load_split, reset_peak, status_kb
 
 name, n_estimators, data_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 if data_path.endswith(".pkl"):
@@ -62,8 +56,7 @@ if data_path.endswith(".pkl"):
     X_test, y_test = test.drop(columns="y"), test["y"].to_numpy()
     cat = [c for c in X_train.columns if X_train[c].dtype == object]
 else:
-    data = np.load(data_path)
-    X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+    X_train, y_train, X_test, y_test = load_split(data_path)
     cat = []
 common = dict(depth=6, learning_rate=0.1)
 if name.startswith("catboost"):
@@ -83,10 +76,7 @@ else:
     from mltrees import ObliviousBoostingClassifier
     model = ObliviousBoostingClassifier(n_estimators=n_estimators, cat_features=cat or None,
                                         **common)
-gc.collect()
-with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
-    handle.write("5")
-before = status_kb("VmRSS")
+before = reset_peak()
 start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start

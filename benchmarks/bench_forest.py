@@ -48,18 +48,10 @@ from _harness import run_child, save_classification
 from sklearn.datasets import make_classification
 
 CHILD = r"""
-import gc, json, os, sys, time
-import numpy as np
+import json, os, sys, time
+from _child import load_split, reset_peak, status_kb
 
-
-def status_kb(field):
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-
-
-data = np.load(sys.argv[1])
-X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 library, n_estimators = sys.argv[2], int(sys.argv[3])
 if library == "sklearn":
     from sklearn.ensemble import RandomForestClassifier
@@ -69,10 +61,7 @@ else:
     model = RandomForestClassifier(
         n_estimators=n_estimators, n_jobs=2, random_state=0, max_bins=255
     )
-gc.collect()
-with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
-    handle.write("5")
-baseline = status_kb("VmRSS")
+baseline = reset_peak()
 load = os.getloadavg()[0]
 cpu = os.times()
 start = time.perf_counter()

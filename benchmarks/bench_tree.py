@@ -37,18 +37,10 @@ from _harness import run_child, save_classification
 from sklearn.datasets import make_classification
 
 CHILD = r"""
-import gc, json, sys, time
-import numpy as np
+import json, sys, time
+from _child import load_split, reset_peak, status_kb
 
-
-def status_kb(field):
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-
-
-data = np.load(sys.argv[1])
-X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 library, max_depth, max_bins = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
 if library == "sklearn":
     from sklearn.tree import DecisionTreeClassifier
@@ -56,10 +48,7 @@ if library == "sklearn":
 else:
     from mltrees import CARTClassifier
     model = CARTClassifier(max_depth=max_depth, max_bins=max_bins)
-gc.collect()
-with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
-    handle.write("5")
-baseline = status_kb("VmRSS")
+baseline = reset_peak()
 start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start

@@ -44,18 +44,10 @@ import numpy as np
 from _harness import run_child, save_classification
 
 CHILD = r"""
-import gc, json, resource, sys, time
-import numpy as np
+import json, resource, sys, time
+from _child import load_split, reset_peak, status_kb
 
-
-def status_kb(key):
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-
-data = np.load(sys.argv[1])
-X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 name, n_estimators = sys.argv[2], int(sys.argv[3])
 common = dict(n_estimators=n_estimators, learning_rate=0.1, max_depth=6)
 if name == "lightgbm":
@@ -72,10 +64,7 @@ else:
     from mltrees import XGBoostClassifier
     method = "exact" if name.endswith("exact") else "hist"
     model = XGBoostClassifier(tree_method=method, n_jobs=2, **common)
-gc.collect()
-with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
-    handle.write("5")
-before = status_kb("VmRSS")
+before = reset_peak()
 start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start
