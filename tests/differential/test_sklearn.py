@@ -103,6 +103,19 @@ def _float32(X: np.ndarray) -> np.ndarray:
     return np.asarray(X, dtype=np.float32).astype(np.float64)
 
 
+def _inputs(table, task):
+    """What both libraries are fitted on: ``classification, X, X_test, y, weights``.
+
+    Shared by the CART, forest and gradient boosting comparisons: features
+    rounded to float32 (scikit-learn's trees split in float32), integer labels
+    for classification.
+    """
+    classification = task != "regression"
+    X, X_test = _float32(table.X), _float32(table.X_test)
+    y = table.y.astype(int) if classification else table.y
+    return classification, X, X_test, y, table.sample_weight
+
+
 # ---------------------------------------------------------------------------
 # Impurity decreases recomputed from the rows, independently of both libraries
 # ---------------------------------------------------------------------------
@@ -478,10 +491,7 @@ def _separated_alphas(path) -> np.ndarray:
 
 
 def check_cart(table, task, data, test_name="cart"):
-    classification = task != "regression"
-    X, X_test = _float32(table.X), _float32(table.X_test)
-    y = table.y.astype(int) if classification else table.y
-    weights = table.sample_weight
+    classification, X, X_test, y, weights = _inputs(table, task)
     params = data.draw(tree_parameters(classification, X.shape[1]), label="params")
     if classification:
         n_classes = int(y.max()) + 1
@@ -580,10 +590,7 @@ def check_forest(table, task, data, test_name="random forest"):
 
 def compare_forest(table, task, params, test_name="random forest"):
     """Fit both libraries' forests with ``params`` and compare them tree by tree (or fail)."""
-    classification = task != "regression"
-    X, X_test = _float32(table.X), _float32(table.X_test)
-    y = table.y.astype(int) if classification else table.y
-    weights = table.sample_weight
+    classification, X, X_test, y, weights = _inputs(table, task)
     ours_class = mltrees.RandomForestClassifier if classification else mltrees.RandomForestRegressor
     their_class = (
         sk_ensemble.RandomForestClassifier if classification else sk_ensemble.RandomForestRegressor
@@ -735,10 +742,7 @@ def check_gradient_boosting(table, task, data, test_name="gradient boosting"):
 
 def compare_gradient_boosting(table, task, params, test_name="gradient boosting"):
     """Fit both libraries' gradient boosting with ``params`` and compare (or fail)."""
-    classification = task != "regression"
-    X, X_test = _float32(table.X), _float32(table.X_test)
-    y = table.y.astype(int) if classification else table.y
-    weights = table.sample_weight
+    classification, X, X_test, y, weights = _inputs(table, task)
     loss = "log_loss" if classification else "squared_error"
     ours_class = (
         mltrees.GradientBoostingClassifier if classification else mltrees.GradientBoostingRegressor
