@@ -21,6 +21,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+from _reference_models import lightgbm_raw, relative_gap
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -149,19 +150,6 @@ def _eval_target(table: Table) -> np.ndarray:
     return np.tile(table.y, reps)[: len(table.X_test)]
 
 
-def _raw(model, X):
-    if isinstance(model, LightGBMRegressor):
-        return model.predict(X)
-    if isinstance(model, LightGBMClassifier):
-        return model.predict(X, raw_score=True)
-    return model.predict(X, raw_score=True)
-
-
-def _relative(a, b) -> float:
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b)), initial=0.0))
-
-
 def check_equal(recipe: Recipe, params: dict, extras: dict, tally: Tally | None = None):
     """Fit both and compare raw scores on training and held-out rows."""
     table, task = recipe.build(), recipe.task
@@ -186,7 +174,7 @@ def check_equal(recipe: Recipe, params: dict, extras: dict, tally: Tally | None 
             return
         raise
     for X in (table.X, table.X_test):
-        gap = _relative(_raw(ours, X), _raw(theirs, X))
+        gap = relative_gap(lightgbm_raw(ours, X), lightgbm_raw(theirs, X))
         assert gap <= TOLERANCE, (
             f"raw scores differ by {gap:.3g} (relative); "
             f"trees {ours.n_estimators_} vs {theirs.booster_.num_trees()}"
