@@ -473,6 +473,11 @@ def _table_for(task: str, max_rows: int, nan: bool = True):
     )
 
 
+def _tasks_with_tables(max_rows: int, nan: bool = True):
+    """Hypothesis strategy: ``(task, table)``, a task of ``TASKS`` and a table drawn for it."""
+    return TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, max_rows, nan)))
+
+
 def _separated_alphas(path) -> np.ndarray:
     """0 and the path's effective alphas that rounding cannot move across a midpoint.
 
@@ -546,7 +551,7 @@ def check_cart(table, task, data, test_name="cart"):
 
 
 @settings(parent=settings.get_profile(PROFILE))
-@given(task=TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, 600))), data=st.data())
+@given(task=_tasks_with_tables(600), data=st.data())
 def test_cart_equals_decision_tree(task, data):
     task, table = task
     check_cart(table, task, data)
@@ -645,7 +650,7 @@ def compare_forest(table, task, params, test_name="random forest"):
 
 
 @settings(parent=settings.get_profile(PROFILE))
-@given(task=TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, 400))), data=st.data())
+@given(task=_tasks_with_tables(400), data=st.data())
 def test_forest_without_randomness_equals_sklearn(task, data):
     task, table = task
     check_forest(table, task, data)
@@ -789,7 +794,7 @@ def compare_gradient_boosting(table, task, params, test_name="gradient boosting"
 @settings(parent=settings.get_profile(PROFILE))
 @given(
     # scikit-learn's GradientBoosting* refuses NaN.
-    task=TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, 300, nan=False))),
+    task=_tasks_with_tables(300, nan=False),
     data=st.data(),
 )
 def test_gradient_boosting_equals_sklearn(task, data):
@@ -1079,7 +1084,7 @@ def check_stacking(table, task, data, test_name="stacking"):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
 @settings(parent=settings.get_profile(PROFILE))
-@given(task=TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, 200))), data=st.data())
+@given(task=_tasks_with_tables(200), data=st.data())
 def test_stacking_equals_sklearn(task, data):
     task, table = task
     check_stacking(table, task, data)
