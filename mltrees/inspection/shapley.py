@@ -210,6 +210,17 @@ def interventional_value(model, X, background, coalition) -> np.ndarray:
     return out.reshape(n, nb, -1).mean(axis=1)
 
 
+def _shap_game(view, X, background):
+    """The game SHAP explains, shared by the brute-force values and interactions.
+
+    Path-dependent (:func:`path_dependent_value`) without ``background``,
+    interventional (:func:`interventional_value`) with it.
+    """
+    if background is None:
+        return lambda s: path_dependent_value(view, X, s)
+    return lambda s: interventional_value(view, X, background, s)
+
+
 def brute_force_shap(model, X, *, background=None) -> np.ndarray:
     """SHAP values by enumeration of the ``2^d`` coalitions, :eq:`eq-shapley` (chapter 17).
 
@@ -218,11 +229,7 @@ def brute_force_shap(model, X, *, background=None) -> np.ndarray:
     :func:`~mltrees.inspection.tree_shap`'s ``values``.
     """
     view = view_of(model)
-    p = view.n_features
-    if background is None:
-        phi = shapley_values(lambda s: path_dependent_value(view, X, s), p)
-    else:
-        phi = shapley_values(lambda s: interventional_value(view, X, background, s), p)
+    phi = shapley_values(_shap_game(view, X, background), view.n_features)
     return phi[:, :, 0] if view.squeeze else phi
 
 
@@ -235,9 +242,5 @@ def brute_force_shap_interactions(model, X, *, background=None) -> np.ndarray:
     Same shapes as :func:`~mltrees.inspection.tree_shap_interactions`'s ``values``.
     """
     view = view_of(model)
-    p = view.n_features
-    if background is None:
-        Phi = shapley_interaction_values(lambda s: path_dependent_value(view, X, s), p)
-    else:
-        Phi = shapley_interaction_values(lambda s: interventional_value(view, X, background, s), p)
+    Phi = shapley_interaction_values(_shap_game(view, X, background), view.n_features)
     return Phi[..., 0] if view.squeeze else Phi
