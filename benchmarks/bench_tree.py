@@ -38,7 +38,7 @@ from sklearn.datasets import make_classification
 
 CHILD = r"""
 import json, sys, time
-from _child import load_split, reset_peak, status_kb
+from _child import fastest_call, load_split, reset_peak, status_kb
 
 X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 library, max_depth, max_bins = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
@@ -53,12 +53,7 @@ start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start
 peak = status_kb("VmHWM")
-predict_times = []
-for _ in range(5):  # the fastest of five calls: prediction takes milliseconds
-    start = time.perf_counter()
-    predicted = model.predict(X_test)
-    predict_times.append(time.perf_counter() - start)
-predict_time = min(predict_times)
+predict_time, predicted = fastest_call(lambda: model.predict(X_test))
 print(json.dumps({
     "fit": fit_time, "predict": predict_time, "accuracy": float((predicted == y_test).mean()),
     "peak_mb": (peak - baseline) / 1024, "nodes": int(model.tree_.node_count),
