@@ -338,11 +338,77 @@ def test_bundling_is_lossless_at_zero_conflict_rate():
     on = LightGBMClassifier(n_estimators=20, enable_bundle=True).fit(X, y)
     off = LightGBMClassifier(n_estimators=20, enable_bundle=False).fit(X, y)
     assert on.n_bundles_ < X.shape[1] / 4  # 12 groups of 8 exclusive columns
-    assert off.n_bundles_ == X.shape[1]
+    assert off.n_bundles_ == X.shape[1]  # every one-hot column is usable here
     assert np.allclose(on.predict_proba(X), off.predict_proba(X), rtol=0, atol=1e-12)
     # The same split features everywhere, not only the same predictions.
     for a, b in zip(on.trees_, off.trees_, strict=True):
         assert np.array_equal(a[0].feature, b[0].feature)
+
+
+def _lightgbm_layout(X, y, **params):
+    """LightGBM's own data-set layout: (used features, [(features, multi-valued) per group]).
+
+    Read from the binary file ``Dataset.save_binary`` writes (LightGBM 4,
+    ``Dataset::SaveBinaryFile``): an 8-byte aligned token, the header (its
+    size first; the number of used features is its second field), the
+    metadata (its size first), then per feature group its size and the
+    group, which starts with ``is_multi_val_`` and, 24 bytes on,
+    ``num_feature_`` (``FeatureGroup::SerializeToBinary``, 8-byte aligned
+    fields).
+    """
+    import struct
+    import tempfile
+    from pathlib import Path
+
+    import lightgbm as lgb
+
+    dataset = lgb.Dataset(X, y, params={"verbose": -1, **params}).construct()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "layout.bin"
+        dataset.save_binary(str(path))
+        raw = path.read_bytes()
+    token = b"______LightGBM_Binary_File_Token______\n"
+    assert raw.startswith(token)
+    pos = -(-len(token) // 8) * 8
+    (header_size,) = struct.unpack_from("<Q", raw, pos)
+    (n_used,) = struct.unpack_from("<i", raw, pos + 8 + 8)
+    pos += 8 + header_size
+    (metadata_size,) = struct.unpack_from("<Q", raw, pos)
+    pos += 8 + metadata_size
+    groups = []
+    while pos < len(raw):
+        (group_size,) = struct.unpack_from("<Q", raw, pos)
+        (n_features,) = struct.unpack_from("<i", raw, pos + 8 + 24)
+        groups.append((n_features, raw[pos + 8] != 0))
+        pos += 8 + group_size
+    assert sum(n for n, _ in groups) == n_used
+    return n_used, groups
+
+
+def test_n_bundles_counts_lightgbm_histogram_columns():
+    """``n_bundles_`` against LightGBM's own layout, on one-hot Adult.
+
+    4500 rows of 105 one-hot columns: LightGBM drops the features no cut of
+    which leaves 20 rows on both sides, bundles others into single-valued
+    groups and keeps one multi-valued group whose features mltrees stores as
+    its own columns. Histograms are built on one column per single-valued
+    group and one per feature of the multi-valued group; none for the
+    dropped features.
+    """
+    from mltrees.datasets import load_adult
+
+    X, y = load_adult(return_X_y=True)
+    X = pd.get_dummies(X.iloc[:4500]).to_numpy(float)
+    y = (np.asarray(y)[:4500] == ">50K").astype(int)
+    n_used, groups = _lightgbm_layout(X, y, min_data_in_leaf=20)
+    # The case covers both: dropped features and a multi-valued group.
+    assert n_used < X.shape[1]
+    assert any(multi for _, multi in groups)
+    columns = sum(n if multi else 1 for n, multi in groups)
+    on = LightGBMClassifier(n_estimators=1, min_child_samples=20).fit(X, y)
+    off = LightGBMClassifier(n_estimators=1, min_child_samples=20, enable_bundle=False).fit(X, y)
+    assert on.n_bundles_ == columns < n_used
+    assert off.n_bundles_ == n_used
 
 
 # ----------------------------------------------------------------- categorical
@@ -533,6 +599,22 @@ def test_zero_bin_and_proportional_sides_group_values_as_lightgbm(case, x, n_bin
     theirs = _one_tree_per_bin(lightgbm.LGBMRegressor(verbose=-1, n_jobs=1), x)
     np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
     assert len(np.unique(ours)) == n_groups, case
+
+
+def test_missing_values_take_a_bin_so_254_values_share_253_bins_as_lightgbm():
+    """With NaN present, max_bin - 1 = 254 bins minus the missing one: two of 254 values share."""
+    values = np.repeat(np.arange(1.0, 255.0), 10)
+    x = np.r_[values, np.full(10, np.nan)]
+    y = np.nan_to_num(x, nan=0.0)
+    library = lightgbm.Dataset(x[:, None], y, params={"verbose": -1}).construct()
+    assert library.feature_num_bin(0) == 255  # 254 for the values (zero's included) + NaN's
+    settings = {"n_estimators": 1, "learning_rate": 1.0, "num_leaves": 512, "min_child_samples": 1}
+    ours = LightGBMRegressor(n_jobs=1, min_child_weight=0.0, **settings).fit(x[:, None], y)
+    theirs = lightgbm.LGBMRegressor(verbose=-1, n_jobs=1, min_child_weight=0.0, **settings)
+    theirs.fit(x[:, None], y)
+    predicted = ours.predict(values[:, None])
+    np.testing.assert_allclose(predicted, theirs.predict(values[:, None]), rtol=1e-6, atol=1e-6)
+    assert len(np.unique(predicted)) == 253
 
 
 @pytest.mark.parametrize(("n_missing", "kept"), [(0, [0, 1]), (2, [0, 1, 2])])

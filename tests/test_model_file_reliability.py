@@ -341,13 +341,29 @@ def test_xgboost_importer_raises_only_format_errors(xgboost_file):
             import_xgboost(payload)
 
 
-@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "NaN", "1e999", "0", "1"])
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "NaN", "1e999", "-0.5", "1.5"])
 def test_xgboost_base_score_must_give_a_finite_margin(xgboost_file, value):
-    """Review: base_score inf/nan imported and predicted inf/NaN (a probability of 0 or 1 too)."""
+    """Review: base_score inf/nan imported and predicted inf/NaN; not a probability: refused."""
     document = json.loads(xgboost_file)
     document["learner"]["learner_model_param"]["base_score"] = value
     with pytest.raises(ModelFormatError, match="base_score"):
         import_xgboost(document)
+
+
+@pytest.mark.parametrize("value", ["0", "1"])
+def test_xgboost_base_score_0_or_1_is_clamped_as_xgboost_does(xgboost_file, value):
+    """A probability of 0 or 1 (all-zero or all-one labels) is clamped to [1e-6, 1 - 1e-6].
+
+    XGBoost's ProbToMargin clamps it (kRtEps) and predicts finite values; so does the
+    import (it once predicted inf/NaN, then refused the file).
+    """
+    document = json.loads(xgboost_file)
+    document["learner"]["learner_model_param"]["base_score"] = value
+    model = import_xgboost(document)
+    margin = np.ravel(model.base_margin_)
+    assert np.all(np.isfinite(margin))
+    assert np.all(np.abs(margin) < 14)
+    assert np.all(np.sign(margin) == (1 if value == "1" else -1))
 
 
 def test_xgboost_categorical_code_near_2_24_is_paid_before_allocation(penguins):

@@ -470,7 +470,19 @@ def test_import_xgboost_equals_library(penguins, objective, extra, target):
 
 @pytest.mark.parametrize(
     ("objective", "base_score"),
-    [("binary:logistic", 0.3), ("binary:logistic", 0.125), ("count:poisson", 2.5)],
+    [
+        ("binary:logistic", 0.3),
+        ("binary:logistic", 0.125),
+        ("count:poisson", 2.5),
+        # where glibc's logf is not the correctly rounded log (the C library's is used)
+        ("binary:logistic", 0.0100191664),
+        ("count:poisson", 0.0100002354),
+        # XGBoost clamps a probability to [1e-6, 1 - 1e-6] before the logit
+        ("binary:logistic", 1e-7),
+        ("binary:logistic", 0.9999995),
+        ("binary:logistic", 0.0),
+        ("binary:logistic", 1.0),
+    ],
 )
 def test_import_xgboost_starts_from_xgboosts_own_margin(objective, base_score):
     """The imported base margin is the float32 margin XGBoost starts from (ProbToMargin).
@@ -487,6 +499,28 @@ def test_import_xgboost_starts_from_xgboosts_own_margin(objective, base_score):
     start = xgb.train(params, data, 0).predict(data, output_margin=True)[0]
     model = import_xgboost(bytes(xgb.train(params, data, 1).save_raw("json")))
     assert np.float32(np.ravel(model.base_margin_)[0]) == start
+
+
+def test_import_xgboost_model_of_all_zero_labels():
+    """XGBoost stores base_score 0 for a target of zeros; the file imports and predicts as it."""
+    xgb = pytest.importorskip("xgboost")
+    X = np.random.default_rng(1).normal(size=(40, 2))
+    data = xgb.DMatrix(X, label=np.zeros(40))
+    booster = xgb.train({"objective": "binary:logistic", "nthread": 1, "max_depth": 1}, data, 2)
+    stored = json.loads(booster.save_raw("json"))["learner"]["learner_model_param"]["base_score"]
+    assert float(stored.strip("[]")) == 0.0  # the case: XGBoost stores a probability of 0
+    model = import_xgboost(bytes(booster.save_raw("json")))
+    np.testing.assert_allclose(model.predict(X), booster.predict(data), rtol=2e-6, atol=1e-9)
+
+
+def test_import_xgboost_refuses_a_poisson_model_of_all_zero_counts():
+    """XGBoost stores base_score 0 (margin -inf) for count:poisson on zeros: a clear refusal."""
+    xgb = pytest.importorskip("xgboost")
+    X = np.random.default_rng(2).normal(size=(40, 2))
+    data = xgb.DMatrix(X, label=np.zeros(40))
+    booster = xgb.train({"objective": "count:poisson", "nthread": 1, "max_depth": 1}, data, 2)
+    with pytest.raises(ModelFormatError, match="all-zero counts"):
+        import_xgboost(bytes(booster.save_raw("json")))
 
 
 def test_import_xgboost_categorical_splits(penguins):

@@ -835,7 +835,13 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
     n_estimators_ : int
         Rounds grown (fewer after early stopping, or when no leaf could split).
     n_bundles_ : int
-        Columns the histograms were built on after feature bundling.
+        Columns the histograms are built on after feature bundling: each
+        bundle once, each other feature alone (the features of LightGBM's
+        multi-value group too), and none for the features LightGBM drops
+        as unusable (one bin; or, with ``feature_pre_filter`` on as by
+        default, a numeric feature, or a categorical one of at most two
+        bins, no cut of which leaves ``min_child_samples`` rows on both
+        sides).
     best_iteration_, best_score_
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict
@@ -897,7 +903,7 @@ class LightGBMClassifier(ClassifierMixin, _BaseLightGBM):
     ----------
     classes_ : ndarray
     init_score_ : ndarray of shape (1,) or (K,)
-    n_estimators_, best_iteration_, best_score_, evals_result_
+    n_estimators_, n_bundles_, best_iteration_, best_score_, evals_result_
         As for :class:`LightGBMRegressor`.
 
     Examples

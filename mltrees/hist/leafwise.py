@@ -283,10 +283,17 @@ class LeafwiseGrower(GrowerBase):
 
     @property
     def n_columns(self) -> int:
-        """Columns the histograms are built on (bundles, or features without bundling)."""
+        """Columns the histograms are built on: those holding a feature that may be split.
+
+        A bundle counts once; a feature outside any bundle counts alone. The
+        features ``usable`` leaves out (LightGBM drops them from its data
+        set) get no histogram, so a column of only such features is not
+        counted.
+        """
+        usable = np.ones(self.data.n_features, dtype=bool) if self.usable is None else self.usable
         if self._bundles is None:
-            return self.data.n_features
-        return len(self._bundles["bundles"])
+            return int(np.count_nonzero(usable))
+        return int(np.unique(self._bundles["of_feature"][usable]).size)
 
     def _histogram(self, rows, statistics, features, totals):
         """The (G, 𝓗) histogram of ``rows`` (None: all rows, in order).

@@ -20,6 +20,7 @@ are translated exactly into mltrees' ``x <= threshold`` on float64 values:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -312,6 +313,42 @@ class ImportedTreeModel(BaseEstimator):
         return _imported_plan(self)
 
 
+@functools.cache
+def _c_logf():
+    """The C library's ``logf``, which XGBoost calls, or None where it cannot be loaded."""
+    try:
+        import ctypes
+    except ImportError:
+        return None
+    # The interpreter itself links the C math library: look there first, and
+    # only then by name (ctypes.util.find_library may run ldconfig or a compiler).
+    for name in (None, "libm.so.6", "libm.dylib"):
+        try:
+            logf = ctypes.CDLL(name).logf
+        except (OSError, AttributeError):
+            continue
+        logf.restype, logf.argtypes = ctypes.c_float, [ctypes.c_float]
+        return logf
+    return None
+
+
+def _logf32(values) -> np.ndarray:
+    """``logf`` of float32 values, as XGBoost computes its starting margin.
+
+    The C library's ``logf`` is not always correctly rounded (glibc's differs
+    from the float64 log rounded once on about 0.3% of base scores); calling
+    it keeps the imported margin XGBoost's to the bit. Without a loadable C
+    library the float64 log rounded once stands in (at most one float32 step off).
+    """
+    values = np.asarray(values, dtype=np.float32)
+    logf = _c_logf()
+    if logf is None:
+        return np.log(values.astype(np.float64)).astype(np.float32)
+    return np.array([logf(float(v)) for v in values.ravel()], dtype=np.float32).reshape(
+        values.shape
+    )
+
+
 def _finish_model(
     trees,
     outputs,
@@ -601,8 +638,10 @@ def import_xgboost(
     right and every other value (negative, unlisted, too large) left; pass
     categorical columns as the codes of the training categories (a pandas
     ``category`` column is converted to its codes). ``dart`` and ``gblinear``
-    boosters are refused. Every size is checked against the budget before
-    anything of that size is allocated, and any malformed content raises
+    boosters are refused, and so is a log-link model whose ``base_score`` is
+    0 (XGBoost's model of all-zero counts: margin -inf, predictions 0).
+    Every size is checked against the budget before anything of that size
+    is allocated, and any malformed content raises
     :class:`ModelFormatError`.
     """
     document, n_bytes = _json_document(model, max_bytes)
@@ -657,16 +696,24 @@ def import_xgboost(
     if len(base) != n_outputs:
         raise ModelFormatError(f"base_score has {len(base)} values for {n_outputs} outputs")
     base32 = np.asarray(base, dtype=np.float32)
-    # XGBoost's ProbToMargin in float32: -logf(1/p - 1) for the logistic link,
-    # logf(p) for the log link (logf correctly rounded: the log in float64,
-    # rounded once), so that the imported starting margin is XGBoost's own.
+    # XGBoost's ProbToMargin in float32 (regression_loss.h): for the logistic
+    # link the probability is clamped to [1e-6, 1 - 1e-6] (kRtEps; 0 and 1 are
+    # accepted) and the margin is -logf(1/p - 1); for the log link, logf(p).
+    # logf is the C library's, as XGBoost's (see _logf32).
     if link == "logit":
-        expect(((base32 > 0) & (base32 < 1)).all(), "base_score", "a probability in (0, 1)")
-        odds_inverse = np.float32(1) / base32 - np.float32(1)
-        margin = (-np.log(odds_inverse.astype(np.float64))).astype(np.float32)
+        expect(((base32 >= 0) & (base32 <= 1)).all(), "base_score", "a probability in [0, 1]")
+        eps = np.float32(1e-6)
+        clamped = np.minimum(np.maximum(base32, eps), np.float32(1) - eps)
+        margin = -_logf32(np.float32(1) / clamped - np.float32(1))
     elif link == "log":
-        expect((base32 > 0).all(), "base_score", "positive")
-        margin = np.log(base32.astype(np.float64)).astype(np.float32)
+        # A base_score of 0 (XGBoost's model of all-zero counts) has the margin
+        # -inf, which a fitted model here cannot hold: refused, and said so.
+        expect(
+            (base32 > 0).all(),
+            "base_score",
+            "positive (0, a model of all-zero counts whose margin is -inf, is not imported)",
+        )
+        margin = _logf32(base32)
     else:
         margin = base32
     expect(np.isfinite(margin).all(), "base_score", "a finite margin")

@@ -257,7 +257,67 @@ ORDERED_GRADIENT_WEIGHTED = {
             "boost_from_average": False,
         },
     ),
+    # 186 rows, Cosine; tree 8's last level: border 17 (mltrees) against 11.
+    "186_rows": (
+        Recipe(
+            seed=1034,
+            n_rows=186,
+            kinds=("constant", "duplicate", "negative"),
+            nan_pattern="train",
+            nan_rate=0.3,
+            task="binary",
+            weights=True,
+        ),
+        {
+            "n_estimators": 12,
+            "depth": 2,
+            "learning_rate": 0.3,
+            "l2_leaf_reg": 10.0,
+            "border_count": 32,
+            "one_hot_max_size": 4,
+            "score_function": "Cosine",
+            "boost_from_average": False,
+        },
+    ),
+    # 652 rows; tree 9's root: border 16 (mltrees) against 18, 2.7e-5 apart
+    # in mltrees' arithmetic; unlike the others, no scaling of the ordered
+    # steps' λ (×0.99 to ×1.3) makes mltrees pick catboost's split.
+    "652_rows": (
+        Recipe(
+            seed=1281,
+            n_rows=652,
+            kinds=("constant", "negative"),
+            nan_pattern="train",
+            nan_rate=0.3,
+            task="binary",
+            weights=True,
+        ),
+        {
+            "n_estimators": 12,
+            "depth": 3,
+            "learning_rate": 0.3,
+            "l2_leaf_reg": 3.0,
+            "border_count": 32,
+            "one_hot_max_size": 4,
+            "boost_from_average": True,
+        },
+    ),
 }
+
+# Measured on the 453- and 768-row cases (catboost 1.2.10, mltrees patched by hand):
+# multiplying every block's λ in the ordered leaf steps by 1.003 (453 rows) or
+# 1.001 (768 rows) reproduces catboost exactly (so does lowering every ordered
+# step by 1e-4), ×0.99 and ×0.9 do not, and relative noise of 1e-3 on those
+# steps changes nothing: the choice is close to a tie along λ, and catboost
+# differs from us by something systematic and small, not by rounding. Ruled
+# out by random draws that pass today (binary and regression, weighted,
+# Ordered, Gradient) breaking under the rule: unscaled
+# l2 in the steps, the whole data's Σw/n scale, Σw/(rows - 1), the next block's
+# scale. These break the cases' earlier trees: the score's λ ×0.97 or ×1.03,
+# counts in the steps' denominators, Hessians in the score's, learning folds
+# without zero-weight rows. Zero weights give zero derivatives, so the
+# FLT_EPSILON bucket skip changes nothing here; backtracking is off at one
+# iteration; the Langevin temperature is 0.
 
 
 @pytest.mark.xfail(
