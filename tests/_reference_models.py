@@ -19,6 +19,15 @@ from mltrees import (
     ObliviousBoostingRegressor,
 )
 
+LIGHTGBM_DETERMINISTIC = {
+    "deterministic": True,
+    "force_row_wise": True,
+    "num_threads": 1,
+    "seed": 0,
+    "verbose": -1,
+}
+"""LightGBM's parameters for a reproducible fit: one thread, row-wise histograms, a fixed seed."""
+
 
 def catboost_raw(model, X):
     """Raw scores of a CatBoost model or of mltrees' oblivious boosting."""

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from _reference_models import lightgbm_raw
+from _reference_models import LIGHTGBM_DETERMINISTIC, lightgbm_raw
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 from mltrees import LightGBMClassifier, LightGBMRegressor
@@ -31,14 +31,7 @@ from mltrees.hist.lightgbm_binning import ZERO_THRESHOLD, bin_upper_bounds
 
 lightgbm = pytest.importorskip("lightgbm")
 
-DETERMINISTIC = {
-    "deterministic": True,
-    "force_row_wise": True,
-    "num_threads": 1,
-    "seed": 0,
-    "verbose": -1,
-    "min_data_in_bin": 1,
-}
+DETERMINISTIC = {**LIGHTGBM_DETERMINISTIC, "min_data_in_bin": 1}
 SMALL = {"n_estimators": 15, "num_leaves": 16, "min_child_samples": 5, "learning_rate": 0.3}
 
 

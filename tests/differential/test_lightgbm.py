@@ -21,7 +21,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
-from _reference_models import lightgbm_raw, relative_gap
+from _reference_models import LIGHTGBM_DETERMINISTIC, lightgbm_raw, relative_gap
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,14 +36,6 @@ lightgbm = pytest.importorskip("lightgbm")
 TOLERANCE = 1e-9
 """Raw scores agree to this, relative to ``max(1, |score|)``; sums are taken in
 LightGBM's order, so they agree to about 1e-15 unless a split differs."""
-
-DETERMINISTIC = {
-    "deterministic": True,
-    "force_row_wise": True,
-    "num_threads": 1,
-    "seed": 0,
-    "verbose": -1,
-}
 
 
 @st.composite
@@ -140,7 +132,7 @@ def _fit_both(table: Table, params: dict, extras: dict, task: str):
         theirs_fit["eval_y"] = (_eval_target(table),)
         theirs_fit["callbacks"] = [lightgbm.early_stopping(patience, verbose=False)]
     ours = kind(n_jobs=1, categorical_feature=categorical, **ours_params).fit(X, y, **fit)
-    theirs = theirs_kind(**params, **DETERMINISTIC).fit(X, y, **theirs_fit)
+    theirs = theirs_kind(**params, **LIGHTGBM_DETERMINISTIC).fit(X, y, **theirs_fit)
     return ours, theirs
 
 
