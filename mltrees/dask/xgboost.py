@@ -50,7 +50,8 @@ from mltrees.ensemble.xgboost import (
     newton_statistics,
     softmax_base_margin,
 )
-from mltrees.hist.grower import DepthwiseGrower, draw_features
+from mltrees.hist.boosting import BoostingLoop
+from mltrees.hist.grower import DepthwiseGrower
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
 
 __all__ = ["DaskXGBoostClassifier", "DaskXGBoostRegressor"]
@@ -138,6 +139,42 @@ _DASK_PARAMS = """
 """
 
 
+class _DaskRounds(BoostingLoop):
+    """The hooks of the boosting loop with the rows on the workers.
+
+    The statistics and the margins stay on the workers, one future per
+    partition; a tree grows through a :class:`~mltrees.dask.allreduce.DaskRows`
+    store whose histograms are summed over the partitions.
+    """
+
+    def __init__(self, grower, *, model, client, binned, margins, objective, n_rows, **loop):
+        super().__init__(grower, **loop)
+        self.model, self.client, self.binned, self.margins = model, client, binned, margins
+        self.objective, self.n_rows = objective, n_rows
+
+    def statistics(self, m):
+        unit = self.model._unit_weights
+        return [
+            self.client.submit(_statistics, b, margin, self.objective, unit, pure=False)
+            for b, margin in zip(self.binned, self.margins, strict=True)
+        ]
+
+    def grow_stage(self, m, statistics, features):
+        client, stage = self.client, []
+        for k in range(self.objective.n_outputs):
+            rows = DaskRows(client, self.binned, statistics, k, features, self.n_rows)
+            stage.append(self.grower.grow_rows(rows, features))
+            self.model.round_trips_ += rows.round_trips
+        values = [grown.tree.value[:, 0] for grown in stage]
+        self.margins = [
+            client.submit(
+                _add_leaves, margin, [grown.leaf_of_row[p] for grown in stage], values, pure=False
+            )
+            for p, margin in enumerate(self.margins)
+        ]
+        return stage
+
+
 class _DaskXGBoost:
     """The distributed ``fit`` shared by the two estimators."""
 
@@ -194,9 +231,8 @@ class _DaskXGBoost:
         return self._set_fitted(trees, [], 0, objective, base_margin, False)
 
     def _dask_boost(self, client, binned, margins, data, objective, n_rows):
-        """The boosting loop of ``XGBoost._boost`` with the rows on the workers."""
+        """The boosting loop (:class:`~mltrees.hist.boosting.BoostingLoop`) on the workers' rows."""
         rng = np.random.default_rng(self.random_state)
-        K = objective.n_outputs
         grower = DepthwiseGrower(
             data,
             self._split_params(objective),
@@ -207,30 +243,24 @@ class _DaskXGBoost:
             rng=rng,
             n_threads=1,
         )
-        n_features = data.n_features
-        trees = []
         self.round_trips_ = 0
-        for _ in range(self.n_estimators):
-            statistics = [
-                client.submit(_statistics, b, m, objective, self._unit_weights, pure=False)
-                for b, m in zip(binned, margins, strict=True)
-            ]
-            features = None
-            if self.colsample_bytree < 1.0:  # the same draw as on one machine
-                features = draw_features(rng, np.arange(n_features), self.colsample_bytree)
-            stage, leaves = [], []
-            for k in range(K):
-                rows = DaskRows(client, binned, statistics, k, features, n_rows)
-                grown = grower.grow_rows(rows, features)
-                self.round_trips_ += rows.round_trips
-                stage.append(grown.tree)
-                leaves.append(grown.leaf_of_row)
-            values = [tree.value[:, 0] for tree in stage]
-            margins = [
-                client.submit(_add_leaves, m, [leaf[p] for leaf in leaves], values, pure=False)
-                for p, m in enumerate(margins)
-            ]
-            trees.append(stage)
+        rounds = _DaskRounds(
+            grower,
+            rng=rng,
+            n_features=data.n_features,
+            column_share=float(self.colsample_bytree),  # the same draw as on one machine
+            model=self,
+            client=client,
+            binned=binned,
+            margins=margins,
+            objective=objective,
+            n_rows=n_rows,
+        )
+        # No evaluation sets and no early stopping on a cluster (_dask_params_check).
+        trees = rounds.run(
+            self.n_estimators, verbose=0, patience=None, name=type(self).__name__, prefix="eval"
+        ).trees
+        margins = rounds.margins
         client.gather(margins)  # the last update, so that a failure there is not silent
         return trees
 

@@ -1,7 +1,6 @@
 """Pieces shared by the ensembles (chapters 9-12), and where the others live.
 
-This module holds the boosting loops' progress-and-early-stopping step
-(:func:`watch_round`) and the parameter checks. The rest is in files named
+This module holds the parameter checks. The rest is in files named
 after what they do, and re-exported here for the modules that import it from
 this one:
 
@@ -9,6 +8,8 @@ this one:
   trees at once (:class:`StackedTrees`);
 * :mod:`mltrees.ensemble._rows` -- rows and codes
   (:func:`node_of_codes`, :func:`prediction_values`, ...);
+* :mod:`mltrees.hist.boosting` -- the boosting loop's progress and early
+  stopping (:func:`watch_round`);
 * :mod:`mltrees._validation` -- the targets (:func:`class_codes`,
   :func:`real_targets`), shared with the single trees.
 """
@@ -16,12 +17,9 @@ this one:
 from __future__ import annotations
 
 import numbers
-import sys
-import time
 
 import numpy as np
 
-from mltrees._progress import Progress
 from mltrees._validation import check_int, class_codes, real_targets
 from mltrees.ensemble._rows import (
     _split_codes,
@@ -41,6 +39,7 @@ from mltrees.ensemble._walk import (
     _Thresholds,
     threads_for_rows,
 )
+from mltrees.hist.boosting import watch_round
 from mltrees.tree._tree import available_cores
 
 # The ensembles' name for the one int checker (imported from here by the boosting modules).
@@ -79,34 +78,6 @@ def library_rng(random_state) -> np.random.Generator:
     not fresh entropy (scikit-learn's convention, kept by the other ensembles).
     """
     return np.random.default_rng(0 if random_state is None else random_state)
-
-
-def watch_round(m, history, state, *, verbose, patience, start, prefix) -> bool:
-    """Progress report and early stopping after round ``m`` of a boosting loop.
-
-    ``history`` holds one list of metric values per evaluation set (lower is
-    better); the last set is watched. ``state`` is ``[best_score,
-    best_round]``, updated in place. ``verbose`` is a
-    :class:`mltrees._progress.Progress` (which reports every ``verbose``
-    rounds: a line on stdout or a notebook bar) or an int, the report period
-    of a plain line on stdout. Returns True when the watched metric has not
-    improved for ``patience`` rounds (None: never).
-    """
-    if isinstance(verbose, Progress):
-        if verbose.due():
-            verbose.step("  ".join(f"{prefix}{i}: {h[-1]:.6g}" for i, h in enumerate(history)))
-        else:
-            verbose.step()
-    elif verbose and (m + 1) % verbose == 0:
-        shown = "  ".join(f"{prefix}{i}: {h[-1]:.6g}" for i, h in enumerate(history))
-        print(f"[{m + 1}] {shown}  {time.perf_counter() - start:.1f} s", file=sys.stdout)
-    if not history:
-        return False
-    current = history[-1][-1]
-    if current < state[0]:
-        state[0], state[1] = current, m
-        return False
-    return patience is not None and m - state[1] >= patience
 
 
 def check_fraction(value, name: str, *, low_open=True, high_closed=True, low=0.0, high=1.0):

@@ -36,7 +36,6 @@ as CatBoost's default).
 
 from __future__ import annotations
 
-import time
 from typing import Self
 
 import numpy as np
@@ -45,7 +44,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mltrees._frames import check_category_values, is_categorical, numeric_values
-from mltrees._progress import Progress, check_verbose
+from mltrees._progress import check_verbose
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
 from mltrees._value_range import check_float32_range
@@ -56,14 +55,13 @@ from mltrees.ensemble._common import (
     class_codes,
     library_rng,
     real_targets,
-    watch_round,
 )
+from mltrees.hist.boosting import BoostingLoop
 from mltrees.hist.oblivious import (
-    ObliviousTree,
-    column_groups,
+    ObliviousGrower,
+    OrderedEntries,
     doubling_blocks,
     grow_oblivious,
-    leaf_index,
 )
 from mltrees.hist.oblivious_binning import fit_borders
 from mltrees.hist.oblivious_ctr import fit_categorical_statistics, target_class_border
@@ -177,60 +175,6 @@ def _candidate_order(n_borders: np.ndarray, n_float: int, stats) -> np.ndarray:
     return np.lexsort((position, group))
 
 
-def _hessian_entries(w, p):
-    """``(a, b, 𝓗_ab per row)`` for ``a <= b``: the softmax loss's Hessian, weighted.
-
-    CatBoost's second derivative is ``p_a (p_a - 1)`` or ``p_a p_b``, times
-    ``w``; ``𝓗`` is minus it.
-    """
-    K = p.shape[1]
-    for a in range(K):
-        for b in range(a, K):
-            der2 = p[:, a] * (p[:, a] - 1.0) if a == b else p[:, a] * p[:, b]
-            yield a, b, -(der2 * w)
-
-
-def _newton_steps(hessian: np.ndarray, sums: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """``(𝓗 + λ' I)⁻¹ S`` for each of a stack of K×K Hessians (CatBoost's ``SolveNewtonEquation``).
-
-    λ in float32, raised to float32 ε times the largest diagonal entry, so
-    that the softmax Hessian (singular) stays solvable at ``l2_leaf_reg = 0``.
-    """
-    K = hessian.shape[1]
-    lam32 = np.float32(lam)
-    diagonal = hessian[:, np.arange(K), np.arange(K)].max(axis=1).astype(np.float32)
-    trace = np.maximum(lam32, diagonal)
-    adjusted = np.maximum(lam32, trace * np.finfo(np.float32).eps).astype(np.float64)
-    return _cholesky_solve(hessian + adjusted[:, None, None] * np.eye(K), sums)
-
-
-def _running_sums(start: np.ndarray, values: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """``start[g] + values`` of the rows of group ``g`` so far, each row included, added in order.
-
-    Row ``i`` gets ``(((start[g_i] + v_j1) + v_j2) + …) + v_i`` over the
-    earlier rows ``j`` of its group, rounded as that sequence of additions.
-    The groups are padded to a power-of-two length and summed along the
-    padded axis (``np.cumsum`` adds in order), one length at a time.
-    """
-    order = np.argsort(group, kind="stable")
-    grouped = group[order]
-    sizes = np.bincount(group, minlength=len(start))
-    rank = np.arange(len(order)) - (np.cumsum(sizes) - sizes)[grouped]
-    width = 1 << np.ceil(np.log2(np.maximum(sizes, 1))).astype(np.intp)
-    out = np.empty(values.shape)
-    for length in np.unique(width[sizes > 0]):
-        members = np.flatnonzero((width == length) & (sizes > 0))
-        slot = np.full(len(start), -1)
-        slot[members] = np.arange(len(members))
-        picked = slot[grouped] >= 0
-        rows, at = slot[grouped[picked]], rank[picked]
-        padded = np.zeros((len(members), length + 1, *values.shape[1:]))
-        padded[:, 0] = start[members]
-        padded[rows, at + 1] = values[order[picked]]
-        out[order[picked]] = np.cumsum(padded, axis=1)[rows, at + 1]
-    return out
-
-
 def _weighted_target_average(y: np.ndarray, w: np.ndarray) -> float:
     """CatBoost's ``CalculateWeightedTargetAverage``: ``Σ y w / Σ w``, returned in float32.
 
@@ -243,36 +187,45 @@ def _weighted_target_average(y: np.ndarray, w: np.ndarray) -> float:
     return float(np.float32(total / float(np.cumsum(w)[-1])))
 
 
-def _cholesky_solve(M: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``M⁻¹ b`` for symmetric positive definite ``M`` (leaves × K × K), as LAPACK's ``dppsv``.
+class _ObliviousRounds(BoostingLoop):
+    """Oblivious boosting's hooks of the boosting loop: one tree for all outputs.
 
-    CatBoost solves its Newton steps with ``dppsv`` on the lower packed
-    triangle: a Cholesky factor ``L`` column by column (``dpptrf``: the
-    column scaled by ``1 / L_jj``, the trailing part updated by ``x xᵀ``),
-    then ``L y = b`` and ``Lᵀ x = y`` (``dpptrs``). The same operations in the
-    same order here, over all leaves at once (loops over K only), so that the
-    ill-conditioned steps at ``l2_leaf_reg = 0`` round as CatBoost's do.
+    The training predictions ``F`` are float64; in ordered boosting every
+    entry (a row of a block's body or tail) also keeps its own approximation,
+    moved by the steps of its block's body (:eq:`eq-ordered-score`). The
+    reported metric is the training loss, computed only when progress is shown.
     """
-    A = M.copy()
-    K = A.shape[1]
-    for j in range(K):
-        A[:, j, j] = np.sqrt(A[:, j, j])
-        if j + 1 < K:
-            A[:, j + 1 :, j] *= (1.0 / A[:, j, j])[:, None]
-            for c in range(j + 1, K):  # dspr: A[i, c] += x_i (-x_c), i >= c
-                temp = -A[:, c, j]
-                A[:, c:, c] = A[:, c:, c] + A[:, c:, j] * temp[:, None]
-    x = b.copy()
-    for j in range(K):  # L y = b
-        x[:, j] = x[:, j] / A[:, j, j]
-        for i in range(j + 1, K):
-            x[:, i] = x[:, i] - x[:, j] * A[:, i, j]
-    for j in range(K - 1, -1, -1):  # Lᵀ x = y
-        temp = x[:, j]
-        for i in range(K - 1, j, -1):
-            temp = temp - A[:, i, j] * x[:, i]
-        x[:, j] = temp / A[:, j, j]
-    return x
+
+    def __init__(self, grower, *, model, objective, y, w, F, entries, **loop):
+        super().__init__(grower, **loop)
+        self.model, self.objective = model, objective
+        self.y, self.w, self.F, self.entries = y, w, F, entries
+        self.newton = not grower.gradient_step
+
+    def statistics(self, m):
+        model, objective = self.model, self.objective
+        S, H = model._derivatives(self.y, self.F, self.w, objective)
+        if self.entries is None:
+            return S, H, None, None
+        entry_y, entry_w, approx = self.entries
+        S_e, H_e = model._derivatives(entry_y, approx, entry_w, objective)
+        return S, H, S_e, H_e
+
+    def grow_stage(self, m, statistics, features):
+        S, H, S_e, H_e = statistics
+        grower = self.grower
+        grown = grower.grow(S, H if self.newton else self.w[:, None], features, scoring=S_e)
+        self.F += grown.tree.value[grown.leaf_of_row]
+        if self.entries is not None:
+            _, entry_w, approx = self.entries
+            curvature = H_e if self.newton else entry_w[:, None]
+            approx += grower.learning_rate * grower.entry_steps(grown, S_e, curvature)
+        return [grown]
+
+    def round_scores(self, stage) -> list[float]:
+        if not self.model.verbose:
+            return []
+        return [self.model._loss(self.y, self.F, self.w, self.objective)]
 
 
 class _BaseObliviousBoosting(BaseEstimator):
@@ -460,7 +413,6 @@ class _BaseObliviousBoosting(BaseEstimator):
         lam = float(np.float32(self.l2_leaf_reg)) * (float(np.cumsum(w)[-1]) / n)
         lr = float(np.float32(self.learning_rate))
         bias = self._bias(y, w, objective, n_outputs)
-        K = n_outputs
         F = np.tile(bias, (n, 1))
         newton = self.leaf_estimation_method == "Newton"
         # One row has no "earlier rows" to score it with: plain scores then.
@@ -477,106 +429,43 @@ class _BaseObliviousBoosting(BaseEstimator):
             entry_w = w[entry_rows]
             entry_y = y[entry_rows]
             approx = np.tile(bias, (len(entry_rows), 1))
-            body = (part % 2) == 0
             # Each block scales λ by its own body: l2 · (Σ w of the body / its rows).
             body_weight = np.cumsum(w[order])[ends[:-1] - 1]
             block_lam = float(np.float32(self.l2_leaf_reg)) * (body_weight / ends[:-1])
-        unit = bool((w == 1.0).all())
-        groups = column_groups(entry_codes if ordered else codes, self._n_borders)
-        trees = []
-        history = []
-        watched = [np.inf, 0]
-        start = time.perf_counter()
-        progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
-        try:
-            for m in range(self.n_estimators):
-                S, H = self._derivatives(y, F, w, objective)
-                if ordered:
-                    S_e, H_e = self._derivatives(entry_y, approx, entry_w, objective)
-                    feature, border, n_levels = grow_oblivious(
-                        entry_codes,
-                        self._n_borders,
-                        int(self.depth),
-                        S_e,
-                        None if unit else entry_w,
-                        block_lam,
-                        self.score_function,
-                        part=part,
-                        groups=groups,
-                        order=candidates,
-                    )
-                else:
-                    feature, border, n_levels = grow_oblivious(
-                        codes,
-                        self._n_borders,
-                        int(self.depth),
-                        S,
-                        None if unit else w,
-                        lam,
-                        self.score_function,
-                        groups=groups,
-                        order=candidates,
-                    )
-                leaf = leaf_index(codes, feature, border)
-                n_leaves = 1 << int(self.depth)
-                # The levels past n_levels only pad the tree to the model's depth
-                # (CatBoost stopped there): a leaf takes the value of its first
-                # n_levels answers, the leaf of CatBoost's shorter tree.
-                mask = (1 << n_levels) - 1
-                value = lr * self._leaf_values(
-                    leaf & mask, mask + 1, S, H if newton else w[:, None], lam, gradient=not newton
-                )
-                value = value[np.arange(n_leaves) & mask]
-                F += value[leaf]
-                trees.append(
-                    ObliviousTree(
-                        feature,
-                        border,
-                        value,
-                        np.bincount(leaf, w, minlength=n_leaves),
-                        np.bincount(leaf, minlength=n_leaves),
-                        np.stack(
-                            [np.bincount(leaf, S[:, k], minlength=n_leaves) for k in range(K)], 1
-                        ),
-                    )
-                )
-                if ordered:
-                    entry_leaf = leaf_index(entry_codes, feature, border) & mask
-                    key = block * n_leaves + entry_leaf
-                    n_keys = len(block_sizes) * n_leaves
-                    step = self._leaf_values(
-                        key,
-                        n_keys,
-                        S_e,
-                        H_e if newton else entry_w[:, None],
-                        np.repeat(block_lam, n_leaves),
-                        rows=body,
-                        gradient=not newton,
-                    )
-                    delta = step[key]
-                    if K > 1:  # CatBoost's MultiClass: tail rows step online
-                        delta[~body] = self._online_tail_steps(
-                            key,
-                            body,
-                            S_e,
-                            H_e if newton else entry_w[:, None],
-                            np.repeat(block_lam, n_leaves),
-                            gradient=not newton,
-                        )
-                    approx += lr * delta
-                if self.verbose:
-                    history.append(self._loss(y, F, w, objective))
-                    watch_round(
-                        m,
-                        [history],
-                        watched,
-                        verbose=progress,
-                        patience=None,
-                        start=start,
-                        prefix="learn_",
-                    )
-        finally:
-            progress.close()
+        grower = ObliviousGrower(
+            codes,
+            self._n_borders,
+            int(self.depth),
+            lam,
+            self.score_function,
+            lr,
+            w,
+            gradient_step=not newton,
+            order=candidates,
+            ordered=OrderedEntries(entry_codes, part, entry_w, block_lam) if ordered else None,
+            search=grow_oblivious,
+        )
+        rounds = _ObliviousRounds(
+            grower,
+            rng=rng,
+            n_features=codes.shape[0],
+            model=self,
+            objective=objective,
+            y=y,
+            w=w,
+            F=F,
+            entries=(entry_y, entry_w, approx) if ordered else None,
+        )
+        trees = [
+            stage[0]
+            for stage in rounds.run(
+                self.n_estimators,
+                verbose=self.verbose,
+                patience=None,
+                name=type(self).__name__,
+                prefix="learn_",
+            ).trees
+        ]
         self._trees = trees
         self._lambda = lam
         self.init_score_ = bias
@@ -631,83 +520,6 @@ class _BaseObliviousBoosting(BaseEstimator):
         onehot = np.zeros_like(p)
         onehot[np.arange(len(y)), y.astype(np.intp)] = 1.0
         return w[:, None] * (onehot - p), (w, p)
-
-    @staticmethod
-    def _leaf_values(key, n_keys, S, curvature, lam, rows=None, gradient=False):
-        """Newton (or gradient) steps ``(𝓗_j + λ I)⁻¹ S_j`` per leaf (:eq:`eq-catboost-leaf`).
-
-        ``curvature`` is an (n, 1) array of per-row weights (``W`` for the
-        gradient step, ``w p (1 - p)`` for Logloss's Newton step) or, for
-        MultiClass Newton, ``(w, p)``: CatBoost then solves with the full
-        K×K Hessian of the softmax loss. ``rows`` restricts the sums; ``lam``
-        is a number or one per key. A leaf without weight gets 0. The
-        gradient step is ``S · (1 / (W + λ))`` and the Newton step
-        ``S / (𝓗 + λ)``, CatBoost's ``CalcAverage`` and ``CalcDeltaNewtonBody``
-        (which round differently).
-        """
-        if rows is not None:
-            key, S = key[rows], S[rows]
-            curvature = (
-                tuple(c[rows] for c in curvature)
-                if isinstance(curvature, tuple)
-                else curvature[rows]
-            )
-        K = S.shape[1]
-        sums = np.stack([np.bincount(key, S[:, k], minlength=n_keys) for k in range(K)], axis=1)
-        if not isinstance(curvature, tuple):
-            h = np.bincount(key, curvature[:, 0], minlength=n_keys)
-            with np.errstate(divide="ignore", invalid="ignore"):  # a leaf without weight: 0
-                inverse = (1.0 / (h + lam))[:, None]
-                step = sums * inverse if gradient else sums / (h + lam)[:, None]
-                return np.where(h[:, None] > 0, step, 0.0)
-        w, p = curvature
-        hessian = np.empty((n_keys, K, K))
-        for a, b, per_row in _hessian_entries(w, p):
-            hessian[:, a, b] = hessian[:, b, a] = np.bincount(key, per_row, minlength=n_keys)
-        weight = np.bincount(key, w, minlength=n_keys)
-        filled = weight > 0
-        values = np.zeros((n_keys, K))
-        values[filled] = _newton_steps(
-            hessian[filled], sums[filled], np.broadcast_to(lam, n_keys)[filled]
-        )
-        return values
-
-    @staticmethod
-    def _online_tail_steps(key, body, S, curvature, lam, gradient):
-        """Steps of the tail rows of ordered boosting with several outputs (MultiClass).
-
-        CatBoost (``CalcApproxDeltaMulti``) gives each tail row, in order, the
-        step of its leaf's sums over the block's body *plus the tail rows of
-        that leaf up to and including itself*, where one output gives every
-        tail row the body's step. ``key`` is each entry's (block, leaf),
-        ``body`` marks body entries, ``lam`` is one λ per key. Returns the
-        steps of the tail entries, in order.
-        """
-        tail = ~body
-        n_keys = len(lam)
-        K = S.shape[1]
-        sums = np.stack([np.bincount(key[body], S[body, k], minlength=n_keys) for k in range(K)], 1)
-        running_S = _running_sums(sums, S[tail], key[tail])
-        tail_lam = lam[key[tail]]
-        if not isinstance(curvature, tuple):
-            h = np.bincount(key[body], curvature[body, 0], minlength=n_keys)
-            running_h = _running_sums(h, curvature[tail, 0], key[tail])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                inverse = (1.0 / (running_h + tail_lam))[:, None]
-                step = (
-                    running_S * inverse if gradient else running_S / (running_h + tail_lam)[:, None]
-                )
-            return np.where(running_h[:, None] > 0, step, 0.0)
-        w, p = curvature
-        start = np.empty((n_keys, K, K))
-        rows = np.empty((int(tail.sum()), K, K))
-        for a, b, per_row in _hessian_entries(w, p):
-            start[:, a, b] = start[:, b, a] = np.bincount(
-                key[body], per_row[body], minlength=n_keys
-            )
-            rows[:, a, b] = rows[:, b, a] = per_row[tail]
-        running_H = _running_sums(start, rows, key[tail])
-        return _newton_steps(running_H, running_S, tail_lam)
 
     @staticmethod
     def _loss(y, F, w, objective):

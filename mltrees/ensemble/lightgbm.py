@@ -34,7 +34,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from mltrees._frames import frame_as_numbers, learn_frame_categories
 from mltrees._input_checks import check_unique_columns, validate_numbers
-from mltrees._progress import Progress
 from mltrees._threads import threads_for_jobs
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import real_targets, require_two_classes
@@ -46,8 +45,8 @@ from mltrees.ensemble._common import (
     check_score_bound,
     class_codes,
     library_rng,
-    watch_round,
 )
+from mltrees.hist.boosting import BoostingLoop, EvalSets
 from mltrees.hist.categorical import CategoricalParams, category_bins, encode_categories
 from mltrees.hist.goss import goss_active, goss_sample
 from mltrees.hist.leafwise import LeafwiseGrower
@@ -312,6 +311,73 @@ def _softmax(score: np.ndarray) -> np.ndarray:
     return z / total[:, None]
 
 
+def _half_up(x: float) -> int:
+    """LightGBM's count of sampled columns: ``static_cast<int>(x + 0.5)``."""
+    return int(x + 0.5)
+
+
+class _LightGBMRounds(BoostingLoop):
+    """LightGBM's hooks of the boosting loop: bagging, GOSS, untrained classes, float64 scores."""
+
+    def __init__(self, grower, *, model, objective, y, weight, score, trained, timings, **loop):
+        super().__init__(grower, **loop)
+        self.model, self.objective = model, objective
+        self.y, self.weight, self.score = y, weight, score
+        self.trained, self.timings = trained, timings
+        self.bag = None
+        self.nothing_split = False
+
+    def statistics(self, m):
+        """Gradients at the scores, and the bag of rows (drawn every ``subsample_freq`` rounds)."""
+        model = self.model
+        clock = time.perf_counter()
+        g, h = self.objective.gradients(self.y, self.score, self.weight)
+        self.timings["gradients"] += time.perf_counter() - clock
+        n = len(g)
+        bagging = model.subsample < 1.0 and model.subsample_freq > 0
+        if bagging and m % model.subsample_freq == 0:
+            size = max(1, int(model.subsample * n))
+            self.bag = np.sort(self.rng.choice(n, size=size, replace=False))
+        return g, h
+
+    def grow_stage(self, m, statistics, features):
+        """One tree per class (one leaf for a class LightGBM does not train), added to the scores.
+
+        GOSS draws its rows after the columns. Returns None, ending training,
+        when no leaf of any class can be split after the first round.
+        """
+        model, grower, score = self.model, self.grower, self.score
+        g, h = statistics
+        n = len(g)
+        rows = self.bag
+        if model.data_sample_strategy == "goss" and goss_active(m, model.learning_rate):
+            rows, g_rows, h_rows = goss_sample(
+                g, h, model.top_rate, model.other_rate, self.rng, float32=True
+            )
+            g, h = np.zeros_like(g), np.zeros_like(h)
+            g[rows], h[rows] = g_rows, h_rows
+        stage = []
+        for k in range(score.shape[1]):
+            if self.trained[k]:
+                stage.append(grower.grow(g[:, k], h[:, k], features, rows))
+            else:  # a class LightGBM does not train: one leaf
+                stage.append(grower.grow(np.zeros(n), np.zeros(n), np.zeros(0, int), rows))
+        split = [grown.tree.node_count > 1 for grown in stage]
+        if not any(split) and m > 0:
+            return None  # LightGBM: no leaf of any class can be split, training ends
+        self.nothing_split = not any(split)
+        for grown, grew in zip(stage, split, strict=True):
+            if not grew:  # LightGBM's tree of one leaf adds nothing to the score
+                grown.tree.value[:] = 0.0
+                grown.weight[:] = 0.0
+        for k, grown in enumerate(stage):
+            score[:, k] += grown.tree.value[grown.leaf_of_row, 0]
+        return stage
+
+    def stop_after(self, stage) -> bool:
+        return self.nothing_split  # the first round could split nothing: its trees are kept
+
+
 class _BaseLightGBM(BaseEstimator):
     """The boosting loop shared by the regressor and the classifier."""
 
@@ -492,8 +558,7 @@ class _BaseLightGBM(BaseEstimator):
             init = np.zeros(K)
             score = start_score.copy()
         trained = objective.trained(y, weight)
-        eval_scores = [np.tile(init, (len(ey), 1)) for _, ey, _ in evals]
-        history = [[] for _ in evals]
+        eval_sets = [(E, ey, ew, np.tile(init, (len(ey), 1))) for E, ey, ew in evals]
         grower = LeafwiseGrower(
             data,
             has_missing,
@@ -518,67 +583,29 @@ class _BaseLightGBM(BaseEstimator):
             timings=timings,
         )
         self.n_bundles_ = grower.n_columns
-        trees, gains = [], []
-        watched = [np.inf, 0]  # best score and round on the last eval set
-        bag = None
-        start = time.perf_counter()
-        progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
-        try:
-            for m in range(self.n_estimators):
-                clock = time.perf_counter()
-                g, h = objective.gradients(y, score, weight)
-                timings["gradients"] += time.perf_counter() - clock
-                bagging = self.subsample < 1.0 and self.subsample_freq > 0
-                if bagging and m % self.subsample_freq == 0:
-                    size = max(1, int(self.subsample * n))
-                    bag = np.sort(rng.choice(n, size=size, replace=False))
-                features = None
-                if self.colsample_bytree < 1.0:
-                    k = max(1, int(self.colsample_bytree * X.shape[1] + 0.5))
-                    features = np.sort(rng.choice(X.shape[1], size=k, replace=False))
-                rows = bag
-                if self.data_sample_strategy == "goss" and goss_active(m, self.learning_rate):
-                    rows, g_rows, h_rows = goss_sample(
-                        g, h, self.top_rate, self.other_rate, rng, float32=True
-                    )
-                    g, h = np.zeros_like(g), np.zeros_like(h)
-                    g[rows], h[rows] = g_rows, h_rows
-                stage = []
-                for k in range(K):
-                    if trained[k]:
-                        stage.append(grower.grow(g[:, k], h[:, k], features, rows))
-                    else:  # a class LightGBM does not train: one leaf
-                        stage.append(grower.grow(np.zeros(n), np.zeros(n), np.zeros(0, int), rows))
-                split = [grown.tree.node_count > 1 for grown in stage]
-                if not any(split) and m > 0:
-                    break  # LightGBM: no leaf of any class can be split, training ends
-                for grown, grew in zip(stage, split, strict=True):
-                    if not grew:  # LightGBM's tree of one leaf adds nothing to the score
-                        grown.tree.value[:] = 0.0
-                        grown.weight[:] = 0.0
-                for k, grown in enumerate(stage):
-                    score[:, k] += grown.tree.value[grown.leaf_of_row, 0]
-                trees.append([grown.tree for grown in stage])
-                gains.append([grown.gain for grown in stage])
-                for i, (E, ey, ew) in enumerate(evals):
-                    for k, grown in enumerate(stage):
-                        eval_scores[i][:, k] += grown.tree.value[grown.tree.apply(E), 0]
-                    history[i].append(objective.evaluate(ey, eval_scores[i], ew))
-                if watch_round(
-                    m,
-                    history,
-                    watched,
-                    verbose=progress,
-                    patience=self.early_stopping_rounds,
-                    start=start,
-                    prefix="valid_",
-                ):
-                    break
-                if not any(split):
-                    break  # the first round could split nothing: its trees are kept
-        finally:
-            progress.close()
-            grower.close()
+        rounds = _LightGBMRounds(
+            grower,
+            rng=rng,
+            n_features=X.shape[1],
+            column_share=float(self.colsample_bytree),
+            rounding=_half_up,
+            evals=EvalSets(eval_sets, objective.evaluate),
+            model=self,
+            objective=objective,
+            y=y,
+            weight=weight,
+            score=score,
+            trained=trained,
+            timings=timings,
+        )
+        boosted = rounds.run(
+            self.n_estimators,
+            verbose=self.verbose,
+            patience=self.early_stopping_rounds,
+            name=type(self).__name__,
+            prefix="valid_",
+        )
+        trees, gains, history = boosted.trees, boosted.gains, boosted.history
         self._timings = timings
         self._objective = objective
         self._trees = trees
@@ -587,8 +614,8 @@ class _BaseLightGBM(BaseEstimator):
         self.n_estimators_ = len(trees)
         self.evals_result_ = {f"valid_{i}": {objective.metric: h_} for i, h_ in enumerate(history)}
         if evals and self.early_stopping_rounds is not None:
-            self.best_iteration_ = watched[1]
-            self.best_score_ = history[-1][watched[1]]
+            self.best_iteration_ = boosted.best_round
+            self.best_score_ = history[-1][boosted.best_round]
         flat = [tree for stage in trees for tree in stage]
         outputs = np.tile(np.arange(K), len(trees))
         self._stack = StackedTrees(flat, [t.value for t in flat], outputs, K)
@@ -838,10 +865,14 @@ class LightGBMRegressor(RegressorMixin, _BaseLightGBM):
         Columns the histograms are built on after feature bundling: each
         bundle once, each other feature alone (the features of LightGBM's
         multi-value group too), and none for the features LightGBM drops
-        as unusable (one bin; or, with ``feature_pre_filter`` on as by
-        default, a numeric feature, or a categorical one of at most two
-        bins, no cut of which leaves ``min_child_samples`` rows on both
-        sides).
+        before training: one of a single bin, and (LightGBM's
+        ``feature_pre_filter``, on by default, which this estimator always
+        applies) a numeric feature, or a categorical one of at most two
+        bins, none of whose cuts with the missing values on the right leaves
+        ``min_child_samples`` rows on both sides. LightGBM counts those rows
+        on its bin sample of at most ``subsample_for_bin`` rows (200,000)
+        with the minimum scaled to the sample; this estimator counts every
+        row, which is the same up to that many rows.
     best_iteration_, best_score_
         With early stopping: the best round (0-based) and its metric.
     evals_result_ : dict

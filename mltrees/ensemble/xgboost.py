@@ -57,7 +57,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from mltrees._frames import frame_as_numbers, learn_frame_categories
 from mltrees._input_checks import check_unique_columns, validate_numbers
-from mltrees._progress import Progress
 from mltrees._threads import threads_for_jobs
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
@@ -71,11 +70,11 @@ from mltrees.ensemble._common import (
     library_rng,
     raw_importances,
     real_targets,
-    watch_round,
 )
 from mltrees.hist.binning import BinnedData
+from mltrees.hist.boosting import BoostingLoop, EvalSets
 from mltrees.hist.exact import ExactGrower, SortedColumns
-from mltrees.hist.grower import DepthwiseGrower, draw_features
+from mltrees.hist.grower import DepthwiseGrower
 from mltrees.hist.splitting import SplitParams
 from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
@@ -355,6 +354,61 @@ def _as_float32(estimator, X, *, reset: bool):
     )
 
 
+def _xgboost_metric(objective: _Objective):
+    """The evaluation metric on predictions of shape (n, K), as XGBoost reports it."""
+
+    def metric(y, margin, weight):
+        return objective.evaluate(y, margin[:, 0] if margin.shape[1] == 1 else margin, weight)
+
+    return metric
+
+
+class _XGBoostRounds(BoostingLoop):
+    """XGBoost's hooks of the boosting loop: its gradients, row sample and float32 margins."""
+
+    def __init__(
+        self,
+        grower,
+        *,
+        model,
+        objective,
+        y,
+        weight,
+        margin,
+        proposals,
+        timings,
+        **loop,
+    ):
+        super().__init__(grower, **loop)
+        self.model, self.objective = model, objective
+        self.y, self.weight, self.margin = y, weight, margin
+        self.proposals, self.timings = proposals, timings
+
+    def statistics(self, m):
+        clock = time.perf_counter()
+        g, h = self.model._gradients(self.objective, self.y, self.margin, self.weight, self.rng)
+        self.timings["gradients"] += time.perf_counter() - clock
+        return g, h
+
+    def grow_stage(self, m, statistics, features):
+        """One tree per output, added to the float32 margins (XGBoost's prediction cache)."""
+        g, h = statistics
+        grower, margin, timings, proposals = self.grower, self.margin, self.timings, self.proposals
+        K = margin.shape[1]
+        stage = []
+        for k in range(K):
+            if proposals is not None:
+                clock = time.perf_counter()
+                grower.data = proposals(h[:, k], m)
+                timings["binning"] += time.perf_counter() - clock
+            stage.append(grower.grow(g[:, k], h[:, k], features))
+        clock = time.perf_counter()
+        for k, grown in enumerate(stage):
+            margin[:, k] += grown.tree.value[grown.leaf_of_row, 0].astype(np.float32)
+        timings["gradients"] += time.perf_counter() - clock
+        return stage
+
+
 class _BaseXGBoost(BaseEstimator):
     """The boosting loop shared by the regressor and the classifier."""
 
@@ -401,7 +455,6 @@ class _BaseXGBoost(BaseEstimator):
     def _boost(self, X, y, weight, objective: _Objective, eval_set, init_margin):
         """Grow the trees; returns the fitted state."""
         n, n_features = X.shape
-        K = objective.n_outputs
         self._unit_weights = bool(np.all(weight == 1.0))
         rng = library_rng(self.random_state)
         params = self._split_params(objective)
@@ -428,9 +481,6 @@ class _BaseXGBoost(BaseEstimator):
             )
             for E, ey, ew in eval_set
         ]
-        history = [[] for _ in evals]
-        trees = []
-        watched = [np.inf, 0]  # best score and round on the last eval set
         if self.tree_method == "exact":
             grower = ExactGrower(
                 SortedColumns.fit(X, n_threads),
@@ -461,48 +511,29 @@ class _BaseXGBoost(BaseEstimator):
         proposals = None
         if self.tree_method == "approx" and self.sketch == "global":
             proposals = self._approx_proposals(X, weight, objective, n_threads)
-        start = time.perf_counter()
-        progress = Progress(self.verbose, self.n_estimators, type(self).__name__)
-        try:
-            for m in range(self.n_estimators):
-                clock = time.perf_counter()
-                g, h = self._gradients(objective, y, margin, weight, rng)
-                timings["gradients"] += time.perf_counter() - clock
-                features = None
-                if self.colsample_bytree < 1.0:
-                    features = draw_features(rng, np.arange(n_features), self.colsample_bytree)
-                stage = []
-                for k in range(K):
-                    if proposals is not None:
-                        clock = time.perf_counter()
-                        grower.data = proposals(h[:, k], m)
-                        timings["binning"] += time.perf_counter() - clock
-                    stage.append(grower.grow(g[:, k], h[:, k], features))
-                clock = time.perf_counter()
-                for k, grown in enumerate(stage):
-                    margin[:, k] += grown.tree.value[grown.leaf_of_row, 0].astype(np.float32)
-                timings["gradients"] += time.perf_counter() - clock
-                trees.append([grown.tree for grown in stage])
-                for i, (E, ey, ew, em) in enumerate(evals):
-                    for k, grown in enumerate(stage):
-                        em[:, k] += grown.tree.value[grown.tree.apply(E), 0]
-                    # (in float64, as predict: the metric is that of the predictions)
-                    history[i].append(objective.evaluate(ey, em[:, 0] if K == 1 else em, ew))
-                if watch_round(
-                    m,
-                    history,
-                    watched,
-                    verbose=progress,
-                    patience=self.early_stopping_rounds,
-                    start=start,
-                    prefix="eval",
-                ):
-                    break
-        finally:
-            progress.close()
-            grower.close()
+        rounds = _XGBoostRounds(
+            grower,
+            rng=rng,
+            n_features=n_features,
+            column_share=float(self.colsample_bytree),
+            evals=EvalSets(evals, _xgboost_metric(objective)),
+            model=self,
+            objective=objective,
+            y=y,
+            weight=weight,
+            margin=margin,
+            proposals=proposals,
+            timings=timings,
+        )
+        boosted = rounds.run(
+            self.n_estimators,
+            verbose=self.verbose,
+            patience=self.early_stopping_rounds,
+            name=type(self).__name__,
+            prefix="eval",
+        )
         self._timings = timings
-        return trees, history, watched[1]
+        return boosted.trees, boosted.history, boosted.best_round
 
     def _approx_proposals(self, X, weight, objective: _Objective, n_threads: int):
         """``approx``'s bins of a tree from its hessians, as XGBoost proposes them.

@@ -24,6 +24,16 @@ are written once.
 * the growers' lifecycle: :class:`~mltrees.hist.grower.GrowerBase` (their
   threads, ``close()``, timings) and the ``Tree`` of a grown tree
   (:func:`~mltrees.hist.grower.binary_tree`);
+* the best split of every node: :class:`~mltrees.hist.candidates.SplitCandidates`,
+  the one record the depth-wise, leaf-wise and exact split searches return
+  (XGBoost's ``SplitEntry``, LightGBM's ``SplitInfo``);
+* the boosting loop: :class:`~mltrees.hist.boosting.BoostingLoop` (the
+  rounds, the per-tree column draw :func:`~mltrees.hist.boosting.draw_columns`,
+  evaluation sets, progress and early stopping), which XGBoost, LightGBM,
+  oblivious boosting and the Dask trainer configure through hooks where they
+  differ: their gradients and row samples, how a round's trees update the
+  training predictions (float32 margins for XGBoost, float64 scores for
+  LightGBM, margins on the workers for Dask), LightGBM's own end of training;
 * worker processes: :mod:`~mltrees.hist.processes` (forked only from a
   process without other threads, see its notes on fork safety);
 * private APIs of other packages behind self-checks: :mod:`mltrees._compat`
@@ -51,8 +61,10 @@ are written once.
   :mod:`~mltrees.hist.goss`;
 * CatBoost (chapter 15): :mod:`~mltrees.hist.oblivious_binning` (borders,
   ``x > border`` in float32), :mod:`~mltrees.hist.oblivious_ctr` (statistics
-  of categorical features) and :mod:`~mltrees.hist.oblivious` (oblivious
-  trees, L2 and Cosine scores, ordered boosting's scores).
+  of categorical features), :mod:`~mltrees.hist.oblivious` (oblivious
+  trees, L2 and Cosine scores, ordered boosting's scores, the oblivious
+  policy) and :mod:`~mltrees.hist.oblivious_leaves` (the leaves' Newton and
+  gradient steps, rounded as CatBoost's).
 
 **The grower contract.** A boosting loop drives a grower through:
 
@@ -65,22 +77,29 @@ are written once.
   the unscaled weights;
 * ``close()``: stop the grower's threads or worker processes.
 
-Three policies honour it: :class:`~mltrees.hist.grower.DepthwiseGrower`
+Four policies honour it: :class:`~mltrees.hist.grower.DepthwiseGrower`
 (``grow(g, h, features, count)``; ``count`` the row counts of gradient
 boosting's variance rule), :class:`~mltrees.hist.exact.ExactGrower`
-(``grow(g, h, features)``) and
-:class:`~mltrees.hist.leafwise.LeafwiseGrower` (``grow(g, h, features,
-rows)``; ``rows`` the sampled rows, GOSS or bagging). The depth-wise grower
-also grows on a row store (``grow_rows``): its rows may live on other
-machines, which is how :mod:`mltrees.dask` trains; it drives its split rule
+(``grow(g, h, features)``), :class:`~mltrees.hist.leafwise.LeafwiseGrower`
+(``grow(g, h, features, rows)``; ``rows`` the sampled rows, GOSS or
+bagging) and :class:`~mltrees.hist.oblivious.ObliviousGrower`
+(``grow(S, curvature, features, scoring)``: CatBoost's ``S = w (y - F)``
+and the leaf step's curvature; ``scoring`` the entries' ``S`` of ordered
+boosting), whose :class:`~mltrees.hist.oblivious.GrownObliviousTree` holds
+an :class:`~mltrees.hist.oblivious.ObliviousTree`, the leaf index of every
+row and one gain per level. The depth-wise grower also grows on a row store
+(``grow_rows``): its rows may live on other machines, which is how
+:mod:`mltrees.dask` trains; it drives its split rule
 (:class:`~mltrees.hist.splitting.SplitParams` for XGBoost,
 :class:`~mltrees.hist.splitting.VarianceRule` for gradient boosting's CART
 trees) through the rule's ``needs_squares``, ``node_weights``, ``choose``
-and ``impurity``, without asking for its type. The oblivious policy does not
-honour it yet: :func:`~mltrees.hist.oblivious.grow_oblivious` returns the
-levels' splits, and CatBoost's estimator computes the leaves and their
-values itself. The boosting loops are still one per library
-(:mod:`mltrees.ensemble.xgboost`, :mod:`mltrees.ensemble.lightgbm`,
-:mod:`mltrees.ensemble.catboost`, :mod:`mltrees.dask.xgboost`), each with
-its own column sampling and early stopping.
+and ``impurity``, without asking for its type.
+
+A boosting loop (:class:`~mltrees.hist.boosting.BoostingLoop`) drives any of
+them the same way: per round it asks its library's hooks for the
+statistics, draws the tree's columns, has the hook grow the round's trees
+and update the training predictions, then scores the evaluation sets and
+decides early stopping. Gradient boosting's histogram mode
+(:mod:`mltrees.ensemble.gradient_boosting`) keeps the loop of chapter 12,
+which it shares with its exact mode, whose trees come from the tree engine.
 """

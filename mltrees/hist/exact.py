@@ -76,7 +76,7 @@ from mltrees.hist.exact_columns import (  # noqa: F401 - names of this module be
     _sums_through,
     _Workspace,
 )
-from mltrees.hist.exact_scan import SPARSE_CUTS, SPARSE_SUMS, ExactScan, _Best  # noqa: F401
+from mltrees.hist.exact_scan import SPARSE_CUTS, SPARSE_SUMS, ExactScan  # noqa: F401
 from mltrees.hist.exact_workers import (
     Request,
     Route,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mltrees.hist.candidates import SplitCandidates
 from mltrees.hist.exact_columns import _prefix, _running_sums, _sums_through
 from mltrees.hist.splitting import split_gain
 
@@ -443,7 +444,7 @@ class ExactScan:
             np.greater_equal(score, level.per_position(rounded), out=near)
         return np.flatnonzero(near)
 
-    def _choose(self, found, level, node_features) -> _Best:
+    def _choose(self, found, level, node_features) -> SplitCandidates:
         """The best split of every node among the candidates of every feature.
 
         The float32 gains of all candidates of the level are computed at
@@ -452,7 +453,7 @@ class ExactScan:
         increasing value, the forward end, backward cuts by decreasing
         value, the backward end. A split must gain more than 0.
         """
-        best = _Best(level.counts.size)
+        best = SplitCandidates.none_gaining(level.counts.size)
         parts = [(j, *part) for j, scanned in found for part in scanned]
         if not parts:
             return best
@@ -489,34 +490,3 @@ class ExactScan:
         best.lead[q] = lead[first]
         best.missing[q] = missing[first]
         return best
-
-
-class _Best:
-    """The best split of every node of a level (feature -1 and gain 0 where none gains)."""
-
-    def __init__(self, n: int):
-        self.gain = np.zeros(n, dtype=np.float32)  # a split must beat loss change 0
-        self.feature = np.full(n, -1, dtype=np.intp)
-        self.cut = np.zeros(n, dtype=np.float32)
-        self.default_left = np.zeros(n, dtype=bool)
-        self.left = np.zeros((n, 2))
-        # In the order of the feature: the node's first `lead` rows go left, and its
-        # last `missing` rows (its missing values) too if default_left.
-        self.lead = np.zeros(n, dtype=np.intp)
-        self.missing = np.zeros(n, dtype=np.intp)
-
-    def n_left(self) -> np.ndarray:
-        """Rows sent left by each node's split."""
-        return self.lead + np.where(self.default_left, self.missing, 0)
-
-    def merge(self, other: _Best) -> None:
-        """Keep, node by node, the better of this and ``other``, found on other features.
-
-        The better split gains more; of two that gain the same, the one on
-        the lower feature wins, as in :meth:`ExactGrower._choose`.
-        """
-        better = (other.gain > self.gain) | (
-            (other.gain == self.gain) & (other.feature < self.feature)
-        )
-        for name in ("gain", "feature", "cut", "default_left", "left", "lead", "missing"):
-            getattr(self, name)[better] = getattr(other, name)[better]

@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from mltrees.hist.candidates import SplitCandidates
 from mltrees.hist.exact_columns import _Level
-from mltrees.hist.exact_scan import _Best
 
 __all__ = ["Found", "Request", "Route", "Scan", "TreeStart", "WorkerLoop"]
 
@@ -71,7 +71,7 @@ class Request(NamedTuple):
 class Found(NamedTuple):
     """A worker's answer to a scan: its share's best split of every node, and its seconds."""
 
-    best: _Best
+    best: SplitCandidates
     seconds: float
 
 

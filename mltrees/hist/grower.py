@@ -58,7 +58,12 @@ NODES_PER_LOOP = 64  # up to this many split nodes a level is partitioned node b
 
 @dataclass
 class GrownTree:
-    """A tree fresh from a grower.
+    """A tree fresh from a grower: what every growth policy's ``grow`` returns.
+
+    The oblivious policy returns its own kind,
+    :class:`~mltrees.hist.oblivious.GrownObliviousTree` (an
+    :class:`~mltrees.hist.oblivious.ObliviousTree`, the leaf index of every
+    row, one gain per level, no ``split_value``).
 
     Attributes
     ----------
@@ -68,7 +73,7 @@ class GrownTree:
         float32 cut, so that on float32 data they equal XGBoost's ``x < cut``.
     leaf_of_row : ndarray of intp, shape (n_rows,)
         The leaf (node id) each training row ends in.
-    split_value : ndarray of float32, shape (n_nodes,)
+    split_value : ndarray of float32, shape (n_nodes,), or None
         The cut ``c`` of XGBoost's test ``x < c`` (NaN at leaves).
     gain : ndarray of float, shape (n_nodes,)
         The loss change of each split (0 at leaves).

@@ -41,6 +41,7 @@ from mltrees.hist.bundling import (
     most_frequent_bins,
     unbundle_map,
 )
+from mltrees.hist.candidates import SplitCandidates
 from mltrees.hist.categorical import CategoricalParams, find_categorical_splits
 from mltrees.hist.grower import (
     GrowerBase,
@@ -52,7 +53,6 @@ from mltrees.hist.grower import (
 from mltrees.hist.histogram import children_histograms, leaf_histogram
 from mltrees.hist.leafwise_splitting import (
     EPSILON,
-    LeafSplits,
     LeafwiseParams,
     find_leaf_splits,
     leaf_gain,
@@ -405,7 +405,7 @@ class LeafwiseGrower(GrowerBase):
         gain_of = np.full(self.num_leaves, -np.inf)
         feature_of = np.full(self.num_leaves, n_features, dtype=np.intp)
         if m >= min_rows:
-            gain_of[0], feature_of[0] = best[0]["gain"], best[0]["feature"]
+            gain_of[0], feature_of[0] = best[0].gain, best[0].feature
         clock = self._tick("splits", clock)
 
         nodes = {
@@ -431,12 +431,12 @@ class LeafwiseGrower(GrowerBase):
             top = np.flatnonzero(gain_of == largest)
             leaf = int(top[np.argmin(feature_of[top])])  # lower feature, then lower leaf id
             split = best[leaf]
-            f, b, dl = split["feature"], split["bin"], split["default_left"]
+            f, b, dl = split.feature, split.split_bin, split.default_left
             s, c = start[leaf], count[leaf]
             segment = order[s : s + c]
             code = codes[f].take(segment)
             if b < 0:  # a categorical split: its set of bins goes left
-                go_left = split["left_bins"][code]
+                go_left = split.left_bins[code]
             else:
                 go_left = code <= b
                 if dl:
@@ -448,7 +448,7 @@ class LeafwiseGrower(GrowerBase):
                 # float noise (lightgbm stops there on its check left_count > 0).
                 # An empty leaf would hold a value of noise: the leaf is not split.
                 gain_of[leaf] = -np.inf
-                best[leaf] = {"gain": -np.inf, "feature": n_features}
+                best[leaf] = SplitCandidates(gain=-np.inf, feature=n_features)
                 continue
             n_leaves += 1
             partition_segment(order, s, c, go_left)
@@ -459,12 +459,12 @@ class LeafwiseGrower(GrowerBase):
             nodes["feature"][parent_node] = f
             nodes["split_bin"][parent_node] = b
             nodes["default_left"][parent_node] = dl
-            nodes["gain"][parent_node] = split["gain"]
+            nodes["gain"][parent_node] = split.gain
             nodes["first_child"][parent_node] = first
             if b < 0:
-                nodes["left_bins"][parent_node] = split["left_bins"]
+                nodes["left_bins"][parent_node] = split.left_bins
             child_depth = depth[leaf] + 1
-            sides = ((n_left, split["left"]), (c - n_left, split["right"]))
+            sides = ((n_left, split.left), (c - n_left, split.right))
             for side, (side_count, side_totals) in enumerate(sides):
                 nodes["feature"].append(LEAF)
                 nodes["split_bin"].append(-1)
@@ -472,21 +472,21 @@ class LeafwiseGrower(GrowerBase):
                 nodes["gain"].append(0.0)
                 nodes["G"].append(side_totals[0])
                 nodes["H"].append(side_totals[1])
-                out_H = split["out_H"]
+                out_H = split.out_H
                 nodes["H_out"].append(side_totals[1] if out_H is None else out_H[side])
                 nodes["count"].append(side_count)
                 nodes["depth"].append(child_depth)
                 nodes["parent"].append(parent_node)
                 nodes["first_child"].append(0)
-                nodes["l2"].append(split["l2"])
+                nodes["l2"].append(split.child_l2)
             right = len(start)  # the right child takes the next leaf id
             start[leaf], count[leaf], depth[leaf], node_of[leaf] = s, n_left, child_depth, first
             start.append(s + n_left)
             count.append(c - n_left)
             depth.append(child_depth)
             node_of.append(first + 1)
-            totals[leaf] = np.asarray(split["left"], dtype=np.float64)
-            totals.append(np.asarray(split["right"], dtype=np.float64))
+            totals[leaf] = np.asarray(split.left, dtype=np.float64)
+            totals.append(np.asarray(split.right, dtype=np.float64))
             parent_hist = hist[leaf]
             hist.append(None)
             splittable.append(None)
@@ -499,7 +499,7 @@ class LeafwiseGrower(GrowerBase):
             )
             if stop:  # neither child will be split: no histograms needed
                 for q in (leaf, right):
-                    best[q] = {"gain": -np.inf, "feature": n_features}
+                    best[q] = SplitCandidates(gain=-np.inf, feature=n_features)
                     hist[q] = None
                 continue
             # Build the child with fewer rows; the other is the parent minus it.
@@ -525,7 +525,7 @@ class LeafwiseGrower(GrowerBase):
             for i, q in enumerate((leaf, right)):
                 splittable[q] = found.splittable[i] & usable
                 best[q] = _one(found, i)
-                gain_of[q], feature_of[q] = best[q]["gain"], best[q]["feature"]
+                gain_of[q], feature_of[q] = best[q].gain, best[q].feature
             clock = self._tick("splits", clock)
         grown = self._assemble(nodes, order, start, count, node_of, rows)
         self._tick("partition", clock)
@@ -556,7 +556,7 @@ class LeafwiseGrower(GrowerBase):
             if columns.size < data.n_features:
                 splittable = np.zeros((n_leaves, data.n_features), dtype=bool)
                 splittable[:, columns] = found.splittable
-            return LeafSplits(
+            return SplitCandidates(
                 gain=found.gain,
                 feature=np.where(np.isfinite(found.gain), feature, data.n_features),
                 split_bin=found.split_bin,
@@ -570,7 +570,7 @@ class LeafwiseGrower(GrowerBase):
         categorical = (
             np.zeros(data.n_features, dtype=bool) if self.categorical is None else self.categorical
         )
-        best = LeafSplits(
+        best = SplitCandidates(
             gain=np.full(n_leaves, -np.inf),
             feature=np.full(n_leaves, data.n_features, dtype=np.intp),
             split_bin=np.zeros(n_leaves, dtype=np.intp),
@@ -777,17 +777,9 @@ def _subtree_gain(nodes: dict, H: np.ndarray) -> np.ndarray:
         return np.where(H > 0, below / np.where(H > 0, H, 1.0), 0.0)
 
 
-def _one(found, i: int) -> dict:
-    """Leaf ``i``'s best split as plain values."""
-    gain = float(found.gain[i])
-    return {
-        "gain": gain if np.isfinite(gain) else -np.inf,
-        "feature": int(found.feature[i]),
-        "bin": int(found.split_bin[i]),
-        "default_left": bool(found.default_left[i]),
-        "left": found.left[i],
-        "right": found.right[i],
-        "left_bins": None if found.left_bins is None else found.left_bins[i],
-        "out_H": None if found.out_H is None else found.out_H[i],
-        "l2": None if found.child_l2 is None else float(found.child_l2[i]),
-    }
+def _one(found: SplitCandidates, i: int) -> SplitCandidates:
+    """Leaf ``i``'s best split as plain values; no split (a NaN gain included) has gain ``-inf``."""
+    split = found.take(i)
+    if not np.isfinite(split.gain):
+        split.gain = -np.inf
+    return split

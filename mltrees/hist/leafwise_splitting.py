@@ -16,8 +16,9 @@ which split wins and so must be followed for equal trees:
 * ``min_child_samples`` is checked on *estimated* counts: a bin's count is
   ``round(𝓗_bin · n / 𝓗)``, since LightGBM keeps no counts in its histograms;
 * a cut must gain more than ``min_split_gain`` over the parent;
-* a feature without any valid cut in a leaf (:attr:`LeafSplits.splittable`)
-  is not tried again in the leaf's descendants.
+* a feature without any valid cut in a leaf (``splittable`` of
+  :class:`~mltrees.hist.candidates.SplitCandidates`) is not tried again in
+  the leaf's descendants.
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mltrees.hist.candidates import SplitCandidates
 from mltrees.hist.splitting import threshold_l1
 
-__all__ = ["LeafSplits", "LeafwiseParams", "find_leaf_splits", "leaf_gain", "leaf_output"]
+__all__ = ["LeafwiseParams", "find_leaf_splits", "leaf_gain", "leaf_output"]
 
 EPSILON = float(np.float32(1e-15))  # LightGBM's kEpsilon added to hessian sums
 
@@ -79,29 +81,6 @@ def leaf_gain(G, H, params: LeafwiseParams):
     return G * G / H
 
 
-@dataclass
-class LeafSplits:
-    """The best split of each leaf; ``gain`` is ``-inf`` where there is none.
-
-    ``gain`` is the children's worth minus the parent's (LightGBM's
-    ``split_gain``). ``split_bin``: bins ``0 .. split_bin`` go left.
-    ``splittable[q, j]``: feature ``j`` had a valid cut in leaf ``q``.
-    """
-
-    gain: np.ndarray
-    feature: np.ndarray
-    split_bin: np.ndarray
-    default_left: np.ndarray
-    left: np.ndarray  # (n, 2): G, 𝓗 of the left child
-    right: np.ndarray
-    splittable: np.ndarray
-    left_bins: np.ndarray | None = None  # (n, stride) bool: a categorical split's left set
-    child_l2: np.ndarray | None = None  # (n,): λ of the children's values
-    # (n, 2): the hessian sums LightGBM's children take their values from, ε
-    # included (𝓗 + ε, rounded once), as its CalculateSplittedLeafOutput.
-    out_H: np.ndarray | None = None
-
-
 def _scan(left, right, valid, params: LeafwiseParams, threshold_gain):
     """Gains of candidate cuts from their (G, 𝓗, count) sides; invalid ones are ``-inf``.
 
@@ -144,7 +123,7 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
     k_max = width - 1  # cuts t = width - 2 .. 0 are prefixes k = 0 .. width - 2
     if k_max < 1:  # every feature holds one bin (all zero, say): no cut anywhere
         nothing = np.zeros(n_leaves, dtype=np.intp)
-        return LeafSplits(
+        return SplitCandidates(
             gain=np.full(n_leaves, -np.inf),
             feature=nothing,
             split_bin=nothing,
@@ -205,7 +184,7 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
     best_gain = net[leaf, feature]
     found = np.isfinite(best_gain)
     lG, lH = left_G[leaf, feature, k], left_H[leaf, feature, k]
-    return LeafSplits(
+    return SplitCandidates(
         gain=np.where(found, best_gain, -np.inf),
         feature=feature.astype(np.intp),
         split_bin=(width - 2 - k).astype(np.intp),
@@ -226,7 +205,7 @@ def find_leaf_splits(
     params: LeafwiseParams,
     feature_mask: np.ndarray | None = None,
     most_frequent_first: np.ndarray | None = None,
-) -> LeafSplits:
+) -> SplitCandidates:
     """The best split of each leaf from its histograms, by LightGBM's rules.
 
     Parameters
@@ -374,7 +353,7 @@ def find_leaf_splits(
     left = np.column_stack([left_G, left_H - EPSILON])
     right = np.column_stack([totals[:, 0] - left_G, sum_H[:, 0, 0] - left_H - EPSILON])
     out_H = np.column_stack([left_H, sum_H[:, 0, 0] - left_H])
-    return LeafSplits(
+    return SplitCandidates(
         gain=gain,
         feature=feature.astype(np.intp),
         split_bin=best_bin[leaf, feature].astype(np.intp),
@@ -384,3 +363,19 @@ def find_leaf_splits(
         splittable=splittable,
         out_H=out_H,
     )
+
+
+def __getattr__(name: str):
+    # LeafSplits was this module's record of the best splits; it is now the one record
+    # of every grower, mltrees.hist.candidates.SplitCandidates.
+    if name == "LeafSplits":
+        import warnings
+
+        warnings.warn(
+            "mltrees.hist.leafwise_splitting.LeafSplits is deprecated: use "
+            "mltrees.hist.candidates.SplitCandidates",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return SplitCandidates
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -377,13 +377,16 @@ def used_features(
     """The features LightGBM trains on: not trivial and not filtered out before training.
 
     ``BinMapper::FindBin`` marks a feature *trivial* when it has one bin, and
-    (``feature_pre_filter``, on by default) when no cut of its bins leaves
-    ``min_data_in_leaf`` rows on both sides, counted on the true rows of
-    the bin sample (``NeedFilter``; a categorical feature of more than two
-    bins is never filtered). Such a feature is dropped from the data set: it
-    is never split, even where the counts estimated from the hessians
-    (:func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`) would allow it,
-    and it takes no part in bundling.
+    (``feature_pre_filter``, on by default) when no cut of its bins with
+    the missing bin on the right leaves ``min_data_in_leaf`` rows on both
+    sides (``NeedFilter``; a categorical feature of more than two bins is
+    never filtered). LightGBM counts on its bin sample (at most
+    ``subsample_for_bin`` rows, the minimum scaled to it); this function
+    counts every row, the same up to ``subsample_for_bin`` rows. Such a
+    feature is dropped from the data set: it is never split, even where the
+    counts estimated from the hessians
+    (:func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`) would allow
+    it, and it takes no part in bundling.
 
     Returns a boolean mask over the features. ``has_missing`` marks the
     numeric features with a missing bin; ``categorical`` the categorical

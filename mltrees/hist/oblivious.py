@@ -27,12 +27,19 @@ candidates that are equal in exact arithmetic wins.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from mltrees.hist.grower import GrowerBase, GrownTree
+from mltrees.hist.oblivious_leaves import leaf_values, online_tail_steps
+
 __all__ = [
+    "GrownObliviousTree",
+    "ObliviousGrower",
     "ObliviousTree",
+    "OrderedEntries",
     "doubling_blocks",
     "grow_oblivious",
     "leaf_index",
@@ -243,6 +250,7 @@ def grow_oblivious(
     groups=None,
     order=None,
     trace=None,
+    gains=None,
 ):
     """Choose the ``depth`` splits of one oblivious tree.
 
@@ -279,6 +287,8 @@ def grow_oblivious(
     trace : list, optional
         If given, the score matrix ``(n_columns, n_bins - 1)`` of every level
         is appended to it (to examine a choice, e.g. an exact tie).
+    gains : list, optional
+        If given, the score of every kept level's split is appended to it.
 
     Returns
     -------
@@ -357,10 +367,14 @@ def grow_oblivious(
         f = f if order is None else int(order[f])
         chosen_f.append(f)
         chosen_b.append(b)
+        if gains is not None:
+            gains.append(float(ranked.flat[best]))
         node = node + ((codes[f] > b).astype(np.intp) << level)
         redundant = _first_redundant_level(np.bincount(node, minlength=2 << level) > 0)
         if redundant is not None:
             removed = (chosen_f.pop(redundant), chosen_b.pop(redundant))
+            if gains is not None:
+                gains.pop(redundant)
             break
     n_levels = len(chosen_f)
     pad = (chosen_f[-1], chosen_b[-1]) if n_levels else removed
@@ -399,3 +413,183 @@ def column_groups(codes: np.ndarray, n_borders: np.ndarray) -> list:
         columns = np.flatnonzero(width == w)
         groups.append((columns, int(w), np.ascontiguousarray(codes[columns]), np.empty(0)))
     return groups
+
+
+@dataclass
+class GrownObliviousTree(GrownTree):
+    """A :class:`~mltrees.hist.grower.GrownTree` of the oblivious policy.
+
+    ``tree`` is an :class:`ObliviousTree`, ``leaf_of_row`` the leaf index
+    :eq:`eq-oblivious-leaf` of every training row, ``split_value`` None (the
+    tests are on bin codes), ``gain`` the score of each kept level's split,
+    ``weight`` the unscaled leaf values, shape ``(2**depth, n_outputs)``.
+    ``n_levels`` is the number of levels the tree keeps; the others only pad
+    it to the model's depth.
+    """
+
+    n_levels: int = 0
+
+
+@dataclass
+class OrderedEntries:
+    """Ordered boosting's entries: one per (block, row of that block's body or tail).
+
+    Attributes
+    ----------
+    codes : ndarray, shape (n_columns, n_entries)
+        The entries' bin codes.
+    part : ndarray of intp, shape (n_entries,)
+        ``2·block + [entry in the block's tail]`` (:eq:`eq-ordered-score`).
+    weight : ndarray of float, shape (n_entries,)
+    lam : ndarray of float, shape (n_blocks,)
+        λ of each block, scaled by its own body.
+    """
+
+    codes: np.ndarray
+    part: np.ndarray
+    weight: np.ndarray
+    lam: np.ndarray
+
+
+@dataclass
+class ObliviousGrower(GrowerBase):
+    """CatBoost's oblivious policy, honouring the grower contract of :mod:`mltrees.hist`.
+
+    ``grow(S, curvature) -> GrownObliviousTree``: the ``depth`` splits chosen
+    level by level (:func:`grow_oblivious`, plain or ordered scores), the leaf
+    of every training row, and the leaf values: one Newton or gradient step
+    per leaf (:func:`~mltrees.hist.oblivious_leaves.leaf_values`) times the
+    learning rate.
+
+    Parameters
+    ----------
+    codes : ndarray of uint8, shape (n_columns, n_rows)
+        Feature-major bin codes of the training rows.
+    n_borders : ndarray of int, shape (n_columns,)
+    depth : int
+    lam : float
+        λ, scaled by ``Σw / n``.
+    score_function : {"L2", "Cosine"}
+    learning_rate : float
+        Multiplied into the leaf values (CatBoost's float32 value).
+    weight : ndarray of float, shape (n_rows,)
+        The sample weights.
+    gradient_step : bool
+        Leaf values by a gradient step (``leaf_estimation_method="Gradient"``).
+    order : ndarray of intp, optional
+        The columns in the order candidates are tried (:func:`grow_oblivious`).
+    ordered : OrderedEntries, optional
+        Ordered boosting: the splits are scored on these entries.
+    search : callable
+        The level-by-level split search, :func:`grow_oblivious`.
+    n_threads : int
+    timings : dict
+    """
+
+    codes: np.ndarray
+    n_borders: np.ndarray
+    depth: int
+    lam: float
+    score_function: str
+    learning_rate: float
+    weight: np.ndarray
+    gradient_step: bool = False
+    order: np.ndarray | None = None
+    ordered: OrderedEntries | None = None
+    search: Callable = grow_oblivious
+    n_threads: int = 1
+    timings: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self._start_threads()
+        self._unit = bool((self.weight == 1.0).all())
+        scored = self.codes if self.ordered is None else self.ordered.codes
+        # The root level's W histograms are kept in the groups after the first tree.
+        self._groups = column_groups(scored, self.n_borders)
+
+    def grow(self, S, curvature, features=None, scoring=None) -> GrownObliviousTree:
+        """Grow one tree from the rows' ``S = w (y - F)`` (shape (n_rows, n_outputs)).
+
+        ``curvature`` is what a leaf's step divides by: the rows' hessians
+        for a Newton step (``(w, p)`` for MultiClass), their weights,
+        shape (n_rows, 1), for a gradient step. ``features`` (the tree's
+        columns, all if None) restricts the splits; in ordered boosting ``scoring`` is the
+        entries' ``S``, from each block's own approximation.
+        """
+        if features is not None:  # the tree's columns, as a mask
+            features = np.isin(np.arange(len(self.n_borders)), features)
+        entries = self.ordered
+        if entries is None:
+            codes, W, lam, part = self.codes, self.weight, self.lam, None
+            scoring = S
+        else:
+            codes, W, lam, part = entries.codes, entries.weight, entries.lam, entries.part
+        gains = []
+        feature, border, n_levels = self.search(
+            codes,
+            self.n_borders,
+            int(self.depth),
+            scoring,
+            None if self._unit else W,
+            lam,
+            self.score_function,
+            part=part,
+            features=features,
+            groups=self._groups,
+            order=self.order,
+            gains=gains,
+        )
+        leaf = leaf_index(self.codes, feature, border)
+        n_leaves = 1 << int(self.depth)
+        # The levels past n_levels only pad the tree to the model's depth
+        # (CatBoost stopped there): a leaf takes the value of its first
+        # n_levels answers, the leaf of CatBoost's shorter tree.
+        mask = (1 << n_levels) - 1
+        steps = leaf_values(
+            leaf & mask, mask + 1, S, curvature, self.lam, gradient=self.gradient_step
+        )
+        value = self.learning_rate * steps
+        kept = np.arange(n_leaves) & mask
+        value = value[kept]
+        K = S.shape[1]
+        tree = ObliviousTree(
+            feature,
+            border,
+            value,
+            np.bincount(leaf, self.weight, minlength=n_leaves),
+            np.bincount(leaf, minlength=n_leaves),
+            np.stack([np.bincount(leaf, S[:, k], minlength=n_leaves) for k in range(K)], 1),
+        )
+        return GrownObliviousTree(
+            tree=tree,
+            leaf_of_row=leaf,
+            split_value=None,
+            gain=np.asarray(gains),
+            weight=steps[kept],
+            n_levels=n_levels,
+        )
+
+    def entry_steps(self, grown: GrownObliviousTree, S, curvature) -> np.ndarray:
+        """Ordered boosting: every entry's step, from its block's body (:eq:`eq-ordered-score`).
+
+        Each entry moves by its leaf's value computed over the body of its
+        block (the earlier rows), without the learning rate. With several
+        outputs a tail entry's step also counts the tail entries of its
+        leaf up to itself (CatBoost's ``CalcApproxDeltaMulti``).
+        """
+        entries = self.ordered
+        n_leaves = 1 << int(self.depth)
+        mask = (1 << grown.n_levels) - 1
+        entry_leaf = leaf_index(entries.codes, grown.tree.feature, grown.tree.border_index) & mask
+        block = entries.part // 2
+        body = (entries.part % 2) == 0
+        key = block * n_leaves + entry_leaf
+        n_keys = len(entries.lam) * n_leaves
+        lam = np.repeat(entries.lam, n_leaves)
+        step = leaf_values(key, n_keys, S, curvature, lam, rows=body, gradient=self.gradient_step)
+        delta = step[key]
+        if S.shape[1] > 1:  # CatBoost's MultiClass: tail rows step online
+            delta[~body] = online_tail_steps(
+                key, body, S, curvature, lam, gradient=self.gradient_step
+            )
+        return delta

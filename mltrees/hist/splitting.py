@@ -39,8 +39,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mltrees.hist.candidates import SplitCandidates
+
 __all__ = [
-    "BestSplits",
     "SplitParams",
     "find_best_splits",
     "gain_given_weight",
@@ -123,7 +124,7 @@ class SplitParams:
     def choose(self, hist, totals, squares, n_bins, feature_mask=None, cuts=None):
         """The best split of every node (:func:`find_best_splits`) and which ones to make."""
         best = find_best_splits(hist, totals, n_bins, self, feature_mask, cuts)
-        return best, best.accepted(self)
+        return best, (best.gain > MIN_LOSS_CHANGE) & (best.gain >= self._f(self.gamma))
 
     def impurity(self, G: np.ndarray, H: np.ndarray, squares=None) -> np.ndarray:
         """``-score / 𝓗`` of every node (0 without hessian).
@@ -215,22 +216,6 @@ def split_gain(GL, HL, GR, HR, parent_score, params: SplitParams):
     return np.where(valid, gain, params.round(-np.inf))
 
 
-@dataclass
-class BestSplits:
-    """The best split of each node (``gain`` is ``-inf`` where there is none)."""
-
-    gain: np.ndarray
-    feature: np.ndarray
-    split_bin: np.ndarray  # bins 0 .. split_bin go left; -1: only missing values go left
-    default_left: np.ndarray
-    left: np.ndarray  # (n_nodes, 2): G, 𝓗 of the left child
-    right: np.ndarray
-
-    def accepted(self, params: SplitParams) -> np.ndarray:
-        """Which nodes split: gain above XGBoost's epsilon and at least ``gamma``."""
-        return (self.gain > MIN_LOSS_CHANGE) & (self.gain >= params._f(params.gamma))
-
-
 def local_proposals(hist: np.ndarray, n_proposals: int) -> np.ndarray:
     """Cuts at the hessian-weighted quantiles of each node's own rows (local proposals).
 
@@ -271,7 +256,7 @@ def find_best_splits(
     params: SplitParams,
     feature_mask: np.ndarray | None = None,
     cut_mask: np.ndarray | None = None,
-) -> BestSplits:
+) -> SplitCandidates:
     """The best split of every node from its histograms (Algorithms 2 and 3 of Chen & Guestrin).
 
     Candidates of a feature, in the order XGBoost scans them: missing values
@@ -306,7 +291,7 @@ def find_best_splits(
         )
         for start in range(0, max(n_nodes, 1), NODES_PER_CHUNK)
     ]
-    return BestSplits(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
+    return SplitCandidates(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
 
 
 def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
@@ -452,7 +437,7 @@ class VarianceRule:
             & (self.variance(totals, squares) > self.PURE)
         )
 
-    def find(self, hist, totals, squares, n_bins, feature_mask=None) -> BestSplits:
+    def find(self, hist, totals, squares, n_bins, feature_mask=None) -> SplitCandidates:
         """The best cut of every node, with the tree engine's tie rule.
 
         Missing values (the last bin of each stride) are scored on both sides
@@ -528,7 +513,7 @@ class VarianceRule:
         # Nothing to learn from: the child with more rows, ties right (the tree engine's rule).
         learned = has_missing[rows, chosen]
         default_left = np.where(learned, default_left, left[:, 2] > right[:, 2])
-        return BestSplits(
+        return SplitCandidates(
             gain=best_gain,
             feature=chosen.astype(np.intp),
             split_bin=split_bin.astype(np.intp),
@@ -537,7 +522,23 @@ class VarianceRule:
             right=right,
         )
 
-    def accept(self, best: BestSplits) -> np.ndarray:
+    def accept(self, best: SplitCandidates) -> np.ndarray:
         """Finite gain, and a decrease of at least ``min_impurity_decrease``."""
         decrease = best.gain / self.total_weight
         return np.isfinite(best.gain) & (decrease + 1e-12 >= self.min_impurity_decrease)
+
+
+def __getattr__(name: str):
+    # BestSplits was this module's record of the best splits; it is now the one record
+    # of every grower, mltrees.hist.candidates.SplitCandidates.
+    if name == "BestSplits":
+        import warnings
+
+        warnings.warn(
+            "mltrees.hist.splitting.BestSplits is deprecated: use "
+            "mltrees.hist.candidates.SplitCandidates",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return SplitCandidates
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
