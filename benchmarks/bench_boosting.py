@@ -20,20 +20,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-from sklearn.datasets import make_classification
+from _harness import run_child, save_classification
 
 CHILD = r"""
 import json, sys, time
-import numpy as np
+from _child import fastest_call, load_split
 
-data = np.load(sys.argv[1])
-X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 library, n_estimators = sys.argv[2], int(sys.argv[3])
 if library == "sklearn":
     from sklearn.ensemble import GradientBoostingClassifier
@@ -44,31 +40,21 @@ else:
 start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start
-times = []
-for _ in range(5):
-    start = time.perf_counter()
-    predicted = model.predict(X_test)
-    times.append(time.perf_counter() - start)
+predict_time, predicted = fastest_call(lambda: model.predict(X_test))
 print(json.dumps({
-    "fit": fit_time, "predict": min(times), "accuracy": float((predicted == y_test).mean()),
+    "fit": fit_time, "predict": predict_time, "accuracy": float((predicted == y_test).mean()),
 }))
 """
 
 
 def run(data_path: Path, library: str, n_estimators: int) -> dict:
     """Fit and predict in a fresh interpreter; return its measurements."""
-    command = [sys.executable, "-c", CHILD, str(data_path), library, str(n_estimators)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return run_child(CHILD, data_path, library, n_estimators)
 
 
 def make_data(n_samples: int, folder: Path) -> Path:
     """The issue's data set, saved once and loaded by both subprocesses."""
-    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
-    cut = int(0.8 * n_samples)
-    path = folder / f"data_{n_samples}.npz"
-    np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
-    return path
+    return save_classification(n_samples, folder / f"data_{n_samples}.npz")
 
 
 def main() -> None:

@@ -36,27 +36,18 @@ compiled predictor is reported as a ratio).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import make_classification
+from _harness import run_child, save_classification
 
 CHILD = r"""
-import gc, json, sys, time
+import json, sys, time
 import numpy as np
 import pandas as pd
-
-
-def status_kb(key):
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
+from _child import fastest_call, load_split, reset_peak, status_kb
 
 name, n_estimators, data_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 if data_path.endswith(".pkl"):
@@ -65,8 +56,7 @@ if data_path.endswith(".pkl"):
     X_test, y_test = test.drop(columns="y"), test["y"].to_numpy()
     cat = [c for c in X_train.columns if X_train[c].dtype == object]
 else:
-    data = np.load(data_path)
-    X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+    X_train, y_train, X_test, y_test = load_split(data_path)
     cat = []
 common = dict(depth=6, learning_rate=0.1)
 if name.startswith("catboost"):
@@ -86,23 +76,16 @@ else:
     from mltrees import ObliviousBoostingClassifier
     model = ObliviousBoostingClassifier(n_estimators=n_estimators, cat_features=cat or None,
                                         **common)
-gc.collect()
-with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
-    handle.write("5")
-before = status_kb("VmRSS")
+before = reset_peak()
 start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start
 peak = status_kb("VmHWM")
-times = []
-for _ in range(5):
-    start = time.perf_counter()
-    predicted = model.predict_proba(X_test)
-    times.append(time.perf_counter() - start)
+predict_time, predicted = fastest_call(lambda: model.predict_proba(X_test))
 accuracy = float((np.argmax(predicted, axis=1) == y_test).mean())
 print(json.dumps({
     "fit": fit_time,
-    "predict": min(times),
+    "predict": predict_time,
     "accuracy": accuracy,
     "peak_mb": (peak - before) / 1024,
     "proba": predicted[:1000, 1].tolist(),
@@ -115,18 +98,12 @@ ADULT_CATEGORICAL = ["workclass", "education", "marital-status", "occupation", "
 
 def run(data_path: Path, name: str, n_estimators: int) -> dict:
     """Fit and predict in a fresh interpreter; return its measurements."""
-    command = [sys.executable, "-c", CHILD, name, str(n_estimators), str(data_path)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return run_child(CHILD, name, n_estimators, data_path)
 
 
 def make_dense(n_samples: int, folder: Path) -> Path:
     """The issue's data set, saved for the subprocesses."""
-    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
-    cut = int(0.8 * n_samples)
-    path = folder / "dense.npz"
-    np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
-    return path
+    return save_classification(n_samples, folder / "dense.npz")
 
 
 def make_adult(n_samples: int, folder: Path) -> Path:

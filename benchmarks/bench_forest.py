@@ -40,27 +40,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+from _harness import run_child, save_classification
 from sklearn.datasets import make_classification
 
 CHILD = r"""
-import gc, json, os, sys, time
-import numpy as np
+import json, os, sys, time
+from _child import fastest_call, load_split, reset_peak, status_kb
 
-
-def status_kb(field):
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-
-
-data = np.load(sys.argv[1])
-X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 library, n_estimators = sys.argv[2], int(sys.argv[3])
 if library == "sklearn":
     from sklearn.ensemble import RandomForestClassifier
@@ -70,10 +61,7 @@ else:
     model = RandomForestClassifier(
         n_estimators=n_estimators, n_jobs=2, random_state=0, max_bins=255
     )
-gc.collect()
-with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
-    handle.write("5")
-baseline = status_kb("VmRSS")
+baseline = reset_peak()
 load = os.getloadavg()[0]
 cpu = os.times()
 start = time.perf_counter()
@@ -81,24 +69,15 @@ model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start
 after = os.times()
 peak = status_kb("VmHWM")
-predict_times = []
-for _ in range(5):
-    start = time.perf_counter()
-    predicted = model.predict(X_test)
-    predict_times.append(time.perf_counter() - start)
+predict_time, predicted = fastest_call(lambda: model.predict(X_test))
 small = {}
 for n_rows in (1, 100, 2000):  # latency of small batches: fastest of 11 calls
     part = X_test[:n_rows]
-    times = []
-    for _ in range(11):
-        start = time.perf_counter()
-        model.predict(part)
-        times.append(time.perf_counter() - start)
-    small[f"predict_{n_rows}"] = min(times) * 1000
+    small[f"predict_{n_rows}"] = fastest_call(lambda: model.predict(part), 11)[0] * 1000
 nodes = sum(int(e.tree_.node_count) for e in model.estimators_)
 print(json.dumps({
     **small,
-    "fit": fit_time, "predict": min(predict_times),
+    "fit": fit_time, "predict": predict_time,
     "accuracy": float((predicted == y_test).mean()),
     "peak_mb": (peak - baseline) / 1024, "nodes": nodes, "load": load,
     "cpu": (after.user - cpu.user) + (after.system - cpu.system),
@@ -108,18 +87,12 @@ print(json.dumps({
 
 def run(data_path: Path, library: str, n_estimators: int) -> dict:
     """Fit and predict in a fresh interpreter; return its measurements."""
-    command = [sys.executable, "-c", CHILD, str(data_path), library, str(n_estimators)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return run_child(CHILD, data_path, library, n_estimators)
 
 
 def make_data(n_samples: int, folder: Path) -> Path:
     """The issue's data set, saved once and loaded by every subprocess."""
-    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
-    cut = int(0.8 * n_samples)
-    path = folder / f"data_{n_samples}.npz"
-    np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
-    return path
+    return save_classification(n_samples, folder / f"data_{n_samples}.npz")
 
 
 def report(title: str, ours: dict, reference: dict) -> None:

@@ -30,29 +30,18 @@ within 0.3 points of lightgbm.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import make_classification
+from _harness import run_child, save_classification
 
 CHILD = r"""
-import gc, json, sys, time
-import numpy as np
+import json, sys, time
+from _child import fastest_call, load_split, reset_peak, status_kb
 
-
-def status_kb(key):
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-
-data = np.load(sys.argv[1])
-X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 name, n_estimators = sys.argv[2], int(sys.argv[3])
 common = dict(n_estimators=n_estimators, num_leaves=255)
 if "goss" in name:
@@ -65,23 +54,16 @@ if name.startswith("lightgbm"):
 else:
     from mltrees import LightGBMClassifier
     model = LightGBMClassifier(n_jobs=2, **common)
-gc.collect()
-with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
-    handle.write("5")
-before = status_kb("VmRSS")
+before = reset_peak()
 start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start
 peak = status_kb("VmHWM")
-times = []
-for _ in range(5):
-    start = time.perf_counter()
-    predicted = model.predict(X_test)
-    times.append(time.perf_counter() - start)
+predict_time, predicted = fastest_call(lambda: model.predict(X_test))
 proba = model.predict_proba(X_test[:1000])[:, 1]
 print(json.dumps({
     "fit": fit_time,
-    "predict": min(times),
+    "predict": predict_time,
     "accuracy": float((predicted == y_test).mean()),
     "peak_mb": (peak - before) / 1024,
     "stages": getattr(model, "_timings", None),
@@ -103,18 +85,12 @@ ALL = [
 
 def run(data_path: Path, name: str, n_estimators: int) -> dict:
     """Fit and predict in a fresh interpreter; return its measurements."""
-    command = [sys.executable, "-c", CHILD, str(data_path), name, str(n_estimators)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return run_child(CHILD, data_path, name, n_estimators)
 
 
 def make_data(n_samples: int, folder: Path) -> Path:
     """The issue's data set, saved for the subprocesses."""
-    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
-    cut = int(0.8 * n_samples)
-    path = folder / "data.npz"
-    np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
-    return path
+    return save_classification(n_samples, folder / "data.npz")
 
 
 def make_wide(n_samples: int, folder: Path) -> Path:

@@ -23,13 +23,11 @@ Prints one table; the ratio column is pruning time / growing time.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+from _harness import run_child
 from sklearn.datasets import make_classification
 
 CHILD = r"""
@@ -73,13 +71,7 @@ print(json.dumps(out))
 
 
 def run(path: Path, learner: str) -> dict:
-    result = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), learner],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_child(CHILD, path, learner)
 
 
 def main() -> None:

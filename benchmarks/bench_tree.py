@@ -29,27 +29,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+from _harness import run_child, save_classification
 from sklearn.datasets import make_classification
 
 CHILD = r"""
-import gc, json, sys, time
-import numpy as np
+import json, sys, time
+from _child import fastest_call, load_split, reset_peak, status_kb
 
-
-def status_kb(field):
-    for line in open("/proc/self/status"):
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-
-
-data = np.load(sys.argv[1])
-X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 library, max_depth, max_bins = sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
 if library == "sklearn":
     from sklearn.tree import DecisionTreeClassifier
@@ -57,20 +48,12 @@ if library == "sklearn":
 else:
     from mltrees import CARTClassifier
     model = CARTClassifier(max_depth=max_depth, max_bins=max_bins)
-gc.collect()
-with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
-    handle.write("5")
-baseline = status_kb("VmRSS")
+baseline = reset_peak()
 start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start
 peak = status_kb("VmHWM")
-predict_times = []
-for _ in range(5):  # the fastest of five calls: prediction takes milliseconds
-    start = time.perf_counter()
-    predicted = model.predict(X_test)
-    predict_times.append(time.perf_counter() - start)
-predict_time = min(predict_times)
+predict_time, predicted = fastest_call(lambda: model.predict(X_test))
 print(json.dumps({
     "fit": fit_time, "predict": predict_time, "accuracy": float((predicted == y_test).mean()),
     "peak_mb": (peak - baseline) / 1024, "nodes": int(model.tree_.node_count),
@@ -80,19 +63,12 @@ print(json.dumps({
 
 def run(data_path: Path, library: str, max_depth, max_bins) -> dict:
     """Fit and predict in a fresh interpreter; return its measurements."""
-    command = [sys.executable, "-c", CHILD, str(data_path), library]
-    command += [json.dumps(max_depth), json.dumps(max_bins)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return run_child(CHILD, data_path, library, json.dumps(max_depth), json.dumps(max_bins))
 
 
 def make_data(n_samples: int, folder: Path) -> Path:
     """The issue's data set, saved once and loaded by every subprocess."""
-    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
-    cut = int(0.8 * n_samples)
-    path = folder / f"data_{n_samples}.npz"
-    np.savez(path, X_train=X[:cut], y_train=y[:cut], X_test=X[cut:], y_test=y[cut:])
-    return path
+    return save_classification(n_samples, folder / f"data_{n_samples}.npz")
 
 
 def report(title: str, ours: dict, reference: dict) -> None:

@@ -36,29 +36,18 @@ LightGBM, exact <= 1x xgboost exact at 100k rows.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import make_classification
+from _harness import run_child, save_classification
 
 CHILD = r"""
-import gc, json, resource, sys, time
-import numpy as np
+import json, resource, sys, time
+from _child import fastest_call, load_split, reset_peak, status_kb
 
-
-def status_kb(key):
-    with open("/proc/self/status") as handle:
-        for line in handle:
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-
-data = np.load(sys.argv[1])
-X_train, y_train, X_test, y_test = (data[k] for k in ("X_train", "y_train", "X_test", "y_test"))
+X_train, y_train, X_test, y_test = load_split(sys.argv[1])
 name, n_estimators = sys.argv[2], int(sys.argv[3])
 common = dict(n_estimators=n_estimators, learning_rate=0.1, max_depth=6)
 if name == "lightgbm":
@@ -75,23 +64,16 @@ else:
     from mltrees import XGBoostClassifier
     method = "exact" if name.endswith("exact") else "hist"
     model = XGBoostClassifier(tree_method=method, n_jobs=2, **common)
-gc.collect()
-with open("/proc/self/clear_refs", "w") as handle:  # reset the peak (VmHWM) to VmRSS
-    handle.write("5")
-before = status_kb("VmRSS")
+before = reset_peak()
 start = time.perf_counter()
 model.fit(X_train, y_train)
 fit_time = time.perf_counter() - start
 peak = status_kb("VmHWM")
 workers_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # 0 without children
-times = []
-for _ in range(5):
-    start = time.perf_counter()
-    predicted = model.predict(X_test)
-    times.append(time.perf_counter() - start)
+predict_time, predicted = fastest_call(lambda: model.predict(X_test))
 print(json.dumps({
     "fit": fit_time,
-    "predict": min(times),
+    "predict": predict_time,
     "accuracy": float((predicted == y_test).mean()),
     "peak_mb": (peak - before) / 1024,
     # Forked workers (mltrees exact on several cores): the largest one's peak above this
@@ -107,21 +89,12 @@ ALL = ["lightgbm", "xgboost-hist", "mltrees-xgb", "mltrees-gb", "xgboost-exact",
 
 def run(data_path: Path, name: str, n_estimators: int) -> dict:
     """Fit and predict in a fresh interpreter; return its measurements."""
-    command = [sys.executable, "-c", CHILD, str(data_path), name, str(n_estimators)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+    return run_child(CHILD, data_path, name, n_estimators)
 
 
 def make_data(n_samples: int, folder: Path, tag: str, rows: int | None = None) -> Path:
     """The issue's data set (optionally its first ``rows`` rows), saved for the subprocesses."""
-    X, y = make_classification(n_samples=n_samples, n_features=28, n_informative=20, random_state=0)
-    cut = int(0.8 * n_samples)
-    X_train, y_train, X_test, y_test = X[:cut], y[:cut], X[cut:], y[cut:]
-    if rows is not None:
-        X_train, y_train = X_train[:rows], y_train[:rows]
-    path = folder / f"data_{tag}.npz"
-    np.savez(path, X_train=X_train, y_train=y_train, X_test=X_test, y_test=y_test)
-    return path
+    return save_classification(n_samples, folder / f"data_{tag}.npz", train_rows=rows)
 
 
 def main() -> None:

@@ -116,6 +116,19 @@ def _check_prior(prior, prior_weight) -> tuple[float, float]:
     return float(prior), float(prior_weight)
 
 
+def _category_totals(
+    codes: np.ndarray, y: np.ndarray, n_categories: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sum of the target and number of rows of every category (float64 both).
+
+    The two numbers every smoothed statistic :eq:`eq-ts-greedy` is built from;
+    shared by the greedy, holdout and leave-one-out statistics and the table.
+    """
+    sums = np.bincount(codes, weights=y, minlength=n_categories)
+    counts = np.bincount(codes, minlength=n_categories).astype(np.float64)
+    return sums, counts
+
+
 def _ratio(sums: np.ndarray, counts: np.ndarray, prior: float, a: float) -> np.ndarray:
     denominator = counts + a
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -172,8 +185,7 @@ def greedy_target_statistic(categories, target, *, prior, prior_weight=1.0):
     y = _check_target(target, cats.shape[0])
     prior, a = _check_prior(prior, prior_weight)
     codes, uniques = _factorize(cats)
-    sums = np.bincount(codes, weights=y, minlength=uniques.shape[0])
-    counts = np.bincount(codes, minlength=uniques.shape[0]).astype(np.float64)
+    sums, counts = _category_totals(codes, y, uniques.shape[0])
     return _ratio(sums[codes], counts[codes], prior, a)
 
 
@@ -218,8 +230,7 @@ def holdout_target_statistic(categories, target, holdout, *, prior, prior_weight
         raise ValueError(f"holdout must have shape ({n},) like categories, got {mask.shape}")
     codes, uniques = _factorize(cats)
     estimate = ~mask
-    sums = np.bincount(codes[estimate], weights=y[estimate], minlength=uniques.shape[0])
-    counts = np.bincount(codes[estimate], minlength=uniques.shape[0]).astype(np.float64)
+    sums, counts = _category_totals(codes[estimate], y[estimate], uniques.shape[0])
     return _ratio(sums[codes], counts[codes], prior, a)
 
 
@@ -250,8 +261,7 @@ def leave_one_out_target_statistic(categories, target, *, prior, prior_weight=1.
     y = _check_target(target, cats.shape[0])
     prior, a = _check_prior(prior, prior_weight)
     codes, uniques = _factorize(cats)
-    sums = np.bincount(codes, weights=y, minlength=uniques.shape[0])
-    counts = np.bincount(codes, minlength=uniques.shape[0]).astype(np.float64)
+    sums, counts = _category_totals(codes, y, uniques.shape[0])
     return _ratio(sums[codes] - y, counts[codes] - 1.0, prior, a)
 
 
@@ -528,8 +538,7 @@ def target_statistic_table(categories, target, *, prior, prior_weight=1.0):
     y = _check_target(target, cats.shape[0])
     prior, a = _check_prior(prior, prior_weight)
     codes, uniques = _factorize(cats)
-    sums = np.bincount(codes, weights=y, minlength=uniques.shape[0])
-    counts = np.bincount(codes, minlength=uniques.shape[0]).astype(np.float64)
+    sums, counts = _category_totals(codes, y, uniques.shape[0])
     return TargetStatisticTable(uniques, sums, counts, prior, a)
 
 

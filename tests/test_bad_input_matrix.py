@@ -547,16 +547,6 @@ def expectation(name: str, input_name: str):
     return expected, run
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    client = distributed.Client(
-        distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None)
-    )
-    yield client
-    client.close()
-
-
 def _run_cell(name, input_name, request):
     row = ESTIMATORS[name]
     expected, run = expectation(name, input_name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from _reference_models import catboost_raw
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 from mltrees import ObliviousBoostingClassifier, ObliviousBoostingRegressor
@@ -47,16 +48,8 @@ def _catboost(task, **params):
     return catboost.CatBoostClassifier(**fixed)
 
 
-def _raw(model, X):
-    if isinstance(model, ObliviousBoostingClassifier):
-        return model.decision_function(X)
-    if isinstance(model, ObliviousBoostingRegressor):
-        return model.predict(X)
-    return model.predict(X, prediction_type="RawFormulaVal")
-
-
 def _assert_same(reference, ours, X):
-    expected, got = _raw(reference, X), _raw(ours, X)
+    expected, got = catboost_raw(reference, X), catboost_raw(ours, X)
     scale = np.maximum(1.0, np.abs(expected))
     assert np.max(np.abs(expected - got) / scale) < RTOL
 

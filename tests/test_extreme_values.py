@@ -164,16 +164,6 @@ def _outputs(model, X):
     return model.predict_proba(X) if hasattr(model, "predict_proba") else model.predict(X)
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    distributed = pytest.importorskip("distributed")
-    client = distributed.Client(
-        distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None)
-    )
-    yield client
-    client.close()
-
-
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's overflow warnings
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("case", CASES)

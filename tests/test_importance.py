@@ -114,6 +114,16 @@ def test_partial_dependence_equals_sklearn_brute_force():
     np.testing.assert_allclose(curves, theirs["individual"][0], rtol=1e-12)
 
 
+@pytest.mark.parametrize("grid_resolution", [1, True, 2.5, "20"])
+def test_a_grid_of_fewer_than_two_values_or_not_an_int_is_refused_by_name(grid_resolution):
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    f = lambda Z: Z[:, 0]  # noqa: E731
+    with pytest.raises(ValueError, match="grid_resolution must be an int >= 2"):
+        ice_curves(f, X, 0, grid_resolution=grid_resolution)
+    with pytest.raises(ValueError, match="grid_resolution must be an int >= 2"):
+        partial_dependence(f, X, 0, grid_resolution=grid_resolution)
+
+
 def test_partial_dependence_of_an_additive_function_is_its_own_term():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(100, 2))

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from _reference_models import LIGHTGBM_DETERMINISTIC, lightgbm_raw
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 from mltrees import LightGBMClassifier, LightGBMRegressor
@@ -30,14 +31,7 @@ from mltrees.hist.lightgbm_binning import ZERO_THRESHOLD, bin_upper_bounds
 
 lightgbm = pytest.importorskip("lightgbm")
 
-DETERMINISTIC = {
-    "deterministic": True,
-    "force_row_wise": True,
-    "num_threads": 1,
-    "seed": 0,
-    "verbose": -1,
-    "min_data_in_bin": 1,
-}
+DETERMINISTIC = {**LIGHTGBM_DETERMINISTIC, "min_data_in_bin": 1}
 SMALL = {"n_estimators": 15, "num_leaves": 16, "min_child_samples": 5, "learning_rate": 0.3}
 
 
@@ -53,12 +47,6 @@ def _pair(kind, **params):
         **params, **DETERMINISTIC
     )
     return ours, theirs
-
-
-def _raw(model, X):
-    if isinstance(model, LightGBMRegressor):
-        return model.predict(X)
-    return model.predict(X, raw_score=True)
 
 
 def _higgs(n=3000, seed=0):
@@ -83,7 +71,8 @@ def test_regression_scores_equal_lightgbm_on_diabetes(extra):
     ours, theirs = _pair("reg", **{**SMALL, **extra})
     ours.fit(X[:350], y[:350])
     theirs.fit(X[:350], y[:350])
-    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6  # training and held-out rows
+    # training and held-out rows
+    assert _relative(lightgbm_raw(ours, X), lightgbm_raw(theirs, X)) < 1e-6
 
 
 @pytest.mark.parametrize("extra", VARIATIONS, ids=lambda d: ",".join(d) or "defaults")
@@ -93,7 +82,7 @@ def test_binary_scores_equal_lightgbm_on_breast_cancer(extra):
     ours, theirs = _pair("clf", **{**SMALL, **extra})
     ours.fit(X[:450], y[:450])
     theirs.fit(X[:450], y[:450])
-    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+    assert _relative(lightgbm_raw(ours, X), lightgbm_raw(theirs, X)) < 1e-6
 
 
 def test_binary_scores_equal_lightgbm_on_higgs_with_default_bins():
@@ -106,7 +95,7 @@ def test_binary_scores_equal_lightgbm_on_higgs_with_default_bins():
     )
     ours.fit(X[:2000], y[:2000])
     theirs.fit(X[:2000], y[:2000])
-    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+    assert _relative(lightgbm_raw(ours, X), lightgbm_raw(theirs, X)) < 1e-6
 
 
 def test_multiclass_scores_equal_lightgbm_on_wine_and_covertype():
@@ -114,7 +103,7 @@ def test_multiclass_scores_equal_lightgbm_on_wine_and_covertype():
     ours, theirs = _pair("clf", **SMALL)
     ours.fit(X + 5.0, y)
     theirs.fit(X + 5.0, y)
-    assert _relative(_raw(ours, X + 5.0), _raw(theirs, X + 5.0)) < 1e-6
+    assert _relative(lightgbm_raw(ours, X + 5.0), lightgbm_raw(theirs, X + 5.0)) < 1e-6
     X, y = load_covertype(return_X_y=True)
     rows = np.random.default_rng(1).choice(len(y), size=3000, replace=False)
     X = np.asarray(X, dtype=float)[rows] + 1.0
@@ -122,7 +111,7 @@ def test_multiclass_scores_equal_lightgbm_on_wine_and_covertype():
     ours, theirs = _pair("clf", n_estimators=8, num_leaves=24, min_child_samples=10)
     ours.fit(X, y)
     theirs.fit(X, y)
-    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+    assert _relative(lightgbm_raw(ours, X), lightgbm_raw(theirs, X)) < 1e-6
 
 
 @pytest.mark.parametrize("share", [0.05, 0.3])
@@ -138,8 +127,8 @@ def test_scores_with_missing_values_equal_lightgbm(share):
     theirs.fit(X[:450], y[:450])
     test = X[450:].copy()
     test[:, 3] = np.nan  # LightGBM reads it as 0 for a feature trained without NaN
-    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
-    assert _relative(_raw(ours, test), _raw(theirs, test)) < 1e-6
+    assert _relative(lightgbm_raw(ours, X), lightgbm_raw(theirs, X)) < 1e-6
+    assert _relative(lightgbm_raw(ours, test), lightgbm_raw(theirs, test)) < 1e-6
 
 
 def test_trees_equal_lightgbm_dump_model():
@@ -440,7 +429,7 @@ def test_categorical_scores_equal_lightgbm_on_adult(extra):
     ours, theirs = _pair("clf", **{**SMALL, **extra})
     ours.fit(X.iloc[:3000], y[:3000])
     theirs.fit(X.iloc[:3000], y[:3000])
-    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
+    assert _relative(lightgbm_raw(ours, X), lightgbm_raw(theirs, X)) < 1e-6
 
 
 def test_categorical_codes_with_missing_negative_and_unseen_values_equal_lightgbm():
@@ -461,8 +450,8 @@ def test_categorical_codes_with_missing_negative_and_unseen_values_equal_lightgb
     test = X[:200].copy()
     test[:50, 0] = 45.0  # a category never seen in training goes right
     test[50:60, 1] = np.nan
-    assert _relative(_raw(ours, X), _raw(theirs, X)) < 1e-6
-    assert _relative(_raw(ours, test), _raw(theirs, test)) < 1e-6
+    assert _relative(lightgbm_raw(ours, X), lightgbm_raw(theirs, X)) < 1e-6
+    assert _relative(lightgbm_raw(ours, test), lightgbm_raw(theirs, test)) < 1e-6
 
 
 def _literal_categorical_scan(G, H, n_bins, sum_G, sum_H, n, lam, mcs, cat):

@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _worked_examples import ZHOU_GAINS  # Zhou (2016), section 4.4.2
 from sklearn.base import clone
 
 from mltrees.datasets import load_watermelon
@@ -22,16 +23,6 @@ from mltrees.tree import C45Classifier, CARTClassifier, CARTRegressor, ID3Classi
 from mltrees.tree._data import bin_features
 from mltrees.tree._split import ClassificationStatistics, SplitRules, find_splits
 from mltrees.tree._tree import LEAF, MISSING_ALL_BRANCHES, NUMERIC_NODE
-
-# Zhou (2016), section 4.4.2, on watermelon 2.0alpha: Gain(D, a) = rho * Gain(D~, a).
-ZHOU_GAINS = {
-    "色泽": 0.252,
-    "根蒂": 0.171,
-    "敲声": 0.145,
-    "纹理": 0.424,
-    "脐部": 0.289,
-    "触感": 0.006,
-}
 
 
 def _melons():

@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-
-
-def _run(code: str) -> str:
-    """Run ``code`` in a fresh interpreter (an empty registry) and return its output."""
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
+from _fresh_interpreter import run_in_fresh_interpreter
 
 
 def test_register_estimator_before_the_first_save_keeps_the_built_in_models():
     """The documented ``register_estimator`` called first: built-in models still save and load."""
-    out = _run(
+    out = run_in_fresh_interpreter(
         """
         import numpy as np
         from sklearn.base import BaseEstimator

@@ -23,12 +23,11 @@ first, and a parent importing its children is not a cycle).
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from _fresh_interpreter import run_in_fresh_interpreter
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "mltrees"
@@ -258,15 +257,7 @@ HEAVY = ("sklearn", "pandas", "scipy", "matplotlib", "dask")
 
 
 def _fresh(code: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout.strip()
+    return run_in_fresh_interpreter(code).strip()
 
 
 def test_import_mltrees_loads_no_heavy_dependency_and_no_estimator():

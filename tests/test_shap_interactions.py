@@ -416,3 +416,12 @@ def test_dependence_plot_of_main_effects():
     np.testing.assert_allclose(offsets[:, 1], interactions.main_effects[:, 2])
     assert ax.get_ylabel() == "SHAP main effect of x2"
     plt.close(fig)
+    # One output of several: named by output=, refused without it.
+    several = tree_shap_interactions(MODELS["gb-multiclass"][0]().fit(X_NUM, Y_3), X_NUM[:10])
+    with pytest.raises(ValueError, match="output="):
+        dependence_plot(several, 2)
+    fig, ax = plt.subplots()
+    dependence_plot(several, 2, output=1, ax=ax)
+    offsets = ax.collections[0].get_offsets()
+    np.testing.assert_allclose(offsets[:, 1], several.main_effects[:, 2, 1])
+    plt.close(fig)

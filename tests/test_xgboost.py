@@ -9,10 +9,9 @@ trees and margins must agree to float32 rounding (rtol 1e-5).
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
+from _reference_models import xgboost_trees
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris, load_wine
 
 from mltrees import XGBoostClassifier, XGBoostRegressor
@@ -373,20 +372,6 @@ def test_sample_weights_equal_xgboost_hist():
     )
 
 
-def _xgb_nodes(booster):
-    """Every tree of a booster as {nodeid: node} from its JSON dump."""
-    trees = []
-    for text in booster.get_dump(dump_format="json"):
-        nodes = {}
-        stack = [json.loads(text)]
-        while stack:
-            node = stack.pop()
-            nodes[node["nodeid"]] = node
-            stack.extend(node.get("children", []))
-        trees.append(nodes)
-    return trees
-
-
 def _assert_same_trees(booster, model, leaf_atol=1e-6, cuts=True):
     """Same shape, split features, thresholds, default directions and leaves, tree by tree.
 
@@ -395,7 +380,7 @@ def _assert_same_trees(booster, model, leaf_atol=1e-6, cuts=True):
     are ~150 and agree to 1e-5 relative; its leaves to ~2e-6 absolute).
     """
     ours = [tree for stage in model._trees for tree in stage]
-    theirs = _xgb_nodes(booster)
+    theirs = xgboost_trees(booster)
     assert len(ours) == len(theirs)
     for tree, nodes in zip(ours, theirs, strict=True):
         assert tree.node_count == len(nodes)
@@ -646,7 +631,7 @@ def test_gamma_prunes_after_growth_in_exact_and_during_growth_in_hist():
         (hist, _xgb_margin(X, y, "reg:squarederror", 1, params)),
     ):
         np.testing.assert_allclose(model.predict(X), expected, atol=1e-5)
-        assert model._trees[0][0].node_count == sum(len(t) for t in _xgb_nodes(booster))
+        assert model._trees[0][0].node_count == sum(len(t) for t in xgboost_trees(booster))
 
 
 def test_exact_equals_xgboost_exact_on_ties_and_nodes_without_known_values(monkeypatch):

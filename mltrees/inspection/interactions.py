@@ -33,7 +33,13 @@ from math import factorial
 
 import numpy as np
 
-from mltrees.inspection.treeshap import SPLIT, _Paths, tree_shap
+from mltrees.inspection.treeshap import (
+    SPLIT,
+    _Paths,
+    _refuse_split_rows,
+    path_factors_at_nodes,
+    tree_shap,
+)
 from mltrees.tree.view import view_of
 
 __all__ = ["InteractionExplanation", "interaction_weights", "tree_shap_interactions"]
@@ -120,13 +126,8 @@ def interaction_weights(z: np.ndarray, o: np.ndarray) -> np.ndarray:
     -------
     ndarray of shape (..., L, L)
     """
-    z = np.asarray(z, dtype=np.float64)
-    o = np.asarray(o, dtype=np.float64)
-    z, o = np.broadcast_arrays(z, o)
-    L = z.shape[-1]
-    nodes, weights = np.polynomial.legendre.leggauss(max(L // 2, 1))
-    t = (nodes + 1.0) / 2.0
-    g = z[..., None, :] * (1.0 - t[:, None]) + o[..., None, :] * t[:, None]  # (..., Q, L)
+    L = np.broadcast_shapes(np.shape(z), np.shape(o))[-1]
+    g, weights = path_factors_at_nodes(z, o, max(L // 2, 1))  # (..., Q, L), (Q,)
     # A factor vanishes inside (0, 1) only when z_k = o_k = 0, at every node
     # alike; the product over k != i, j is 0 unless all such factors are i or j.
     zero = g == 0
@@ -136,7 +137,7 @@ def interaction_weights(z: np.ndarray, o: np.ndarray) -> np.ndarray:
     others_zero = n_zero - zero[..., :, None] - zero[..., None, :]
     pair = product / (safe[..., :, None] * safe[..., None, :])
     pair = np.where(others_zero == 0, pair, 0.0)
-    out = np.einsum("...qij,q->...ij", pair, weights / 2.0)
+    out = np.einsum("...qij,q->...ij", pair, weights)
     diagonal = np.arange(L)
     out[..., diagonal, diagonal] = 0.0
     return out
@@ -245,17 +246,7 @@ class _Interactions:
         if not pairs.size:
             return
         if split_rows.any():
-            if self.background_masks is not None:
-                raise ValueError(
-                    "rows with missing values routed down every branch (C4.5) have no "
-                    "interventional TreeSHAP values; use the path-dependent values"
-                )
-            if not self.view.mixes_linearly:
-                raise ValueError(
-                    "this model votes after mixing the branches of a row with missing values "
-                    "(C4.5), so its output is not a sum over leaves and TreeSHAP does not apply "
-                    "to such rows"
-                )
+            _refuse_split_rows(self.view, self.background_masks is not None)
             split = np.flatnonzero(split_rows)
             self._fractional(path, slot[:, split], pairs, rows[split], out)
             keep = np.flatnonzero(~split_rows)

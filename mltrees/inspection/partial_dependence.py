@@ -20,6 +20,7 @@ import pandas as pd
 from sklearn.utils import Bunch
 
 from mltrees._typing import MatrixLike
+from mltrees._validation import check_int
 from mltrees.inspection.shapley import path_dependent_value
 from mltrees.tree.view import view_of
 
@@ -46,12 +47,7 @@ def _column(X, feature):
 def _grid(values, grid, grid_resolution):
     if grid is not None:
         return np.asarray(grid, dtype=np.float64)
-    if (
-        isinstance(grid_resolution, bool)
-        or not isinstance(grid_resolution, numbers.Integral)
-        or grid_resolution < 2
-    ):
-        raise ValueError(f"grid_resolution must be an int >= 2, got {grid_resolution!r}")
+    check_int(grid_resolution, "grid_resolution", 2)
     values = np.asarray(values, dtype=np.float64)
     values = values[~np.isnan(values)]
     distinct = np.unique(values)
@@ -228,12 +224,7 @@ def partial_dependence(
     if custom_values and features in custom_values:
         grid = np.asarray(custom_values[features], dtype=np.float64)
     else:
-        if (
-            isinstance(grid_resolution, bool)
-            or not isinstance(grid_resolution, numbers.Integral)
-            or grid_resolution < 2
-        ):
-            raise ValueError(f"grid_resolution must be an int >= 2, got {grid_resolution!r}")
+        check_int(grid_resolution, "grid_resolution", 2)
         grid = _percentile_grid(column, percentiles, grid_resolution)
     if method == "recursion":
         if kind != "average":

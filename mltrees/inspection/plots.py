@@ -26,8 +26,9 @@ def _axes(ax, feature: str):
     return plt.gca() if ax is None else ax
 
 
-def _values_2d(explanation, output):
-    values = np.asarray(explanation.values)
+def _one_output(values, output):
+    """The (n, d) values of one output, from (n, d) or (n, d, n_outputs) with ``output`` given."""
+    values = np.asarray(values)
     if values.ndim == 3:
         if output is None:
             raise ValueError(
@@ -66,7 +67,7 @@ def summary_plot(explanation, *, output=None, max_display: int = 12, ax=None, cm
     Features are sorted by mean ``|phi|``; colours are the feature's value
     as a percentile among the rows (blue low, red high), NaN in grey.
     """
-    values = _values_2d(explanation, output)
+    values = _one_output(explanation.values, output)
     data = np.asarray(explanation.data, dtype=np.float64)
     names = list(explanation.feature_names)
     ax = _axes(ax, "summary_plot")
@@ -106,16 +107,7 @@ def dependence_plot(explanation, feature, *, color_by=None, output=None, ax=None
     interactions (chapter 17).
     """
     main = hasattr(explanation, "main_effects")
-    if main:
-        values = np.asarray(explanation.main_effects)
-        if values.ndim == 3:
-            if output is None:
-                raise ValueError(
-                    "explanation has one column of values per output; choose one with output="
-                )
-            values = values[:, :, output]
-    else:
-        values = _values_2d(explanation, output)
+    values = _one_output(explanation.main_effects if main else explanation.values, output)
     names = list(explanation.feature_names)
     j = names.index(feature) if isinstance(feature, str) else int(feature)
     data = np.asarray(explanation.data, dtype=np.float64)

@@ -33,6 +33,31 @@ def shapley_weight(size: int, n_players: int) -> float:
     return factorial(size) * factorial(n_players - size - 1) / factorial(n_players)
 
 
+def coalition_values(value, n_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The value of every coalition of ``n_players`` players, coalition ``S`` as bit mask ``S``.
+
+    The enumeration :func:`shapley_values` and :func:`shapley_interaction_values`
+    share: bit ``i`` of a mask says whether player ``i`` is in the coalition,
+    so ``S | (1 << i)`` is ``S`` joined by ``i``.
+
+    Returns
+    -------
+    masks : ndarray of shape (2^p,)
+        ``0, 1, ..., 2^p - 1``.
+    members : ndarray of bool, shape (2^p, p)
+        The players of each coalition.
+    values : ndarray of shape ``(2^p,) + value's shape``
+        ``value(members[S])`` for every ``S``.
+    """
+    if not isinstance(n_players, (int, np.integer)) or not 1 <= n_players <= MAX_PLAYERS:
+        raise ValueError(f"n_players must be an int in [1, {MAX_PLAYERS}], got {n_players!r}")
+    p = int(n_players)
+    masks = np.arange(1 << p)
+    members = ((masks[:, None] >> np.arange(p)) & 1).astype(bool)
+    values = np.stack([np.asarray(value(members[s]), dtype=np.float64) for s in masks])
+    return masks, members, values
+
+
 def shapley_values(value, n_players: int) -> np.ndarray:
     """Shapley values of a game by enumeration of all coalitions, :eq:`eq-shapley` (chapter 17).
 
@@ -48,12 +73,8 @@ def shapley_values(value, n_players: int) -> np.ndarray:
     ndarray of shape ``(n_players,) + value's shape``; for row-wise values
     of shape (n, ...) the players' axis is moved to position 1: (n, p, ...).
     """
-    if not isinstance(n_players, (int, np.integer)) or not 1 <= n_players <= MAX_PLAYERS:
-        raise ValueError(f"n_players must be an int in [1, {MAX_PLAYERS}], got {n_players!r}")
-    p = int(n_players)
-    masks = np.arange(1 << p)
-    members = ((masks[:, None] >> np.arange(p)) & 1).astype(bool)
-    v = np.stack([np.asarray(value(members[s]), dtype=np.float64) for s in masks])
+    masks, members, v = coalition_values(value, n_players)
+    p = members.shape[1]
     phi = np.zeros((p, *v.shape[1:]))
     for i in range(p):
         without = masks[~members[:, i]]
@@ -85,12 +106,8 @@ def shapley_interaction_values(value, n_players: int) -> np.ndarray:
     ndarray of shape ``(p, p) + value's shape``; for row-wise values of shape
     (n, ...) the players' axes are moved to positions 1 and 2: (n, p, p, ...).
     """
-    if not isinstance(n_players, (int, np.integer)) or not 1 <= n_players <= MAX_PLAYERS:
-        raise ValueError(f"n_players must be an int in [1, {MAX_PLAYERS}], got {n_players!r}")
-    p = int(n_players)
-    masks = np.arange(1 << p)
-    members = ((masks[:, None] >> np.arange(p)) & 1).astype(bool)
-    v = np.stack([np.asarray(value(members[s]), dtype=np.float64) for s in masks])
+    masks, members, v = coalition_values(value, n_players)
+    p = members.shape[1]
     Phi = np.zeros((p, p, *v.shape[1:]))
     sizes = members.sum(axis=1)
     for i in range(p):
@@ -193,6 +210,17 @@ def interventional_value(model, X, background, coalition) -> np.ndarray:
     return out.reshape(n, nb, -1).mean(axis=1)
 
 
+def _shap_game(view, X, background):
+    """The game SHAP explains, shared by the brute-force values and interactions.
+
+    Path-dependent (:func:`path_dependent_value`) without ``background``,
+    interventional (:func:`interventional_value`) with it.
+    """
+    if background is None:
+        return lambda s: path_dependent_value(view, X, s)
+    return lambda s: interventional_value(view, X, background, s)
+
+
 def brute_force_shap(model, X, *, background=None) -> np.ndarray:
     """SHAP values by enumeration of the ``2^d`` coalitions, :eq:`eq-shapley` (chapter 17).
 
@@ -201,11 +229,7 @@ def brute_force_shap(model, X, *, background=None) -> np.ndarray:
     :func:`~mltrees.inspection.tree_shap`'s ``values``.
     """
     view = view_of(model)
-    p = view.n_features
-    if background is None:
-        phi = shapley_values(lambda s: path_dependent_value(view, X, s), p)
-    else:
-        phi = shapley_values(lambda s: interventional_value(view, X, background, s), p)
+    phi = shapley_values(_shap_game(view, X, background), view.n_features)
     return phi[:, :, 0] if view.squeeze else phi
 
 
@@ -218,9 +242,5 @@ def brute_force_shap_interactions(model, X, *, background=None) -> np.ndarray:
     Same shapes as :func:`~mltrees.inspection.tree_shap_interactions`'s ``values``.
     """
     view = view_of(model)
-    p = view.n_features
-    if background is None:
-        Phi = shapley_interaction_values(lambda s: path_dependent_value(view, X, s), p)
-    else:
-        Phi = shapley_interaction_values(lambda s: interventional_value(view, X, background, s), p)
+    Phi = shapley_interaction_values(_shap_game(view, X, background), view.n_features)
     return Phi[..., 0] if view.squeeze else Phi

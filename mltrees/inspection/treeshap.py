@@ -170,20 +170,62 @@ def path_weights_integral(z: np.ndarray, o: np.ndarray) -> np.ndarray:
     ``L // 2 + 1`` nodes is exact. No recursion runs over the path, so all
     elements, leaves and rows are one array operation.
     """
-    z = np.asarray(z, dtype=np.float64)
-    o = np.asarray(o, dtype=np.float64)
-    z, o = np.broadcast_arrays(z, o)
-    L = z.shape[-1]
-    nodes, weights = np.polynomial.legendre.leggauss(L // 2 + 1)
-    t = (nodes + 1.0) / 2.0
-    g = z[..., None, :] * (1.0 - t[:, None]) + o[..., None, :] * t[:, None]  # (..., Q, L)
+    L = np.broadcast_shapes(np.shape(z), np.shape(o))[-1]
+    g, weights = path_factors_at_nodes(z, o, L // 2 + 1)  # (..., Q, L), (Q,)
     product = np.prod(g, axis=-1, keepdims=True)
     # prod over j != i is the product divided by factor i; a factor 0 makes
     # the element's own term (o_i - z_i) zero, so its weight is set to 0.
     zero = g == 0
     others = product / np.where(zero, 1.0, g)
     others = np.where(zero, 0.0, others)
-    return np.einsum("...qi,q->...i", others, weights / 2.0)
+    return np.einsum("...qi,q->...i", others, weights)
+
+
+def path_factors_at_nodes(
+    z: np.ndarray, o: np.ndarray, n_nodes: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The factors ``z_k (1 - t) + o_k t`` of a path at Gauss-Legendre nodes on [0, 1].
+
+    Shared by :func:`path_weights_integral` (:eq:`eq-shap-path-integral`) and
+    the pairwise weights of :eq:`eq-shap-interaction-path`: both integrate a
+    product of these factors over ``t`` in [0, 1] and differ only in which
+    factors they leave out. ``n_nodes`` nodes integrate a polynomial of degree
+    ``2 n_nodes - 1`` exactly.
+
+    Returns
+    -------
+    factors : ndarray of shape (..., n_nodes, L)
+        ``z`` and ``o`` broadcast together, evaluated at every node.
+    weights : ndarray of shape (n_nodes,)
+        The quadrature weights on [0, 1] (half those on [-1, 1]).
+    """
+    z = np.asarray(z, dtype=np.float64)
+    o = np.asarray(o, dtype=np.float64)
+    z, o = np.broadcast_arrays(z, o)
+    nodes, weights = np.polynomial.legendre.leggauss(n_nodes)
+    t = (nodes + 1.0) / 2.0
+    factors = z[..., None, :] * (1.0 - t[:, None]) + o[..., None, :] * t[:, None]
+    return factors, weights / 2.0
+
+
+def _refuse_split_rows(view: TreeModelView, interventional: bool) -> None:
+    """Refuse rows that C4.5 routes down every branch where TreeSHAP cannot explain them.
+
+    Shared by :func:`tree_shap` and the interaction values: a fractional row
+    has no interventional values, and a model that votes after mixing the
+    branches (hard voting) is not a sum over leaves for such a row.
+    """
+    if interventional:
+        raise ValueError(
+            "rows with missing values routed down every branch (C4.5) have no "
+            "interventional TreeSHAP values; use the path-dependent values"
+        )
+    if not view.mixes_linearly:
+        raise ValueError(
+            "this model votes after mixing the branches of a row with missing values "
+            "(C4.5), so its output is not a sum over leaves and TreeSHAP does not apply "
+            "to such rows"
+        )
 
 
 def _interventional_coefficients(L: int) -> np.ndarray:
@@ -505,17 +547,7 @@ class _Explainer:
         slot = path.slots(values_t)
         split_rows = (slot == SPLIT).any(axis=0)
         if split_rows.any():
-            if self.interventional:
-                raise ValueError(
-                    "rows with missing values routed down every branch (C4.5) have no "
-                    "interventional TreeSHAP values; use the path-dependent values"
-                )
-            if not self.view.mixes_linearly:
-                raise ValueError(
-                    "this model votes after mixing the branches of a row with missing values "
-                    "(C4.5), so its output is not a sum over leaves and TreeSHAP does not apply "
-                    "to such rows"
-                )
+            _refuse_split_rows(self.view, self.interventional)
             # Fractional rows: the polynomial on their own fractions, every leaf.
             split = np.flatnonzero(split_rows)
             nonzero = np.flatnonzero(path.length > 0)

@@ -174,8 +174,12 @@ class ImportedTreeModel(BaseEstimator):
         limit = MAX_LOG_LINK_SCORE if self.link_ == "log" else MAX_RAW_SCORE
         check_score_bound([float(np.abs(base).max()), *largest], "trees_", limit)
 
-    def _values(self, X) -> np.ndarray:
-        """The input as float64, categorical columns mapped to their codes."""
+    def _input_numbers(self, X) -> np.ndarray:
+        """The input as float64, pandas categories as their codes (NaN when missing).
+
+        The first step of :meth:`_values`, shared with the ONNX export, whose
+        graph does the rest (zero band, category codes) itself.
+        """
         if hasattr(X, "iloc") and hasattr(X, "dtypes"):
             X = X.apply(
                 lambda c: c.cat.codes.where(c.cat.codes >= 0) if hasattr(c, "cat") else c
@@ -183,6 +187,11 @@ class ImportedTreeModel(BaseEstimator):
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features_in_:
             raise ValueError(f"X must have shape (n_samples, {self.n_features_in_}), got {X.shape}")
+        return X
+
+    def _values(self, X) -> np.ndarray:
+        """The input as float64, categorical columns mapped to their codes."""
+        X = self._input_numbers(X)
         zero = np.flatnonzero(self.zero_as_missing_)
         if zero.size:  # LightGBM's missing type Zero: IsZero's closed band [-z, z] is missing
             X = X.copy()

@@ -231,7 +231,7 @@ def _imported_plan(model) -> OnnxPlan:
         columns=[np.array([k]) for k in model.tree_output_],
         n_outputs=K,
         base=np.asarray(model.base_margin_, dtype=np.float64),
-        encode=lambda X: _imported_numbers(model, X),
+        encode=model._input_numbers,
         output=output,
         feature_names=[str(v) for v in names] if names is not None else [f"f{j}" for j in range(n)],
         output_name="raw score",
@@ -255,18 +255,6 @@ def _imported_plan(model) -> OnnxPlan:
         zero_band=np.asarray(model.zero_as_missing_, dtype=bool),
         scale=float(model.sigmoid_),
     )
-
-
-def _imported_numbers(model, X) -> np.ndarray:
-    """An imported model's input as float64, pandas categories as codes (NaN when missing)."""
-    if hasattr(X, "iloc") and hasattr(X, "dtypes"):
-        X = X.apply(
-            lambda c: c.cat.codes.where(c.cat.codes >= 0) if hasattr(c, "cat") else c
-        ).to_numpy(dtype=np.float64)
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[1] != model.n_features_in_:
-        raise ValueError(f"X must have shape (n_samples, {model.n_features_in_}), got {X.shape}")
-    return X
 
 
 # --------------------------------------------------------------- trees as node arrays

@@ -164,32 +164,6 @@ def make_table(
     )
 
 
-@st.composite
-def tables(
-    draw,
-    task: str = "regression",
-    min_rows: int = 20,
-    max_rows: int = 2000,
-    max_columns: int = 8,
-    kinds: tuple[str, ...] = COLUMN_KINDS,
-    nan_patterns: tuple[str, ...] = NAN_PATTERNS,
-    weights: bool | None = None,
-    n_classes: int = 2,
-) -> Table:
-    """Hypothesis strategy: a table whose every choice shrinks to a small example."""
-    seed = draw(st.integers(0, 2**32 - 1))
-    n_rows = draw(st.integers(min_rows, max_rows))
-    column_kinds = tuple(draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=max_columns)))
-    nan_pattern = draw(st.sampled_from(nan_patterns))
-    nan_rate = (
-        draw(st.sampled_from([0.05, 0.3])) if nan_pattern not in ("none", "whole_column") else 0.0
-    )
-    use_weights = draw(st.booleans()) if weights is None else weights
-    return make_table(
-        seed, n_rows, column_kinds, nan_pattern, nan_rate, task, use_weights, n_classes
-    )
-
-
 @dataclass(frozen=True)
 class Recipe:
     """What :func:`make_table` needs: a failing example prints as a few numbers and names.
@@ -232,7 +206,7 @@ def recipes(
     weights: bool | None = None,
     n_classes: int = 2,
 ) -> Recipe:
-    """Hypothesis strategy: the recipe of a table, drawn as :func:`tables` draws one."""
+    """Hypothesis strategy: the recipe of a table (:func:`tables` draws it and builds it)."""
     seed = draw(st.integers(0, 2**32 - 1))
     n_rows = draw(st.integers(min_rows, max_rows))
     column_kinds = tuple(draw(st.lists(st.sampled_from(kinds), min_size=1, max_size=max_columns)))
@@ -242,3 +216,12 @@ def recipes(
     )
     use_weights = draw(st.booleans()) if weights is None else weights
     return Recipe(seed, n_rows, column_kinds, nan_pattern, nan_rate, task, use_weights, n_classes)
+
+
+def tables(*args, **kwargs) -> st.SearchStrategy[Table]:
+    """Hypothesis strategy: a table whose every choice shrinks to a small example.
+
+    Takes the arguments of :func:`recipes` and builds the recipe it draws, so
+    that a table and its recipe are drawn by one piece of code.
+    """
+    return recipes(*args, **kwargs).map(Recipe.build)

@@ -27,6 +27,7 @@ from datetime import timedelta
 import numpy as np
 import pandas as pd
 import pytest
+from _reference_models import catboost_raw, relative_gap
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -137,19 +138,6 @@ def _fit_both(table: Table, params: dict, task: str):
     return ours, theirs, X, X_test
 
 
-def _raw(model, X):
-    if isinstance(model, ObliviousBoostingClassifier):
-        return model.decision_function(X)
-    if isinstance(model, ObliviousBoostingRegressor):
-        return model.predict(X)
-    return model.predict(X, prediction_type="RawFormulaVal")
-
-
-def _relative(a, b) -> float:
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b)), initial=0.0))
-
-
 def check_equal(recipe: Recipe, params: dict, tally: Tally | None = None):
     """Fit both and compare raw scores on training and held-out rows."""
     table, task = recipe.build(), recipe.task
@@ -182,12 +170,15 @@ def check_equal(recipe: Recipe, params: dict, tally: Tally | None = None):
         else:
             ours.fit(X, table.y, sample_weight=_positive_weights(table))
             for frame in (X, X_test):
-                raw = np.asarray(_raw(ours, frame))
+                raw = np.asarray(catboost_raw(ours, frame))
                 assert np.all(raw == raw[:1]), "a model of constant features must be constant"
         if tally is not None:
             tally.count("catboost_refuses_constant_features")
         return
-    gap = max(_relative(_raw(ours, frame), _raw(theirs, frame)) for frame in (X, X_test))
+    gap = max(
+        relative_gap(catboost_raw(ours, frame), catboost_raw(theirs, frame))
+        for frame in (X, X_test)
+    )
     if gap > RTOL:
         exception = _exact_tie(table, params, task, ours, theirs)
         assert exception is not None, f"raw scores differ by {gap:.3g} (relative)"

@@ -21,6 +21,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+from _reference_models import LIGHTGBM_DETERMINISTIC, lightgbm_raw, relative_gap
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,14 +36,6 @@ lightgbm = pytest.importorskip("lightgbm")
 TOLERANCE = 1e-9
 """Raw scores agree to this, relative to ``max(1, |score|)``; sums are taken in
 LightGBM's order, so they agree to about 1e-15 unless a split differs."""
-
-DETERMINISTIC = {
-    "deterministic": True,
-    "force_row_wise": True,
-    "num_threads": 1,
-    "seed": 0,
-    "verbose": -1,
-}
 
 
 @st.composite
@@ -139,7 +132,7 @@ def _fit_both(table: Table, params: dict, extras: dict, task: str):
         theirs_fit["eval_y"] = (_eval_target(table),)
         theirs_fit["callbacks"] = [lightgbm.early_stopping(patience, verbose=False)]
     ours = kind(n_jobs=1, categorical_feature=categorical, **ours_params).fit(X, y, **fit)
-    theirs = theirs_kind(**params, **DETERMINISTIC).fit(X, y, **theirs_fit)
+    theirs = theirs_kind(**params, **LIGHTGBM_DETERMINISTIC).fit(X, y, **theirs_fit)
     return ours, theirs
 
 
@@ -147,19 +140,6 @@ def _eval_target(table: Table) -> np.ndarray:
     """Targets for the held-out rows: the training targets' pattern, recycled."""
     reps = -(-len(table.X_test) // len(table.y))
     return np.tile(table.y, reps)[: len(table.X_test)]
-
-
-def _raw(model, X):
-    if isinstance(model, LightGBMRegressor):
-        return model.predict(X)
-    if isinstance(model, LightGBMClassifier):
-        return model.predict(X, raw_score=True)
-    return model.predict(X, raw_score=True)
-
-
-def _relative(a, b) -> float:
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b)), initial=0.0))
 
 
 def check_equal(recipe: Recipe, params: dict, extras: dict, tally: Tally | None = None):
@@ -186,7 +166,7 @@ def check_equal(recipe: Recipe, params: dict, extras: dict, tally: Tally | None 
             return
         raise
     for X in (table.X, table.X_test):
-        gap = _relative(_raw(ours, X), _raw(theirs, X))
+        gap = relative_gap(lightgbm_raw(ours, X), lightgbm_raw(theirs, X))
         assert gap <= TOLERANCE, (
             f"raw scores differ by {gap:.3g} (relative); "
             f"trees {ours.n_estimators_} vs {theirs.booster_.num_trees()}"

@@ -103,6 +103,19 @@ def _float32(X: np.ndarray) -> np.ndarray:
     return np.asarray(X, dtype=np.float32).astype(np.float64)
 
 
+def _inputs(table, task):
+    """What both libraries are fitted on: ``classification, X, X_test, y, weights``.
+
+    Shared by the CART, forest and gradient boosting comparisons: features
+    rounded to float32 (scikit-learn's trees split in float32), integer labels
+    for classification.
+    """
+    classification = task != "regression"
+    X, X_test = _float32(table.X), _float32(table.X_test)
+    y = table.y.astype(int) if classification else table.y
+    return classification, X, X_test, y, table.sample_weight
+
+
 # ---------------------------------------------------------------------------
 # Impurity decreases recomputed from the rows, independently of both libraries
 # ---------------------------------------------------------------------------
@@ -460,6 +473,11 @@ def _table_for(task: str, max_rows: int, nan: bool = True):
     )
 
 
+def _tasks_with_tables(max_rows: int, nan: bool = True):
+    """Hypothesis strategy: ``(task, table)``, a task of ``TASKS`` and a table drawn for it."""
+    return TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, max_rows, nan)))
+
+
 def _separated_alphas(path) -> np.ndarray:
     """0 and the path's effective alphas that rounding cannot move across a midpoint.
 
@@ -478,10 +496,7 @@ def _separated_alphas(path) -> np.ndarray:
 
 
 def check_cart(table, task, data, test_name="cart"):
-    classification = task != "regression"
-    X, X_test = _float32(table.X), _float32(table.X_test)
-    y = table.y.astype(int) if classification else table.y
-    weights = table.sample_weight
+    classification, X, X_test, y, weights = _inputs(table, task)
     params = data.draw(tree_parameters(classification, X.shape[1]), label="params")
     if classification:
         n_classes = int(y.max()) + 1
@@ -536,7 +551,7 @@ def check_cart(table, task, data, test_name="cart"):
 
 
 @settings(parent=settings.get_profile(PROFILE))
-@given(task=TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, 600))), data=st.data())
+@given(task=_tasks_with_tables(600), data=st.data())
 def test_cart_equals_decision_tree(task, data):
     task, table = task
     check_cart(table, task, data)
@@ -580,10 +595,7 @@ def check_forest(table, task, data, test_name="random forest"):
 
 def compare_forest(table, task, params, test_name="random forest"):
     """Fit both libraries' forests with ``params`` and compare them tree by tree (or fail)."""
-    classification = task != "regression"
-    X, X_test = _float32(table.X), _float32(table.X_test)
-    y = table.y.astype(int) if classification else table.y
-    weights = table.sample_weight
+    classification, X, X_test, y, weights = _inputs(table, task)
     ours_class = mltrees.RandomForestClassifier if classification else mltrees.RandomForestRegressor
     their_class = (
         sk_ensemble.RandomForestClassifier if classification else sk_ensemble.RandomForestRegressor
@@ -638,7 +650,7 @@ def compare_forest(table, task, params, test_name="random forest"):
 
 
 @settings(parent=settings.get_profile(PROFILE))
-@given(task=TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, 400))), data=st.data())
+@given(task=_tasks_with_tables(400), data=st.data())
 def test_forest_without_randomness_equals_sklearn(task, data):
     task, table = task
     check_forest(table, task, data)
@@ -735,10 +747,7 @@ def check_gradient_boosting(table, task, data, test_name="gradient boosting"):
 
 def compare_gradient_boosting(table, task, params, test_name="gradient boosting"):
     """Fit both libraries' gradient boosting with ``params`` and compare (or fail)."""
-    classification = task != "regression"
-    X, X_test = _float32(table.X), _float32(table.X_test)
-    y = table.y.astype(int) if classification else table.y
-    weights = table.sample_weight
+    classification, X, X_test, y, weights = _inputs(table, task)
     loss = "log_loss" if classification else "squared_error"
     ours_class = (
         mltrees.GradientBoostingClassifier if classification else mltrees.GradientBoostingRegressor
@@ -785,7 +794,7 @@ def compare_gradient_boosting(table, task, params, test_name="gradient boosting"
 @settings(parent=settings.get_profile(PROFILE))
 @given(
     # scikit-learn's GradientBoosting* refuses NaN.
-    task=TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, 300, nan=False))),
+    task=_tasks_with_tables(300, nan=False),
     data=st.data(),
 )
 def test_gradient_boosting_equals_sklearn(task, data):
@@ -1075,7 +1084,7 @@ def check_stacking(table, task, data, test_name="stacking"):
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.filterwarnings("ignore:The least populated class:UserWarning")
 @settings(parent=settings.get_profile(PROFILE))
-@given(task=TASKS.flatmap(lambda t: st.tuples(st.just(t), _table_for(t, 200))), data=st.data())
+@given(task=_tasks_with_tables(200), data=st.data())
 def test_stacking_equals_sklearn(task, data):
     task, table = task
     check_stacking(table, task, data)
@@ -1107,6 +1116,26 @@ def test_forest_balanced_weights_the_class_totals_by_sample_weight():
             np.testing.assert_allclose(ours.predict_proba(rows), theirs.predict_proba(rows))
 
 
+def _compare_one_best_first_round(table, min_samples_leaf):
+    """One round of 3-class gradient boosting grown best-first to 12 leaves.
+
+    The setting of the three ``test_gradient_boosting_leaf_budget_*``
+    regression tests (shrunk by the long profile), which differ only in the
+    table and the minimum leaf size.
+    """
+    params = {
+        "n_estimators": 1,
+        "learning_rate": 0.05,
+        "max_depth": None,
+        "min_samples_split": 2,
+        "min_samples_leaf": min_samples_leaf,
+        "min_weight_fraction_leaf": 0.0,
+        "max_leaf_nodes": 12,
+        "max_features": None,
+    }
+    compare_gradient_boosting(table, "multiclass3", params)
+
+
 def test_gradient_boosting_leaf_budget_after_a_pure_node_split():
     """Shrunk by the long profile: with max_leaf_nodes=12, scikit-learn split a
     node whose residuals are all equal (impurity 2.6e-16 by rounding), spending
@@ -1116,17 +1145,7 @@ def test_gradient_boosting_leaf_budget_after_a_pure_node_split():
     table = make_table(
         0, 75, ("mostly_zero", "integer0", "few"), "none", 0.0, "multiclass", False, 3
     )
-    params = {
-        "n_estimators": 1,
-        "learning_rate": 0.05,
-        "max_depth": None,
-        "min_samples_split": 2,
-        "min_samples_leaf": 1,
-        "min_weight_fraction_leaf": 0.0,
-        "max_leaf_nodes": 12,
-        "max_features": None,
-    }
-    compare_gradient_boosting(table, "multiclass3", params)
+    _compare_one_best_first_round(table, min_samples_leaf=1)
 
 
 def test_forest_child_weight_on_the_min_weight_fraction_leaf_boundary():
@@ -1247,17 +1266,7 @@ def test_gradient_boosting_leaf_budget_after_equal_decreases_in_both_trees():
         False,
         3,
     )
-    params = {
-        "n_estimators": 1,
-        "learning_rate": 0.05,
-        "max_depth": None,
-        "min_samples_split": 2,
-        "min_samples_leaf": 1,
-        "min_weight_fraction_leaf": 0.0,
-        "max_leaf_nodes": 12,
-        "max_features": None,
-    }
-    compare_gradient_boosting(table, "multiclass3", params)
+    _compare_one_best_first_round(table, min_samples_leaf=1)
 
 
 def test_gradient_boosting_leaf_budget_after_two_equal_splits_made_in_both_trees():
@@ -1276,14 +1285,4 @@ def test_gradient_boosting_leaf_budget_after_two_equal_splits_made_in_both_trees
         False,
         3,
     )
-    params = {
-        "n_estimators": 1,
-        "learning_rate": 0.05,
-        "max_depth": None,
-        "min_samples_split": 2,
-        "min_samples_leaf": 3,
-        "min_weight_fraction_leaf": 0.0,
-        "max_leaf_nodes": 12,
-        "max_features": None,
-    }
-    compare_gradient_boosting(table, "multiclass3", params)
+    _compare_one_best_first_round(table, min_samples_leaf=3)

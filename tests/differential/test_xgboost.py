@@ -54,6 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from _reference_models import xgboost_trees
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -215,19 +216,6 @@ def fit_both(case: Case, table) -> Fitted:
 
 
 # ---------------------------------------------------------------------------- the oracle
-def their_trees(booster) -> list[dict]:
-    """Every tree of a booster as {nodeid: node} (JSON dump with statistics)."""
-    trees = []
-    for text in booster.get_dump(dump_format="json", with_stats=True):
-        nodes, stack = {}, [json.loads(text)]
-        while stack:
-            node = stack.pop()
-            nodes[node["nodeid"]] = node
-            stack.extend(node.get("children", []))
-        trees.append(nodes)
-    return trees
-
-
 @dataclass
 class Split:
     feature: int
@@ -457,7 +445,7 @@ def compare(fitted: Fitted) -> str:
     """``"equal"``, or the documented exception met first; raises Different otherwise."""
     model, booster = fitted.model, fitted.booster
     ours = [tree for stage in model._trees for tree in stage]
-    theirs = their_trees(booster)
+    theirs = xgboost_trees(booster, with_stats=True)
     K = model._objective.n_outputs
     leaf_gap: list = []  # per tree, per node: |our leaf - theirs|
     rounds = Rounds(fitted, leaf_gap)
@@ -994,7 +982,7 @@ def _largest_leaf_gap(fitted) -> float:
     """The largest |our leaf - theirs| / |theirs| over trees of equal structure."""
     worst = 0.0
     ours = [tree for stage in fitted.model._trees for tree in stage]
-    for tree, nodes in zip(ours, their_trees(fitted.booster), strict=True):
+    for tree, nodes in zip(ours, xgboost_trees(fitted.booster, with_stats=True), strict=True):
         queue = [(0, 0)]
         while queue:
             i, j = queue.pop(0)
