@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _reference_models import LIGHTGBM_DETERMINISTIC as DETERMINISTIC
 
 from .strategies import Recipe
-from .test_lightgbm import DETERMINISTIC, check_equal
+from .test_lightgbm import check_equal
 
 lightgbm = pytest.importorskip("lightgbm")
 
