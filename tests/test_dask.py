@@ -344,6 +344,18 @@ def test_local_feature_gains_equal_a_brute_force_search():
     assert np.all(gains[2] == 0)  # a worker without rows has nothing to vote with
     with pytest.raises(ValueError, match="partitions"):
         local_feature_gains(X, g, h, [np.array([400])])
+    with pytest.raises(ValueError, match="X must be 2-D"):
+        local_feature_gains(X[:, 0], g, h, partitions)
+    with pytest.raises(ValueError, match="g and h must have shape"):
+        local_feature_gains(X, g[:10], h, partitions)
+
+
+def test_to_local_before_fit_is_a_not_fitted_error():
+    from sklearn.exceptions import NotFittedError
+
+    for forest in (DaskRandomForestClassifier(), DaskRandomForestRegressor()):
+        with pytest.raises(NotFittedError):
+            forest.to_local()
 
 
 def test_tree_reduce_and_rows_by_hand():
