@@ -44,9 +44,12 @@ from mltrees.dask.cost import (
     tree_reduce_bytes,
 )
 from mltrees.dask.forest import DaskRandomForestClassifier, DaskRandomForestRegressor
+from mltrees.dask.oblivious import DaskObliviousBoostingClassifier, DaskObliviousBoostingRegressor
 from mltrees.dask.xgboost import DaskXGBoostClassifier, DaskXGBoostRegressor
 
 __all__ = [
+    "DaskObliviousBoostingClassifier",
+    "DaskObliviousBoostingRegressor",
     "DaskRandomForestClassifier",
     "DaskRandomForestRegressor",
     "DaskRows",

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mltrees.hist.grower import GrowerBase, GrownTree
-from mltrees.hist.oblivious_leaves import leaf_values, online_tail_steps
+from mltrees.hist.oblivious_leaves import leaf_steps, leaf_values, online_tail_steps
 
 __all__ = [
     "GrownObliviousTree",
@@ -563,6 +563,91 @@ class ObliviousGrower(GrowerBase):
         return GrownObliviousTree(
             tree=tree,
             leaf_of_row=leaf,
+            split_value=None,
+            gain=np.asarray(gains),
+            weight=steps[kept],
+            n_levels=n_levels,
+        )
+
+    def grow_rows(self, rows, features=None) -> GrownObliviousTree:
+        """Grow one tree (plain boosting) on a row store whose rows may live elsewhere.
+
+        ``rows`` answers sums over its rows (:class:`~mltrees.hist.oblivious_rows.ObliviousRows`
+        describes one partition's answers; :mod:`mltrees.dask.oblivious`
+        sums them over the partitions of a cluster):
+
+        * ``rows.level(split, level, leaves)``: apply ``split`` (the
+          ``(column, border)`` chosen at ``level - 1``, None at the root),
+          then return the row count of each of the ``2**level`` nodes, the
+          ``(S, W)`` histograms of every column group of
+          :func:`column_groups` at this level (none when ``level`` is the
+          depth) and, with ``leaves``, the leaf sums of
+          :meth:`~mltrees.hist.oblivious_rows.ObliviousRows.leaf_statistics`
+          for the nodes as leaves: one request per level;
+        * ``rows.leaves(feature, border, n_levels)``: the leaf sums of a
+          finished tree (only when a level was removed or none was found);
+        * ``rows.leaf_of_row(feature, border)``: the leaf of every row, in the
+          store's form.
+
+        The choices are those of :meth:`grow` (:func:`grow_oblivious`: the
+        same scores, candidate order, redundant-level rule and leaf steps),
+        made from the summed statistics; ``features`` as in :meth:`grow`.
+        """
+        if self.ordered is not None:
+            raise ValueError("grow_rows grows plain-boosting trees; ordered boosting needs grow")
+        n_borders = np.asarray(self.n_borders)
+        usable = n_borders
+        if features is not None:
+            usable = np.where(np.isin(np.arange(len(n_borders)), features), n_borders, 0)
+        groups = [(columns, width) for columns, width, *_ in self._groups]
+        widest = max((width for _, width in groups), default=2)
+        scores = np.full((len(n_borders), widest - 1), -np.inf)
+        depth = int(self.depth)
+        chosen_f, chosen_b, gains = [], [], []
+        removed, split, leaves = (0, 0), None, None
+        for level in range(depth + 1):
+            counts, hist, leaves = rows.level(split, level, level == depth)
+            if split is not None:
+                redundant = _first_redundant_level(np.asarray(counts) > 0)
+                if redundant is not None:
+                    removed = (chosen_f.pop(redundant), chosen_b.pop(redundant))
+                    gains.pop(redundant)
+                    leaves = None
+                    break
+            if level == depth:
+                break
+            for (columns, width), (hist_S, hist_W) in zip(groups, hist, strict=True):
+                scores[columns, : width - 1] = level_scores(
+                    hist_S, hist_W, hist_S, hist_W, usable[columns], self.lam, self.score_function
+                )
+            ranked = scores if self.order is None else scores[self.order]
+            best = int(np.argmax(ranked))
+            if not np.isfinite(ranked.flat[best]):
+                leaves = None
+                break  # nothing to split on
+            f, b = divmod(best, scores.shape[1])
+            f = f if self.order is None else int(self.order[f])
+            chosen_f.append(f)
+            chosen_b.append(b)
+            gains.append(float(ranked.flat[best]))
+            split = (f, b)
+        n_levels = len(chosen_f)
+        pad = (chosen_f[-1], chosen_b[-1]) if n_levels else removed
+        feature = np.asarray(chosen_f + [pad[0]] * (depth - n_levels), dtype=np.intp)
+        border = np.asarray(chosen_b + [pad[1]] * (depth - n_levels), dtype=np.intp)
+        if leaves is None:
+            leaves = rows.leaves(feature, border, n_levels)
+        sums, curvature, weight, count, gradient = leaves
+        n_leaves = 1 << depth
+        mask = (1 << n_levels) - 1
+        steps = leaf_steps(sums, curvature, self.lam, gradient=self.gradient_step)
+        kept = np.arange(n_leaves) & mask
+        tree = ObliviousTree(
+            feature, border, (self.learning_rate * steps)[kept], weight, count, gradient
+        )
+        return GrownObliviousTree(
+            tree=tree,
+            leaf_of_row=rows.leaf_of_row(feature, border),
             split_value=None,
             gain=np.asarray(gains),
             weight=steps[kept],

@@ -16,6 +16,8 @@ import numpy as np
 __all__ = [
     "cholesky_solve",
     "hessian_entries",
+    "leaf_steps",
+    "leaf_sums",
     "leaf_values",
     "newton_steps",
     "online_tail_steps",
@@ -40,19 +42,40 @@ def leaf_values(key, n_keys, S, curvature, lam, rows=None, gradient=False):
         curvature = (
             tuple(c[rows] for c in curvature) if isinstance(curvature, tuple) else curvature[rows]
         )
+    return leaf_steps(*leaf_sums(key, n_keys, S, curvature), lam, gradient=gradient)
+
+
+def leaf_sums(key, n_keys, S, curvature):
+    """The sums a leaf's step needs: ``S_j`` and ``Σ curvature`` of every key, in row order.
+
+    Returns ``(sums, h)`` with ``sums`` of shape (n_keys, K) and ``h`` the
+    summed per-row curvature (n_keys,), or, for MultiClass Newton
+    (``curvature = (w, p)``), ``(hessian, weight)``: the summed K×K Hessians
+    and weights. Sums over disjoint sets of rows add up, so partitions of
+    the rows on several machines each compute theirs
+    (:mod:`mltrees.dask.oblivious`) and :func:`leaf_steps` takes the total.
+    """
     K = S.shape[1]
     sums = np.stack([np.bincount(key, S[:, k], minlength=n_keys) for k in range(K)], axis=1)
     if not isinstance(curvature, tuple):
-        h = np.bincount(key, curvature[:, 0], minlength=n_keys)
-        with np.errstate(divide="ignore", invalid="ignore"):  # a leaf without weight: 0
-            inverse = (1.0 / (h + lam))[:, None]
-            step = sums * inverse if gradient else sums / (h + lam)[:, None]
-            return np.where(h[:, None] > 0, step, 0.0)
+        return sums, np.bincount(key, curvature[:, 0], minlength=n_keys)
     w, p = curvature
     hessian = np.empty((n_keys, K, K))
     for a, b, per_row in hessian_entries(w, p):
         hessian[:, a, b] = hessian[:, b, a] = np.bincount(key, per_row, minlength=n_keys)
-    weight = np.bincount(key, w, minlength=n_keys)
+    return sums, (hessian, np.bincount(key, w, minlength=n_keys))
+
+
+def leaf_steps(sums, curvature_sums, lam, gradient=False):
+    """The steps of :func:`leaf_values` from :func:`leaf_sums` (:eq:`eq-catboost-leaf`)."""
+    if not isinstance(curvature_sums, tuple):
+        h = curvature_sums
+        with np.errstate(divide="ignore", invalid="ignore"):  # a leaf without weight: 0
+            inverse = (1.0 / (h + lam))[:, None]
+            step = sums * inverse if gradient else sums / (h + lam)[:, None]
+            return np.where(h[:, None] > 0, step, 0.0)
+    hessian, weight = curvature_sums
+    n_keys, K = sums.shape
     filled = weight > 0
     values = np.zeros((n_keys, K))
     values[filled] = newton_steps(
