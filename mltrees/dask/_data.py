@@ -164,9 +164,7 @@ def partitions(client, X, y, w, clean=clean_part) -> list:
     n = len(xs)
     xf, yf = futures[:n], futures[n : 2 * n]
     wf = futures[2 * n :] if w is not None else [None] * n
-    return [
-        client.submit(clean, a, b, c, pure=False) for a, b, c in zip(xf, yf, wf, strict=True)
-    ]
+    return [client.submit(clean, a, b, c, pure=False) for a, b, c in zip(xf, yf, wf, strict=True)]
 
 
 def n_workers(client) -> int:

@@ -1,0 +1,183 @@
+"""Oblivious boosting and LightGBM on a Dask cluster grow the trees one machine grows.
+
+Small data and a few trees, on the in-process one-worker client of
+``tests/conftest.py``; several partitions per worker, so every histogram
+and leaf sum is a sum of partial sums.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("distributed")
+
+import dask.array as da
+import dask.dataframe as dd
+
+from mltrees.dask import DaskObliviousBoostingClassifier, DaskObliviousBoostingRegressor
+from mltrees.ensemble.catboost import ObliviousBoostingClassifier, ObliviousBoostingRegressor
+
+
+def _data(n=700, seed=0):
+    """Continuous columns (many more distinct values than borders) with NaN, and codes."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:, 3] = rng.integers(0, 5, n)  # category codes, as numbers
+    X[rng.random(n) < 0.05, 3] = np.nan
+    X[:, 4] = np.round(X[:, 4], 1)  # ties
+    y = (
+        2 * np.nan_to_num(X[:, 0])
+        + np.nan_to_num(X[:, 1]) ** 2
+        + np.nan_to_num(X[:, 3])
+        + rng.normal(size=n)
+    )
+    return X, y
+
+
+def _same_trees(one, cluster, exact=False):
+    assert len(one.trees_) == len(cluster.trees_)
+    for a, b in zip(one.trees_, cluster.trees_, strict=True):
+        np.testing.assert_array_equal(a.feature, b.feature)
+        np.testing.assert_array_equal(a.border_index, b.border_index)
+        np.testing.assert_array_equal(a.count, b.count)
+        if exact:
+            np.testing.assert_array_equal(a.value, b.value)
+            np.testing.assert_array_equal(a.weight, b.weight)
+        else:
+            np.testing.assert_allclose(a.value, b.value, rtol=1e-9, atol=1e-13)
+            np.testing.assert_allclose(a.weight, b.weight, rtol=1e-12)
+    for a, b in zip(one._borders, cluster._borders, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(one._n_borders, cluster._n_borders)
+    assert one._lambda == cluster._lambda
+    np.testing.assert_array_equal(one.init_score_, cluster.init_score_)
+
+
+# ------------------------------------------------------------ oblivious boosting
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"score_function": "Cosine", "leaf_estimation_method": "Newton"},
+        {"score_function": "L2", "leaf_estimation_method": "Gradient", "border_count": 16},
+        {"boost_from_average": False, "depth": 2, "l2_leaf_reg": 0.5},
+    ],
+)
+def test_oblivious_regression_same_trees_as_one_machine(dask_client, params):
+    X, y = _data()
+    w = np.random.default_rng(1).uniform(0.2, 3.0, len(y))
+    w[:7] = 0.0  # kept, as on one machine: they count in the borders, n and λ
+    params = {"n_estimators": 4, "depth": 4, **params}
+    one = ObliviousBoostingRegressor(**params).fit(X, y, sample_weight=w)
+    cluster = DaskObliviousBoostingRegressor(**params, client=dask_client, n_partitions=3)
+    cluster.fit(da.from_array(X, chunks=(150, 5)), y, sample_weight=w)  # uneven partitions
+    _same_trees(one, cluster)
+    np.testing.assert_allclose(cluster.predict(X), one.predict(X), rtol=1e-12, atol=1e-12)
+    depth = params["depth"]
+    assert cluster.round_trips_ <= params["n_estimators"] * (depth + 2)
+    assert len(cluster.reduction_bytes_) == cluster.round_trips_
+    assert (cluster.reduction_bytes_ > 0).all()
+
+
+def test_oblivious_one_partition_is_one_machine_to_the_bit(dask_client):
+    X, y = _data(400, seed=3)
+    params = {"n_estimators": 3, "depth": 3}
+    one = ObliviousBoostingRegressor(**params).fit(X, y)
+    cluster = DaskObliviousBoostingRegressor(**params, client=dask_client, n_partitions=1)
+    _same_trees(one, cluster.fit(X, y), exact=True)
+    np.testing.assert_array_equal(cluster.predict(X), one.predict(X))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("boost_from_average", [None, True])
+def test_oblivious_classification_same_trees_as_one_machine(
+    dask_client, n_classes, boost_from_average
+):
+    X, y = _data(600, seed=2)
+    labels = np.array(["a", "b", "c"])[:n_classes]
+    target = labels[np.digitize(y, np.quantile(y, [0.3, 0.8])[: n_classes - 1])]
+    params = {"n_estimators": 3, "depth": 3, "boost_from_average": boost_from_average}
+    one = ObliviousBoostingClassifier(**params).fit(X, target)
+    cluster = DaskObliviousBoostingClassifier(**params, client=dask_client, n_partitions=4)
+    cluster.fit(X, target)
+    np.testing.assert_array_equal(cluster.classes_, one.classes_)
+    _same_trees(one, cluster)
+    np.testing.assert_allclose(cluster.predict_proba(X), one.predict_proba(X), atol=1e-12)
+    np.testing.assert_array_equal(cluster.predict(X), one.predict(X))
+
+
+def test_oblivious_dask_dataframe_names_and_lazy_prediction(dask_client):
+    X, y = _data(300, seed=4)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    params = {"n_estimators": 2, "depth": 3}
+    one = ObliviousBoostingRegressor(**params).fit(frame, y)
+    cluster = DaskObliviousBoostingRegressor(**params, client=dask_client).fit(
+        dd.from_pandas(frame, npartitions=3), dd.from_pandas(pd.Series(y), npartitions=3)
+    )
+    assert list(cluster.feature_names_in_) == list(frame.columns)
+    _same_trees(one, cluster)
+    lazy = cluster.predict(dd.from_pandas(frame, npartitions=2))
+    np.testing.assert_allclose(lazy.compute(), one.predict(frame), rtol=1e-12, atol=1e-12)
+    unnamed = DaskObliviousBoostingRegressor(**params, client=dask_client).fit(X, y)
+    lazy = unnamed.predict(da.from_array(X, chunks=(100, 5)))
+    np.testing.assert_allclose(lazy.compute(), one.predict(frame), rtol=1e-12, atol=1e-12)
+
+
+def test_oblivious_saved_through_to_local(dask_client, tmp_path):
+    from mltrees.io import load_model, save_model
+
+    X, y = _data(300, seed=5)
+    model = DaskObliviousBoostingClassifier(n_estimators=2, depth=2, client=dask_client)
+    model.fit(X, y > 1)
+    local = model.to_local()
+    assert type(local) is ObliviousBoostingClassifier
+    assert not hasattr(local, "round_trips_")
+    save_model(model, tmp_path / "model.json")
+    loaded = load_model(tmp_path / "model.json")
+    assert type(loaded) is ObliviousBoostingClassifier
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_oblivious_progress_reports_the_training_loss(dask_client, capsys):
+    X, y = _data(200, seed=6)
+    DaskObliviousBoostingRegressor(n_estimators=2, depth=2, verbose=1, client=dask_client).fit(X, y)
+    out = capsys.readouterr().out
+    assert "learn_0" in out
+
+
+@pytest.mark.parametrize(
+    ("params", "fit_kwargs", "error", "match"),
+    [
+        ({"boosting_type": "Ordered"}, {}, ValueError, "boosting_type"),
+        ({"cat_features": [3]}, {}, ValueError, "cat_features"),
+        ({"depth": 0}, {}, ValueError, "depth"),
+        ({"border_count": 300}, {}, ValueError, "border_count"),
+        ({}, {"sample_weight": -np.ones(50)}, ValueError, "sample_weight"),
+        ({}, {"sample_weight": np.zeros(50)}, ValueError, "sample_weight"),
+    ],
+)
+def test_oblivious_bad_input_names_the_argument(dask_client, params, fit_kwargs, error, match):
+    X, y = _data(50, seed=7)
+    with pytest.raises(error, match=match):
+        DaskObliviousBoostingRegressor(n_estimators=1, client=dask_client, **params).fit(
+            X, y, **fit_kwargs
+        )
+
+
+def test_oblivious_bad_values_are_refused_like_one_machine(dask_client):
+    X, y = _data(50, seed=8)
+    bad = X.copy()
+    bad[3, 2] = np.inf
+    frame = pd.DataFrame(bad, columns=list("abcde"))
+    with pytest.raises(ValueError, match="inf in column 'c'"):
+        DaskObliviousBoostingRegressor(n_estimators=1, client=dask_client).fit(frame, y)
+    huge = X.copy()
+    huge[0, 1] = 1e39
+    with pytest.raises(ValueError, match="float32"):
+        DaskObliviousBoostingRegressor(n_estimators=1, client=dask_client).fit(huge, y)
+    y_nan = y.copy()
+    y_nan[0] = np.nan
+    with pytest.raises(ValueError, match="y contains NaN"):
+        DaskObliviousBoostingRegressor(n_estimators=1, client=dask_client).fit(X, y_nan)
+    with pytest.raises(ValueError, match="class"):
+        DaskObliviousBoostingClassifier(n_estimators=1, client=dask_client).fit(X, np.ones(50))
