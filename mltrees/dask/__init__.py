@@ -44,10 +44,13 @@ from mltrees.dask.cost import (
     tree_reduce_bytes,
 )
 from mltrees.dask.forest import DaskRandomForestClassifier, DaskRandomForestRegressor
+from mltrees.dask.lightgbm import DaskLightGBMClassifier, DaskLightGBMRegressor
 from mltrees.dask.oblivious import DaskObliviousBoostingClassifier, DaskObliviousBoostingRegressor
 from mltrees.dask.xgboost import DaskXGBoostClassifier, DaskXGBoostRegressor
 
 __all__ = [
+    "DaskLightGBMClassifier",
+    "DaskLightGBMRegressor",
     "DaskObliviousBoostingClassifier",
     "DaskObliviousBoostingRegressor",
     "DaskRandomForestClassifier",

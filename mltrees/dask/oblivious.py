@@ -42,7 +42,6 @@ implementation does not distribute).
 from __future__ import annotations
 
 import operator
-import time
 from typing import Self
 
 import numpy as np
@@ -55,6 +54,7 @@ from mltrees.dask._data import as_dask_arrays, get_client, is_dask_collection, p
 from mltrees.dask._data import n_workers as count_workers
 from mltrees.dask._malloc import prepare_workers
 from mltrees.dask.allreduce import tree_sum
+from mltrees.dask.reduction import ReductionLog, reduce_sum
 from mltrees.dask.xgboost import _DaskXGBoost, _Encode, _union
 from mltrees.ensemble._common import check_score_bound, class_codes, real_targets
 from mltrees.ensemble.catboost import (
@@ -68,25 +68,7 @@ from mltrees.hist.oblivious import ObliviousGrower
 from mltrees.hist.oblivious_binning import encode_borders, fit_borders
 from mltrees.hist.oblivious_rows import ObliviousPart, ObliviousRows
 
-__all__ = ["DaskObliviousBoostingClassifier", "DaskObliviousBoostingRegressor", "reduce_sum"]
-
-
-def reduce_sum(client, futures: list):
-    """The sum of the partitions' answers, on the driver: the one reduction of this module.
-
-    A tree reduction in partition order (:func:`~mltrees.dask.allreduce.tree_sum`),
-    then one gather. Every reduction of the oblivious and leaf-wise Dask
-    learners goes through here, so that a faster primitive replaces it in
-    one place.
-    """
-    return client.gather(tree_sum(client, futures))
-
-
-def answer_bytes(answer) -> int:
-    """Bytes of the arrays in a (nested tuple) answer: what one edge of the reduction carries."""
-    if isinstance(answer, tuple):
-        return sum(answer_bytes(a) for a in answer)
-    return int(getattr(answer, "nbytes", 0))
+__all__ = ["DaskObliviousBoostingClassifier", "DaskObliviousBoostingRegressor", "DaskObliviousRows"]
 
 
 # ---------------------------------------------------------------- worker tasks
@@ -203,31 +185,19 @@ class DaskObliviousRows:
 
     One :class:`~mltrees.hist.oblivious_rows.ObliviousRows` per partition
     lives on the workers; every request runs on all of them and their
-    answers are summed by :func:`reduce_sum`. ``round_trips``,
-    ``seconds`` and ``bytes`` record, per request, the driver's wait and
-    the size of one partition's answer (what each edge of the reduction
-    carries).
+    answers are summed by :func:`~mltrees.dask.reduction.reduce_sum`
+    (through ``log``, a :class:`~mltrees.dask.reduction.ReductionLog`).
     """
 
-    def __init__(self, client, parts, statistics, unit: bool, widths: list):
-        self.client, self.widths = client, list(widths)
+    def __init__(self, client, parts, statistics, unit: bool, widths: list, log: ReductionLog):
+        self.client, self.widths, self.log = client, list(widths), log
         self._rows = [
             client.submit(_start_rows, p, s, unit, pure=False)
             for p, s in zip(parts, statistics, strict=True)
         ]
-        self.seconds: list = []
-        self.bytes: list = []
-
-    @property
-    def round_trips(self) -> int:
-        return len(self.seconds)
 
     def _sum(self, futures):
-        start = time.perf_counter()
-        total = reduce_sum(self.client, futures)
-        self.seconds.append(time.perf_counter() - start)
-        self.bytes.append(answer_bytes(total))
-        return total
+        return self.log.sum(self.client, futures)
 
     def level(self, split, level: int, leaves: bool):
         """Apply ``split`` on every partition; the summed counts, histograms and leaf sums."""
@@ -263,7 +233,7 @@ class _DaskObliviousRounds(_ObliviousRounds):
         super().__init__(grower, y=None, w=None, F=None, entries=None, **loop)
         self.client, self.parts, self.scores, self.unit = client, parts, F, unit
         self.widths = widths
-        self.seconds, self.bytes = [], []
+        self.log = ReductionLog()
 
     def statistics(self, m):
         model, client = self.model, self.client
@@ -276,10 +246,8 @@ class _DaskObliviousRounds(_ObliviousRounds):
 
     def grow_stage(self, m, statistics, features):
         client = self.client
-        rows = DaskObliviousRows(client, self.parts, statistics, self.unit, self.widths)
+        rows = DaskObliviousRows(client, self.parts, statistics, self.unit, self.widths, self.log)
         grown = self.grower.grow_rows(rows, features)
-        self.seconds += rows.seconds
-        self.bytes += rows.bytes
         value = grown.tree.value
         self.scores = [
             client.submit(_add_tree, F, leaf, value, pure=False)
@@ -456,9 +424,7 @@ class _DaskOblivious:
         self.init_score_ = bias
         self.n_estimators_ = len(self._trees)
         self._learning_rate32 = lr
-        self.round_trips_ = len(rounds.seconds)
-        self.reduction_seconds_ = np.asarray(rounds.seconds)
-        self.reduction_bytes_ = np.asarray(rounds.bytes, dtype=np.int64)
+        rounds.log.record(self)
         self._close_empty_tests()
         self._compile()
         check_score_bound(np.abs(self._values).max(axis=1).sum(axis=0), bias, self.learning_rate)

@@ -300,7 +300,10 @@ class LeafwiseGrower(GrowerBase):
 
         Laid out ``(feature, statistic, bin)``.
         """
-        hist = self._build(rows, statistics, features)
+        return self._fix_most_frequent(self._build(rows, statistics, features), totals)
+
+    def _fix_most_frequent(self, hist, totals):
+        """LightGBM's ``FixHistogram`` on a built histogram of a node with sums ``totals``."""
         fixed = self._fixed
         if fixed is not None and fixed.size:
             # LightGBM's FixHistogram: the most frequent bin is the total minus
@@ -529,6 +532,165 @@ class LeafwiseGrower(GrowerBase):
             clock = self._tick("splits", clock)
         grown = self._assemble(nodes, order, start, count, node_of, rows)
         self._tick("partition", clock)
+        return grown
+
+    def grow_rows(self, rows, features: np.ndarray | None = None) -> GrownTree:
+        """Grow one tree on a row store whose rows may live elsewhere (all rows, no sample).
+
+        The choices of :meth:`grow` (the leaf to split, its best split, the
+        subtraction trick, the stopping rules) made from sums the store
+        returns; ``rows`` (:class:`~mltrees.hist.leafwise_rows.LeafwiseRows`
+        describes one partition's answers, :mod:`mltrees.dask.lightgbm` sums
+        them over a cluster's partitions) answers:
+
+        * ``rows.n_rows``; ``rows.root(features)``: the ``(Σg, Σh)`` of all
+          rows and their built histogram ``(feature, statistic, bin)``;
+        * ``rows.split(leaf, right, feature, split_bin, default_left,
+          left_bins, build)``: split leaf ``leaf`` (the right child becomes
+          leaf ``right``); returns the rows sent left and, if ``build`` is
+          ``(side, features)``, the built histogram of that child (0 left,
+          1 right), in the same request: the smaller child is guessed from
+          the hessian sums, and asked again by ``rows.histogram(leaf,
+          features)`` when the counts show the guess wrong;
+        * ``rows.undo()``: forget the last split (a side was empty);
+        * ``rows.leaf_of_row(node_of)``: every row's node, in the store's form.
+
+        The grower's data is a header (its edges and bins; no rows needed).
+        Bundling, bagging and GOSS are not available here.
+        """
+        data, params = self.data, self.params
+        if self._bundles is not None:
+            raise ValueError("grow_rows grows without feature bundles (bundle=False)")
+        n_features = data.n_features
+        m = int(rows.n_rows)
+        used = np.zeros(n_features, dtype=bool)
+        used[np.arange(n_features) if features is None else np.asarray(features)] = True
+        if self.usable is not None:
+            used &= self.usable
+        min_rows = 2 * params.min_child_samples
+        root_totals, built = rows.root(np.flatnonzero(used))
+        totals = [np.asarray(root_totals, dtype=np.float64)]
+        root_hist = self._fix_most_frequent(built, totals[0])
+        hist = [self._pack(root_hist)]
+        found = self._best(root_hist[None], totals[0][None], np.array([m]), used[None], True)
+        del root_hist
+        count, depth, node_of = [m], [0], [0]
+        splittable = [found.splittable[0]]
+        best = [_one(found, 0)]
+        gain_of = np.full(self.num_leaves, -np.inf)
+        feature_of = np.full(self.num_leaves, n_features, dtype=np.intp)
+        if m >= min_rows:
+            gain_of[0], feature_of[0] = best[0].gain, best[0].feature
+        nodes = {
+            "feature": [LEAF],
+            "split_bin": [-1],
+            "default_left": [False],
+            "gain": [0.0],
+            "G": [totals[0][0]],
+            "H": [totals[0][1]],
+            "H_out": [totals[0][1]],
+            "count": [m],
+            "depth": [0],
+            "parent": [-1],
+            "first_child": [0],
+            "l2": [params.reg_lambda],
+            "left_bins": {},
+        }
+        n_leaves = 1
+        while n_leaves < self.num_leaves:
+            largest = gain_of.max()
+            if not largest > 0.0:
+                break
+            top = np.flatnonzero(gain_of == largest)
+            leaf = int(top[np.argmin(feature_of[top])])
+            split = best[leaf]
+            f, b, dl = split.feature, split.split_bin, split.default_left
+            c = count[leaf]
+            right = len(count)
+            child_depth = depth[leaf] + 1
+            deep = self.max_depth > 0 and child_depth >= self.max_depth
+            usable = splittable[leaf] & used
+            columns = np.flatnonzero(usable)
+            # The smaller child by the hessian sums (the counts come with the answer).
+            guess = int(not split.left[1] < split.right[1])
+            n_left, built = rows.split(
+                leaf,
+                right,
+                f,
+                b,
+                dl,
+                split.left_bins if b < 0 else None,
+                None if deep else (guess, columns),
+            )
+            n_left = int(n_left)
+            if n_left == 0 or n_left == c:  # as grow: an empty side, the leaf is not split
+                rows.undo()
+                gain_of[leaf] = -np.inf
+                best[leaf] = SplitCandidates(gain=-np.inf, feature=n_features)
+                continue
+            n_leaves += 1
+            parent_node = node_of[leaf]
+            first = len(nodes["feature"])
+            nodes["feature"][parent_node] = f
+            nodes["split_bin"][parent_node] = b
+            nodes["default_left"][parent_node] = dl
+            nodes["gain"][parent_node] = split.gain
+            nodes["first_child"][parent_node] = first
+            if b < 0:
+                nodes["left_bins"][parent_node] = split.left_bins
+            sides = ((n_left, split.left), (c - n_left, split.right))
+            for side, (side_count, side_totals) in enumerate(sides):
+                nodes["feature"].append(LEAF)
+                nodes["split_bin"].append(-1)
+                nodes["default_left"].append(False)
+                nodes["gain"].append(0.0)
+                nodes["G"].append(side_totals[0])
+                nodes["H"].append(side_totals[1])
+                out_H = split.out_H
+                nodes["H_out"].append(side_totals[1] if out_H is None else out_H[side])
+                nodes["count"].append(side_count)
+                nodes["depth"].append(child_depth)
+                nodes["parent"].append(parent_node)
+                nodes["first_child"].append(0)
+                nodes["l2"].append(split.child_l2)
+            count[leaf], depth[leaf], node_of[leaf] = n_left, child_depth, first
+            count.append(c - n_left)
+            depth.append(child_depth)
+            node_of.append(first + 1)
+            totals[leaf] = np.asarray(split.left, dtype=np.float64)
+            totals.append(np.asarray(split.right, dtype=np.float64))
+            parent_hist = hist[leaf]
+            hist.append(None)
+            splittable.append(None)
+            best.append(None)
+            gain_of[leaf] = gain_of[right] = -np.inf
+            feature_of[leaf] = feature_of[right] = n_features
+            if deep or (n_left < min_rows and c - n_left < min_rows):
+                for q in (leaf, right):
+                    best[q] = SplitCandidates(gain=-np.inf, feature=n_features)
+                    hist[q] = None
+                continue
+            small = leaf if n_left < c - n_left else right
+            if int(small == right) != guess:
+                built = rows.histogram(small, columns)
+            built = self._fix_most_frequent(built, totals[small])
+            parent_hist = self._unpack(parent_hist)
+            pair = children_histograms(parent_hist[None], built[None], np.array([small == right]))
+            hist[leaf], hist[right] = self._pack(pair[0]), self._pack(pair[1])
+            found = self._best(
+                pair,
+                np.stack([totals[leaf], totals[right]]),
+                np.array([n_left, c - n_left]),
+                np.stack([usable, usable]),
+                True,
+            )
+            for i, q in enumerate((leaf, right)):
+                splittable[q] = found.splittable[i] & usable
+                best[q] = _one(found, i)
+                gain_of[q], feature_of[q] = best[q].gain, best[q].feature
+        no_rows = np.zeros(len(count), dtype=np.intp)
+        grown = self._assemble(nodes, np.zeros(0, dtype=np.intp), no_rows, no_rows, node_of, None)
+        grown.leaf_of_row = rows.leaf_of_row(np.asarray(node_of, dtype=np.intp))
         return grown
 
     def _best(self, hist, totals, counts, mask, allowed):

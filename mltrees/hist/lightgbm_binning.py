@@ -35,10 +35,14 @@ from mltrees.hist.categorical import encode_categories
 
 __all__ = [
     "ZERO_THRESHOLD",
+    "bin_counts",
     "bin_upper_bounds",
+    "encode_lightgbm_column",
     "fit_lightgbm_bins",
     "lightgbm_feature_bundles",
+    "most_frequent_bins_of_counts",
     "used_features",
+    "used_features_of_counts",
     "zero_bins",
 ]
 
@@ -254,9 +258,7 @@ def fit_lightgbm_bins(
             if j in categories:
                 codes[j] = encode_categories(column, categories[j])
                 return
-            code = count_below(bounds[j][:-1], column).astype(dtype)
-            code[np.isnan(column)] = missing_code
-            codes[j] = code
+            codes[j] = encode_lightgbm_column(column, bounds[j][:-1], missing_code, dtype)
 
         list(pool.map(encode_column, range(X.shape[1])))
     cuts = [np.full(b.size, np.nan, dtype=np.float32) for b in bounds]  # sizes only
@@ -270,7 +272,33 @@ def fit_lightgbm_bins(
     return binned, has_missing, _most_frequent_bins(binned, categories)
 
 
+def encode_lightgbm_column(column, edges, missing_code: int, dtype) -> np.ndarray:
+    """Codes of one numeric column: bins ``x <= edges[b]`` counted, NaN in the missing bin."""
+    code = count_below(edges, column).astype(dtype)
+    code[np.isnan(column)] = missing_code
+    return code
+
+
+def bin_counts(binned: BinnedData) -> np.ndarray:
+    """Rows in every (feature, code), shape (n_features, stride): what the rules below read.
+
+    Counts of disjoint sets of rows add up: a cluster's partitions count
+    theirs (:mod:`mltrees.dask.lightgbm`).
+    """
+    counts = np.zeros((binned.n_features, binned.stride), dtype=np.int64)
+    for j in range(binned.n_features):  # one bincount per feature
+        counts[j] = np.bincount(binned.codes[j], minlength=binned.stride)
+    return counts
+
+
 def _most_frequent_bins(binned: BinnedData, categories: dict) -> np.ndarray:
+    """:func:`most_frequent_bins_of_counts` of all rows of ``binned``."""
+    return most_frequent_bins_of_counts(
+        bin_counts(binned), binned.n_rows, zero_bins(binned, categories)
+    )
+
+
+def most_frequent_bins_of_counts(counts: np.ndarray, n: int, zero: np.ndarray) -> np.ndarray:
     """Each feature's most frequent bin, as LightGBM decides it.
 
     The most frequent bin (the missing bin included) counts only if it holds
@@ -280,13 +308,10 @@ def _most_frequent_bins(binned: BinnedData, categories: dict) -> np.ndarray:
     minus the other bins otherwise, which decides float ties and how counts
     are estimated in a scan (:func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`).
     """
-    most_frequent = np.zeros(binned.n_features, dtype=np.intp)
-    n = binned.n_rows
-    zero = zero_bins(binned, categories)
-    for j in range(binned.n_features):  # one bincount per feature
-        counts = np.bincount(binned.codes[j], minlength=binned.stride)
-        most = int(np.argmax(counts))
-        if most != zero[j] and counts[most] / n < SPARSE_THRESHOLD:
+    most_frequent = np.zeros(counts.shape[0], dtype=np.intp)
+    for j in range(counts.shape[0]):
+        most = int(np.argmax(counts[j]))
+        if most != zero[j] and counts[j, most] / n < SPARSE_THRESHOLD:
             most = zero[j]
         most_frequent[j] = most
     return most_frequent
@@ -392,14 +417,26 @@ def used_features(
     numeric features with a missing bin; ``categorical`` the categorical
     ones (their codes are category bins, bin 0 for missing and rare values).
     """
-    used = np.zeros(binned.n_features, dtype=bool)
-    total = binned.n_rows
-    for j in range(binned.n_features):  # one bincount per feature
-        counts = np.bincount(binned.codes[j], minlength=binned.stride)
-        n_bins = int(binned.n_bins[j])
-        cnt_in_bin = counts[:n_bins]
+    return used_features_of_counts(
+        bin_counts(binned),
+        binned.n_bins,
+        binned.missing_code,
+        has_missing,
+        min_data_in_leaf,
+        categorical,
+    )
+
+
+def used_features_of_counts(
+    counts, n_bins, missing_code, has_missing, min_data_in_leaf, categorical=None
+) -> np.ndarray:
+    """:func:`used_features` from the rows of every (feature, code) (:func:`bin_counts`)."""
+    used = np.zeros(counts.shape[0], dtype=bool)
+    total = int(counts[0].sum()) if counts.shape[0] else 0
+    for j in range(counts.shape[0]):
+        cnt_in_bin = counts[j, : int(n_bins[j])]
         if has_missing[j]:
-            cnt_in_bin = np.append(cnt_in_bin, counts[binned.missing_code])
+            cnt_in_bin = np.append(cnt_in_bin, counts[j, missing_code])
         if cnt_in_bin.size <= 1:
             continue  # trivial: one bin
         if categorical is not None and categorical[j] and cnt_in_bin.size > 2:
