@@ -14,8 +14,14 @@ pytest.importorskip("distributed")
 import dask.array as da
 import dask.dataframe as dd
 
-from mltrees.dask import DaskObliviousBoostingClassifier, DaskObliviousBoostingRegressor
+from mltrees.dask import (
+    DaskLightGBMClassifier,
+    DaskLightGBMRegressor,
+    DaskObliviousBoostingClassifier,
+    DaskObliviousBoostingRegressor,
+)
 from mltrees.ensemble.catboost import ObliviousBoostingClassifier, ObliviousBoostingRegressor
+from mltrees.ensemble.lightgbm import LightGBMClassifier, LightGBMRegressor
 
 
 def _data(n=700, seed=0):
@@ -181,3 +187,130 @@ def test_oblivious_bad_values_are_refused_like_one_machine(dask_client):
         DaskObliviousBoostingRegressor(n_estimators=1, client=dask_client).fit(X, y_nan)
     with pytest.raises(ValueError, match="class"):
         DaskObliviousBoostingClassifier(n_estimators=1, client=dask_client).fit(X, np.ones(50))
+
+
+# ------------------------------------------------------------ LightGBM
+def _same_lightgbm_trees(one, cluster):
+    a = [t for stage in one.trees_ for t in stage]
+    b = [t for stage in cluster.trees_ for t in stage]
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_array_equal(x.feature, y.feature)
+        np.testing.assert_array_equal(x.threshold, y.threshold)
+        np.testing.assert_array_equal(x.missing_slot, y.missing_slot)
+        np.testing.assert_array_equal(x.n_node_samples, y.n_node_samples)
+        np.testing.assert_allclose(x.value, y.value, rtol=1e-9, atol=1e-13)
+    np.testing.assert_array_equal(one.init_score_, cluster.init_score_)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"num_leaves": 15},
+        {"num_leaves": 8, "max_depth": 3, "reg_lambda": 1.0, "min_child_samples": 5},
+        # The bin sample: 300 of the rows, drawn over the global row indices.
+        {"num_leaves": 6, "subsample_for_bin": 300, "colsample_bytree": 0.6, "random_state": 3},
+    ],
+)
+def test_lightgbm_regression_same_trees_as_one_machine(dask_client, params):
+    X, y = _data(800, seed=10)
+    w = np.random.default_rng(11).uniform(0.2, 3.0, len(y))
+    w[:9] = 0.0
+    params = {"n_estimators": 4, **params}
+    one = LightGBMRegressor(**params).fit(X, y, sample_weight=w)
+    cluster = DaskLightGBMRegressor(**params, client=dask_client, n_partitions=3)
+    cluster.fit(da.from_array(X, chunks=(170, 5)), y, sample_weight=w)
+    _same_lightgbm_trees(one, cluster)
+    np.testing.assert_allclose(cluster.predict(X), one.predict(X), rtol=1e-12, atol=1e-12)
+    assert cluster.round_trips_ >= sum(
+        t.node_count // 2 for stage in cluster.trees_ for t in stage
+    )
+    assert len(cluster.reduction_seconds_) == cluster.round_trips_
+
+
+def test_lightgbm_same_trees_where_one_machine_bundles(dask_client):
+    # Sparse one-hot columns: one machine bundles them (EFB), the cluster does not;
+    # LightGBM's bundles change no sum, so the trees are the same.
+    rng = np.random.default_rng(12)
+    n = 600
+    X = np.zeros((n, 8))
+    X[np.arange(n), rng.integers(0, 6, n)] = 1.0
+    X[:, 6] = rng.normal(size=n)
+    X[:, 7] = np.where(rng.random(n) < 0.2, rng.normal(size=n), 0.0)
+    y = X[:, :6] @ np.arange(6.0) + X[:, 6] + rng.normal(scale=0.1, size=n)
+    params = {"n_estimators": 3, "num_leaves": 10}
+    one = LightGBMRegressor(**params).fit(X, y)
+    assert one.n_bundles_ < X.shape[1]  # one machine did bundle
+    cluster = DaskLightGBMRegressor(**params, client=dask_client, n_partitions=2).fit(X, y)
+    _same_lightgbm_trees(one, cluster)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_lightgbm_classification_same_trees_as_one_machine(dask_client, n_classes):
+    X, y = _data(700, seed=13)
+    labels = np.array(["a", "b", "c"])[:n_classes]
+    target = labels[np.digitize(y, np.quantile(y, [0.3, 0.8])[: n_classes - 1])]
+    params = {"n_estimators": 3, "num_leaves": 8}
+    one = LightGBMClassifier(**params).fit(X, target)
+    cluster = DaskLightGBMClassifier(**params, client=dask_client, n_partitions=4)
+    cluster.fit(X, target)
+    np.testing.assert_array_equal(cluster.classes_, one.classes_)
+    _same_lightgbm_trees(one, cluster)
+    np.testing.assert_allclose(cluster.predict_proba(X), one.predict_proba(X), atol=1e-12)
+
+
+def test_lightgbm_class_without_weight_gets_one_leaf_trees(dask_client):
+    X, y = _data(500, seed=14)
+    target = np.digitize(y, np.quantile(y, [0.3, 0.8]))
+    w = np.where(target == 2, 0.0, 1.0)  # class 2 has no weight: LightGBM trains no tree for it
+    params = {"n_estimators": 2, "num_leaves": 4}
+    one = LightGBMClassifier(**params).fit(X, target, sample_weight=w)
+    cluster = DaskLightGBMClassifier(**params, client=dask_client, n_partitions=3)
+    _same_lightgbm_trees(one, cluster.fit(X, target, sample_weight=w))
+
+
+def test_lightgbm_saved_through_to_local_and_lazy_prediction(dask_client, tmp_path):
+    from mltrees.io import load_model, save_model
+
+    X, y = _data(300, seed=15)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    model = DaskLightGBMClassifier(n_estimators=2, num_leaves=4, client=dask_client)
+    model.fit(dd.from_pandas(frame, npartitions=2), dd.from_pandas(pd.Series(y > 1), 2))
+    assert list(model.feature_names_in_) == list(frame.columns)
+    local = model.to_local()
+    assert type(local) is LightGBMClassifier and not hasattr(local, "round_trips_")
+    save_model(model, tmp_path / "model.json")
+    loaded = load_model(tmp_path / "model.json")
+    np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
+    lazy = model.predict_proba(dd.from_pandas(frame, npartitions=3)).compute()
+    np.testing.assert_array_equal(np.asarray(lazy), model.predict_proba(frame))
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"subsample": 0.5, "subsample_freq": 1}, "subsample"),
+        ({"data_sample_strategy": "goss"}, "data_sample_strategy"),
+        ({"max_conflict_rate": 0.1}, "max_conflict_rate"),
+        ({"categorical_feature": [3]}, "categorical_feature"),
+        ({"early_stopping_rounds": 3}, "early_stopping_rounds"),
+        ({"num_leaves": 1}, "num_leaves"),
+        ({"max_bin": 1}, "max_bin"),
+    ],
+)
+def test_lightgbm_bad_input_names_the_argument(dask_client, params, match):
+    X, y = _data(60, seed=16)
+    with pytest.raises(ValueError, match=match):
+        DaskLightGBMRegressor(n_estimators=1, client=dask_client, **params).fit(X, y)
+
+
+def test_lightgbm_bad_values_are_refused(dask_client):
+    X, y = _data(60, seed=17)
+    bad = X.copy()
+    bad[4, 2] = np.inf
+    with pytest.raises(ValueError, match="inf in column 2"):
+        DaskLightGBMRegressor(n_estimators=1, client=dask_client).fit(bad, y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        DaskLightGBMRegressor(n_estimators=1, client=dask_client).fit(X, y, -np.ones(60))
+    with pytest.raises(ValueError, match="class"):
+        DaskLightGBMClassifier(n_estimators=1, client=dask_client).fit(X, np.zeros(60))
