@@ -222,9 +222,7 @@ def test_lightgbm_regression_same_trees_as_one_machine(dask_client, params):
     cluster.fit(da.from_array(X, chunks=(170, 5)), y, sample_weight=w)
     _same_lightgbm_trees(one, cluster)
     np.testing.assert_allclose(cluster.predict(X), one.predict(X), rtol=1e-12, atol=1e-12)
-    assert cluster.round_trips_ >= sum(
-        t.node_count // 2 for stage in cluster.trees_ for t in stage
-    )
+    assert cluster.round_trips_ >= sum(t.node_count // 2 for stage in cluster.trees_ for t in stage)
     assert len(cluster.reduction_seconds_) == cluster.round_trips_
 
 
@@ -278,7 +276,8 @@ def test_lightgbm_saved_through_to_local_and_lazy_prediction(dask_client, tmp_pa
     model.fit(dd.from_pandas(frame, npartitions=2), dd.from_pandas(pd.Series(y > 1), 2))
     assert list(model.feature_names_in_) == list(frame.columns)
     local = model.to_local()
-    assert type(local) is LightGBMClassifier and not hasattr(local, "round_trips_")
+    assert type(local) is LightGBMClassifier
+    assert not hasattr(local, "round_trips_")
     save_model(model, tmp_path / "model.json")
     loaded = load_model(tmp_path / "model.json")
     np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
