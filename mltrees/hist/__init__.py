@@ -87,9 +87,12 @@ bagging) and :class:`~mltrees.hist.oblivious.ObliviousGrower`
 and the leaf step's curvature; ``scoring`` the entries' ``S`` of ordered
 boosting), whose :class:`~mltrees.hist.oblivious.GrownObliviousTree` holds
 an :class:`~mltrees.hist.oblivious.ObliviousTree`, the leaf index of every
-row and one gain per level. The depth-wise grower also grows on a row store
-(``grow_rows``): its rows may live on other machines, which is how
-:mod:`mltrees.dask` trains; it drives its split rule
+row and one gain per level. The depth-wise, leaf-wise and oblivious growers
+also grow on a row store (``grow_rows``): its rows may live on other
+machines, which is how :mod:`mltrees.dask` trains (one partition's answers:
+:class:`~mltrees.hist.grower.NodeRows`,
+:class:`~mltrees.hist.leafwise_rows.LeafwiseRows`,
+:class:`~mltrees.hist.oblivious_rows.ObliviousRows`); the depth-wise one drives its split rule
 (:class:`~mltrees.hist.splitting.SplitParams` for XGBoost,
 :class:`~mltrees.hist.splitting.VarianceRule` for gradient boosting's CART
 trees) through the rule's ``needs_squares``, ``node_weights``, ``choose``
