@@ -313,3 +313,17 @@ def test_lightgbm_bad_values_are_refused(dask_client):
         DaskLightGBMRegressor(n_estimators=1, client=dask_client).fit(X, y, -np.ones(60))
     with pytest.raises(ValueError, match="class"):
         DaskLightGBMClassifier(n_estimators=1, client=dask_client).fit(X, np.zeros(60))
+
+
+def test_lightgbm_one_partition_is_one_machine_to_the_bit(dask_client):
+    X, y = _data(500, seed=18)
+    params = {"n_estimators": 3, "num_leaves": 12}
+    one = LightGBMRegressor(**params).fit(X, y)
+    cluster = DaskLightGBMRegressor(**params, client=dask_client, n_partitions=1).fit(X, y)
+    for a, b in zip(
+        [t for s in one.trees_ for t in s], [t for s in cluster.trees_ for t in s], strict=True
+    ):
+        np.testing.assert_array_equal(a.feature, b.feature)
+        np.testing.assert_array_equal(a.threshold, b.threshold)
+        np.testing.assert_array_equal(a.value, b.value)
+    np.testing.assert_array_equal(cluster.predict(X), one.predict(X))
