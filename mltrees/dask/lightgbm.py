@@ -98,7 +98,7 @@ def _clean(X, y, w):
 
 
 def _rows(part):
-    return part[0].shape[0], bool(np.all(part[2] == 1))
+    return part[0].shape[0], bool(np.all(part[2] == 1)), float(part[2].sum())
 
 
 def _nan_columns(part):
@@ -372,8 +372,10 @@ class _DaskLightGBM:
         raw = partitions(client, Xd, yd, wd, clean=_clean)
         targets, n_classes = classes_of(client, raw, targets)
         shapes = client.gather([client.submit(_rows, p, pure=False) for p in raw])
-        sizes = [size for size, _ in shapes]
-        n, unit = int(sum(sizes)), all(u for _, u in shapes)
+        sizes = [size for size, _, _ in shapes]
+        n, unit = int(sum(sizes)), all(u for _, u, _ in shapes)
+        if sum(total for _, _, total in shapes) <= 0:
+            raise ValueError("sample_weight sums to zero")
         offsets = np.r_[0, np.cumsum(sizes)]
 
         # LightGBM's bin sample: one machine's draw over the global row indices.
