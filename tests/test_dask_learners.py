@@ -8,6 +8,8 @@ and leaf sum is a sum of partial sums.
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("distributed")
 
@@ -327,3 +329,82 @@ def test_lightgbm_one_partition_is_one_machine_to_the_bit(dask_client):
         np.testing.assert_array_equal(a.threshold, b.threshold)
         np.testing.assert_array_equal(a.value, b.value)
     np.testing.assert_array_equal(cluster.predict(X), one.predict(X))
+
+
+# ------------------------------------------------------------ parameters drawn together
+def _drawn_data(draw, n):
+    """Continuous, tied, constant and NaN columns, and weights with zeros (or none)."""
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    X[:, 1] = np.round(X[:, 1])  # ties
+    X[:, 2] = 1.5  # constant
+    X[rng.random((n, 5)) < draw(st.sampled_from([0.0, 0.1, 0.4]))] = np.nan
+    y = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.normal(scale=0.5, size=n)
+    w = None
+    if draw(st.booleans()):
+        w = rng.uniform(0.0, 2.0, n)
+        w[rng.random(n) < 0.1] = 0.0
+    return X, y, w
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_lightgbm_drawn_parameters_same_trees(dask_client, data):
+    n = data.draw(st.integers(60, 400))
+    X, y, w = _drawn_data(data.draw, n)
+    params = {
+        "n_estimators": 2,
+        "num_leaves": data.draw(st.integers(2, 20)),
+        "max_depth": data.draw(st.sampled_from([-1, 2, 4])),
+        "min_child_samples": data.draw(st.integers(0, 30)),
+        "min_child_weight": data.draw(st.sampled_from([0.0, 1e-3, 1.0])),
+        "reg_lambda": data.draw(st.sampled_from([0.0, 1.0, 10.0])),
+        "reg_alpha": data.draw(st.sampled_from([0.0, 0.5])),
+        "min_split_gain": data.draw(st.sampled_from([0.0, 0.1])),
+        "max_delta_step": data.draw(st.sampled_from([0.0, 0.3])),
+        "max_bin": data.draw(st.sampled_from([7, 63, 255])),
+        "min_data_in_bin": data.draw(st.integers(1, 10)),
+        "subsample_for_bin": data.draw(st.sampled_from([50, 200_000])),
+        "colsample_bytree": data.draw(st.sampled_from([1.0, 0.5])),
+        "random_state": data.draw(st.integers(0, 100)),
+    }
+    target = y if data.draw(st.booleans()) else np.digitize(y, [-0.5, 0.7])
+    Local, Dask = (
+        (LightGBMRegressor, DaskLightGBMRegressor)
+        if target is y
+        else (LightGBMClassifier, DaskLightGBMClassifier)
+    )
+    one = Local(**params).fit(X, target, sample_weight=w)
+    parts = data.draw(st.integers(1, 4))
+    cluster = Dask(**params, client=dask_client, n_partitions=parts)
+    _same_lightgbm_trees(one, cluster.fit(X, target, sample_weight=w))
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_oblivious_drawn_parameters_same_trees(dask_client, data):
+    n = data.draw(st.integers(40, 400))
+    X, y, w = _drawn_data(data.draw, n)
+    if w is not None and not (w > 0).any():
+        w[0] = 1.0
+    params = {
+        "n_estimators": 2,
+        "depth": data.draw(st.integers(1, 5)),
+        "l2_leaf_reg": data.draw(st.sampled_from([0.1, 3.0, 20.0])),
+        "score_function": data.draw(st.sampled_from(["Cosine", "L2"])),
+        "leaf_estimation_method": data.draw(st.sampled_from(["Newton", "Gradient"])),
+        "border_count": data.draw(st.sampled_from([4, 32, 254])),
+        "boost_from_average": data.draw(st.sampled_from([None, True, False])),
+        "learning_rate": data.draw(st.sampled_from([0.03, 0.3])),
+    }
+    target = y if data.draw(st.booleans()) else np.digitize(y, [-0.5, 0.7])
+    Local, Dask = (
+        (ObliviousBoostingRegressor, DaskObliviousBoostingRegressor)
+        if target is y
+        else (ObliviousBoostingClassifier, DaskObliviousBoostingClassifier)
+    )
+    one = Local(**params).fit(X, target, sample_weight=w)
+    parts = data.draw(st.integers(1, 4))
+    cluster = Dask(**params, client=dask_client, n_partitions=parts)
+    _same_trees(one, cluster.fit(X, target, sample_weight=w))
