@@ -219,7 +219,7 @@ def test_lightgbm_regression_same_trees_as_one_machine(dask_client, params):
     w = np.random.default_rng(11).uniform(0.2, 3.0, len(y))
     w[:9] = 0.0
     params = {"n_estimators": 4, **params}
-    one = LightGBMRegressor(**params).fit(X, y, sample_weight=w)
+    one = LightGBMRegressor(**params, enable_bundle=False).fit(X, y, sample_weight=w)
     cluster = DaskLightGBMRegressor(**params, client=dask_client, n_partitions=3)
     cluster.fit(da.from_array(X, chunks=(170, 5)), y, sample_weight=w)
     _same_lightgbm_trees(one, cluster)
@@ -228,9 +228,10 @@ def test_lightgbm_regression_same_trees_as_one_machine(dask_client, params):
     assert len(cluster.reduction_seconds_) == cluster.round_trips_
 
 
-def test_lightgbm_same_trees_where_one_machine_bundles(dask_client):
+def test_lightgbm_same_trees_where_one_machine_bundles_exclusive_columns(dask_client):
     # Sparse one-hot columns: one machine bundles them (EFB), the cluster does not;
-    # LightGBM's bundles change no sum, so the trees are the same.
+    # bundled columns that share no row change no sum, so the trees are the same
+    # (the drawn test below found columns sharing rows where they differ).
     rng = np.random.default_rng(12)
     n = 600
     X = np.zeros((n, 8))
@@ -251,7 +252,7 @@ def test_lightgbm_classification_same_trees_as_one_machine(dask_client, n_classe
     labels = np.array(["a", "b", "c"])[:n_classes]
     target = labels[np.digitize(y, np.quantile(y, [0.3, 0.8])[: n_classes - 1])]
     params = {"n_estimators": 3, "num_leaves": 8}
-    one = LightGBMClassifier(**params).fit(X, target)
+    one = LightGBMClassifier(**params, enable_bundle=False).fit(X, target)
     cluster = DaskLightGBMClassifier(**params, client=dask_client, n_partitions=4)
     cluster.fit(X, target)
     np.testing.assert_array_equal(cluster.classes_, one.classes_)
@@ -264,7 +265,7 @@ def test_lightgbm_class_without_weight_gets_one_leaf_trees(dask_client):
     target = np.digitize(y, np.quantile(y, [0.3, 0.8]))
     w = np.where(target == 2, 0.0, 1.0)  # class 2 has no weight: LightGBM trains no tree for it
     params = {"n_estimators": 2, "num_leaves": 4}
-    one = LightGBMClassifier(**params).fit(X, target, sample_weight=w)
+    one = LightGBMClassifier(**params, enable_bundle=False).fit(X, target, sample_weight=w)
     cluster = DaskLightGBMClassifier(**params, client=dask_client, n_partitions=3)
     _same_lightgbm_trees(one, cluster.fit(X, target, sample_weight=w))
 
@@ -293,6 +294,7 @@ def test_lightgbm_saved_through_to_local_and_lazy_prediction(dask_client, tmp_pa
         ({"subsample": 0.5, "subsample_freq": 1}, "subsample"),
         ({"data_sample_strategy": "goss"}, "data_sample_strategy"),
         ({"max_conflict_rate": 0.1}, "max_conflict_rate"),
+        ({"enable_bundle": True}, "enable_bundle"),
         ({"categorical_feature": [3]}, "categorical_feature"),
         ({"early_stopping_rounds": 3}, "early_stopping_rounds"),
         ({"num_leaves": 1}, "num_leaves"),
@@ -320,7 +322,7 @@ def test_lightgbm_bad_values_are_refused(dask_client):
 def test_lightgbm_one_partition_is_one_machine_to_the_bit(dask_client):
     X, y = _data(500, seed=18)
     params = {"n_estimators": 3, "num_leaves": 12}
-    one = LightGBMRegressor(**params).fit(X, y)
+    one = LightGBMRegressor(**params, enable_bundle=False).fit(X, y)
     cluster = DaskLightGBMRegressor(**params, client=dask_client, n_partitions=1).fit(X, y)
     for a, b in zip(
         [t for s in one.trees_ for t in s], [t for s in cluster.trees_ for t in s], strict=True
@@ -375,7 +377,7 @@ def test_lightgbm_drawn_parameters_same_trees(dask_client, data):
         if target is y
         else (LightGBMClassifier, DaskLightGBMClassifier)
     )
-    one = Local(**params).fit(X, target, sample_weight=w)
+    one = Local(**params, enable_bundle=False).fit(X, target, sample_weight=w)
     parts = data.draw(st.integers(1, 4))
     cluster = Dask(**params, client=dask_client, n_partitions=parts)
     _same_lightgbm_trees(one, cluster.fit(X, target, sample_weight=w))
@@ -408,3 +410,38 @@ def test_oblivious_drawn_parameters_same_trees(dask_client, data):
     parts = data.draw(st.integers(1, 4))
     cluster = Dask(**params, client=dask_client, n_partitions=parts)
     _same_trees(one, cluster.fit(X, target, sample_weight=w))
+
+
+def test_lightgbm_found_by_drawing_bundles_of_columns_sharing_rows(dask_client):
+    """Found by the drawn test: LightGBM's bundles join columns that share rows.
+
+    One machine with its default bundles then grows other trees (bundled rows
+    read one column's value only); the cluster grows the trees of
+    ``enable_bundle=False``, its only mode.
+    """
+    n, rng = 152, np.random.default_rng(507)
+    X = rng.normal(size=(n, 5))
+    X[:, 1] = np.round(X[:, 1])
+    X[:, 2] = 1.5
+    X[rng.random((n, 5)) < 0.1] = np.nan
+    y = np.nan_to_num(X[:, 0]) + np.nan_to_num(X[:, 1]) + rng.normal(scale=0.5, size=n)
+    target = np.digitize(y, [-0.5, 0.7])
+    params = {
+        "n_estimators": 2,
+        "num_leaves": 4,
+        "min_child_samples": 1,
+        "min_child_weight": 1.0,
+        "reg_lambda": 10.0,
+        "reg_alpha": 0.5,
+        "max_delta_step": 0.3,
+        "max_bin": 7,
+        "subsample_for_bin": 50,
+        "random_state": 0,
+    }
+    bundled = LightGBMClassifier(**params).fit(X, target)
+    one = LightGBMClassifier(**params, enable_bundle=False).fit(X, target)
+    assert [list(t.feature) for s in bundled.trees_ for t in s] != [
+        list(t.feature) for s in one.trees_ for t in s
+    ]
+    cluster = DaskLightGBMClassifier(**params, client=dask_client, n_partitions=2)
+    _same_lightgbm_trees(one, cluster.fit(X, target))

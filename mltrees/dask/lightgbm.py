@@ -32,9 +32,14 @@ What is the same as one machine (:class:`~mltrees.ensemble.lightgbm.LightGBMRegr
 
 Scope: numeric features (category codes are numbers here), regression,
 binary and multiclass, sample weights, ``colsample_bytree`` (the driver
-draws as one machine does). Feature bundling is not used: with LightGBM's
-bundles (``max_conflict_rate=None``) it changes no sum, so the trees are
-the same. Refused with a ValueError naming the parameter: bagging
+draws as one machine does), without feature bundling: the estimators'
+``enable_bundle`` defaults to False and the trees are those of the
+one-machine estimator with ``enable_bundle=False``. (With LightGBM's
+bundles the one-machine trees are often the same, but not when LightGBM
+bundles features that share rows: those rows then take one feature's value
+only, which a differential test found; the bundles are found on every row,
+which a cluster does not gather.) Refused with a ValueError naming the
+parameter: ``enable_bundle=True``, bagging
 (``subsample`` < 1 with ``subsample_freq`` > 0), GOSS
 (``data_sample_strategy``), ``max_conflict_rate``, ``categorical_feature``
 (other than "auto" on numeric input), ``early_stopping_rounds``.
@@ -321,7 +326,7 @@ class _DaskLightGBM:
         data_sample_strategy="bagging",
         top_rate=0.2,
         other_rate=0.1,
-        enable_bundle=True,
+        enable_bundle=False,
         max_conflict_rate=None,
         importance_type="split",
         early_stopping_rounds=None,
@@ -341,6 +346,12 @@ class _DaskLightGBM:
             )
         if self.data_sample_strategy != "bagging":
             raise ValueError("data_sample_strategy='goss' is not available on a cluster")
+        if self.enable_bundle:
+            raise ValueError(
+                "enable_bundle=True is not available on a cluster (LightGBM's bundles are "
+                "found on all rows, and bundled features that share rows change the trees); "
+                "the Dask estimators grow the trees of enable_bundle=False"
+            )
         if self.max_conflict_rate is not None:
             raise ValueError(
                 "max_conflict_rate is not available on a cluster (bundles with conflicts "
@@ -509,10 +520,12 @@ def _no_classes(client, parts, targets):
 class DaskLightGBMRegressor(_DaskLightGBM, LightGBMRegressor):
     """LightGBM regression, leaf-wise and data-parallel on a Dask cluster.
 
-    The trees of :class:`~mltrees.ensemble.lightgbm.LightGBMRegressor` on the
-    same data (the same bins; splits chosen from histograms summed over the
-    partitions, one reduction per split, :eq:`eq-scale-allreduce`): see
-    :mod:`mltrees.dask.lightgbm` for what is equal and the scope.
+    The trees of :class:`~mltrees.ensemble.lightgbm.LightGBMRegressor` with
+    ``enable_bundle=False`` on the same data (the same bins; splits chosen
+    from histograms summed over the partitions, one reduction per split,
+    :eq:`eq-scale-allreduce`): see :mod:`mltrees.dask.lightgbm` for what is
+    equal and the scope. ``enable_bundle`` defaults to False here and True
+    is refused.
 
     Parameters
     ----------
@@ -536,7 +549,7 @@ class DaskLightGBMRegressor(_DaskLightGBM, LightGBMRegressor):
     >>> from mltrees.dask import DaskLightGBMRegressor
     >>> client = Client(processes=False, dashboard_address=":0")  # threads in this process
     >>> X, y = load_diabetes(return_X_y=True)
-    >>> params = dict(n_estimators=5, num_leaves=7)
+    >>> params = dict(n_estimators=5, num_leaves=7, enable_bundle=False)
     >>> cluster = DaskLightGBMRegressor(**params, client=client, n_partitions=3).fit(X, y)
     >>> one = LightGBMRegressor(**params).fit(X, y)
     >>> bool(abs(cluster.predict(X) - one.predict(X)).max() < 1e-9)
@@ -565,8 +578,9 @@ class DaskLightGBMClassifier(_DaskLightGBM, LightGBMClassifier):
     """LightGBM classification, leaf-wise and data-parallel on a Dask cluster.
 
     Binary log-loss, or softmax with one tree per class and round; the trees
-    of :class:`~mltrees.ensemble.lightgbm.LightGBMClassifier` on the same
-    data (:eq:`eq-scale-allreduce`): see :mod:`mltrees.dask.lightgbm`.
+    of :class:`~mltrees.ensemble.lightgbm.LightGBMClassifier` with
+    ``enable_bundle=False`` on the same data (:eq:`eq-scale-allreduce`): see
+    :mod:`mltrees.dask.lightgbm`. ``enable_bundle`` defaults to False here.
 
     Parameters
     ----------
@@ -589,7 +603,7 @@ class DaskLightGBMClassifier(_DaskLightGBM, LightGBMClassifier):
     >>> from mltrees.dask import DaskLightGBMClassifier
     >>> client = Client(processes=False, dashboard_address=":0")  # threads in this process
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> params = dict(n_estimators=5, num_leaves=7)
+    >>> params = dict(n_estimators=5, num_leaves=7, enable_bundle=False)
     >>> cluster = DaskLightGBMClassifier(**params, client=client, n_partitions=3).fit(X, y)
     >>> one = LightGBMClassifier(**params).fit(X, y)
     >>> bool(abs(cluster.predict_proba(X) - one.predict_proba(X)).max() < 1e-9)
