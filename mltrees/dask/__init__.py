@@ -35,7 +35,7 @@ except ImportError:  # the same error, with the command that installs the extra
     import_optional("distributed", extra="dask", feature="mltrees.dask")
     raise
 
-from mltrees.dask.allreduce import DaskRows, merged_cuts, tree_sum
+from mltrees.dask.allreduce import DaskRows, PartitionGroup, exact_cuts, merged_cuts, tree_sum
 from mltrees.dask.cost import (
     histogram_bytes,
     local_feature_gains,
@@ -52,6 +52,8 @@ __all__ = [
     "DaskRows",
     "DaskXGBoostClassifier",
     "DaskXGBoostRegressor",
+    "PartitionGroup",
+    "exact_cuts",
     "histogram_bytes",
     "local_feature_gains",
     "merged_cuts",

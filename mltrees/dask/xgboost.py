@@ -23,6 +23,7 @@ estimator, without the client.
 
 from __future__ import annotations
 
+import time
 from typing import Self
 
 import numpy as np
@@ -40,10 +41,19 @@ from mltrees.dask._data import (
     partitions,
 )
 from mltrees.dask._malloc import prepare_workers
-from mltrees.dask.allreduce import DaskRows, bin_partition, header, merged_cuts, tree_sum
+from mltrees.dask.allreduce import (
+    DaskRows,
+    PartitionGroup,
+    bin_partition,
+    exact_cuts,
+    header,
+    merged_cuts,
+    tree_sum,
+)
 from mltrees.ensemble._common import class_codes, real_targets
 from mltrees.ensemble.xgboost import (
     _XGB_PARAMS,
+    UNLIMITED_DEPTH,
     XGBoostClassifier,
     XGBoostRegressor,
     _Objective,
@@ -51,33 +61,48 @@ from mltrees.ensemble.xgboost import (
     softmax_base_margin,
 )
 from mltrees.hist.boosting import BoostingLoop
-from mltrees.hist.grower import DepthwiseGrower
+from mltrees.hist.grower import DepthwiseGrower, NodeRows
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
 
 __all__ = ["DaskXGBoostClassifier", "DaskXGBoostRegressor"]
 
 
-# ---------------------------------------------------------------- worker tasks
-def _bin(part, cuts, minimum, encode_target):
-    X, y, w = part
-    return bin_partition(X, cuts, minimum), encode_target(y), w
+# ---------------------------------------------------------------- worker state
+class _Partition:
+    """What a worker keeps of one partition during a fit (a :class:`PartitionGroup` state).
+
+    Its rows binned with the global cuts, their targets and weights, their
+    float32 margins (grown by float32 additions, as on one machine and in
+    XGBoost), the round's gradients and hessians, the tree being grown
+    (a :class:`~mltrees.hist.grower.NodeRows`) and the leaf of every row in
+    each of the round's trees.
+    """
+
+    def __init__(self, part, cuts, minimum, encode_target, base_margin):
+        X, y, w = part
+        self.data = bin_partition(X, cuts, minimum)
+        self.y, self.w = encode_target(y), w
+        self.margin = np.tile(base_margin, (self.data.n_rows, 1)).astype(np.float32)
+        self.g = self.h = self.rows = None
+        self.leaves = {}
+
+    def node_rows(self, k: int, features) -> NodeRows:
+        return NodeRows(self.data, self.g[:, k], self.h[:, k], features=features)
 
 
-def _start_margin(binned, base_margin):
-    # float32 margins grown by float32 additions, as on one machine (and in XGBoost)
-    return np.tile(base_margin, (binned[0].n_rows, 1)).astype(np.float32)
+def _n_rows(state):
+    return state.data.n_rows
 
 
-def _statistics(binned, margin, objective, unit_weights):
-    _, y, w = binned
-    return newton_statistics(objective, y, margin, None if unit_weights else w)
+def _statistics(state, objective, unit_weights):
+    state.g, state.h = newton_statistics(
+        objective, state.y, state.margin, None if unit_weights else state.w
+    )
 
 
-def _add_leaves(margin, leaf_of_rows, values):
-    out = margin.copy()
-    for k, (leaf, value) in enumerate(zip(leaf_of_rows, values, strict=True)):
-        out[:, k] += value[leaf].astype(np.float32)
-    return out
+def _add_leaves(state, values):
+    for k, value in enumerate(values):
+        state.margin[:, k] += value[state.leaves.pop(k)].astype(np.float32)
 
 
 def _target_sums(part):
@@ -104,10 +129,6 @@ def _union(a, b):
 def _class_weights(part, encode_target, n_classes):
     _, y, w = part
     return np.bincount(encode_target(y), weights=w, minlength=n_classes)
-
-
-def _rows(binned):
-    return binned[0].n_rows
 
 
 def _as_float(y):
@@ -142,36 +163,28 @@ _DASK_PARAMS = """
 class _DaskRounds(BoostingLoop):
     """The hooks of the boosting loop with the rows on the workers.
 
-    The statistics and the margins stay on the workers, one future per
-    partition; a tree grows through a :class:`~mltrees.dask.allreduce.DaskRows`
-    store whose histograms are summed over the partitions.
+    The partitions' binned rows, statistics and margins stay on the workers
+    in a :class:`~mltrees.dask.allreduce.PartitionGroup`; a tree grows
+    through a :class:`~mltrees.dask.allreduce.DaskRows` whose histograms are
+    summed over the partitions. Computing the gradients and adding a round's
+    trees to the margins are posted: they ride on the next call.
     """
 
-    def __init__(self, grower, *, model, client, binned, margins, objective, n_rows, **loop):
+    def __init__(self, grower, *, model, group, objective, n_rows, **loop):
         super().__init__(grower, **loop)
-        self.model, self.client, self.binned, self.margins = model, client, binned, margins
+        self.model, self.group = model, group
         self.objective, self.n_rows = objective, n_rows
 
     def statistics(self, m):
-        unit = self.model._unit_weights
-        return [
-            self.client.submit(_statistics, b, margin, self.objective, unit, pure=False)
-            for b, margin in zip(self.binned, self.margins, strict=True)
-        ]
+        self.group.post(_statistics, self.objective, self.model._unit_weights)
 
     def grow_stage(self, m, statistics, features):
-        client, stage = self.client, []
+        stage = []
         for k in range(self.objective.n_outputs):
-            rows = DaskRows(client, self.binned, statistics, k, features, self.n_rows)
+            rows = DaskRows(self.group, k, features, self.n_rows, self.grower.max_depth)
             stage.append(self.grower.grow_rows(rows, features))
             self.model.round_trips_ += rows.round_trips
-        values = [grown.tree.value[:, 0] for grown in stage]
-        self.margins = [
-            client.submit(
-                _add_leaves, margin, [grown.leaf_of_row[p] for grown in stage], values, pure=False
-            )
-            for p, margin in enumerate(self.margins)
-        ]
+        self.group.post(_add_leaves, [grown.tree.value[:, 0] for grown in stage])
         return stage
 
 
@@ -210,9 +223,13 @@ class _DaskXGBoost:
         parts = partitions(client, Xd, yd, wd)
         objective, base_margin, encode_target, unit = self._dask_objective(client, parts)
         self._unit_weights = unit
-        if self.cuts is None:
-            eps = self.sketch_eps or 1.0 / (8 * self.max_bin)
-            cuts, minimum, _ = merged_cuts(client, parts, self.max_bin, eps)
+        self.timings_ = {}
+        clock = time.perf_counter()
+        if self.cuts is None and self.sketch_eps is None:
+            # One machine's cuts, bit for bit: every column in global row order on one worker.
+            cuts, minimum = exact_cuts(client, parts, self.n_features_in_, self.max_bin, unit)
+        elif self.cuts is None:
+            cuts, minimum, _ = merged_cuts(client, parts, self.max_bin, self.sketch_eps)
         else:
             cuts = [np.asarray(c, dtype=np.float32) for c in self.cuts]
             if len(cuts) != self.n_features_in_:
@@ -222,21 +239,32 @@ class _DaskXGBoost:
             if any(c.ndim != 1 or c.size == 0 or np.any(np.diff(c) <= 0) for c in cuts):
                 raise ValueError("every entry of cuts must be a non-empty increasing 1-D array")
             minimum = np.array([c[0] for c in cuts], dtype=np.float32)
-        binned = [client.submit(_bin, p, cuts, minimum, encode_target, pure=False) for p in parts]
-        del parts  # the raw partitions can go: the codes are all the learner reads
-        n_rows = int(sum(client.gather([client.submit(_rows, b, pure=False) for b in binned])))
-        margins = [client.submit(_start_margin, b, base_margin, pure=False) for b in binned]
-        trees = self._dask_boost(client, binned, margins, header(cuts, minimum), objective, n_rows)
+        clock = self._tick("cuts", clock)
+        group = PartitionGroup(client, parts, _Partition, cuts, minimum, encode_target, base_margin)
+        del parts  # the raw partitions can go: the workers' states hold all the learner reads
+        try:
+            n_rows = int(sum(group.map(_n_rows)))
+            clock = self._tick("binning", clock)
+            trees = self._dask_boost(group, header(cuts, minimum), objective, n_rows)
+            self._tick("trees", clock)
+            self.bytes_received_ = group.bytes_received
+        finally:
+            group.close()
         self._cuts = cuts
         return self._set_fitted(trees, [], 0, objective, base_margin, False)
 
-    def _dask_boost(self, client, binned, margins, data, objective, n_rows):
+    def _tick(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self.timings_[stage] = round(now - since, 6)
+        return now
+
+    def _dask_boost(self, group, data, objective, n_rows):
         """The boosting loop (:class:`~mltrees.hist.boosting.BoostingLoop`) on the workers' rows."""
         rng = np.random.default_rng(self.random_state)
         grower = DepthwiseGrower(
             data,
             self._split_params(objective),
-            max_depth=self.max_depth,
+            max_depth=self.max_depth if self.max_depth > 0 else UNLIMITED_DEPTH,
             learning_rate=float(self.learning_rate),
             colsample_bylevel=float(self.colsample_bylevel),
             colsample_bynode=float(self.colsample_bynode),
@@ -250,9 +278,7 @@ class _DaskXGBoost:
             n_features=data.n_features,
             column_share=float(self.colsample_bytree),  # the same draw as on one machine
             model=self,
-            client=client,
-            binned=binned,
-            margins=margins,
+            group=group,
             objective=objective,
             n_rows=n_rows,
         )
@@ -260,8 +286,7 @@ class _DaskXGBoost:
         trees = rounds.run(
             self.n_estimators, verbose=0, patience=None, name=type(self).__name__, prefix="eval"
         ).trees
-        margins = rounds.margins
-        client.gather(margins)  # the last update, so that a failure there is not silent
+        group.flush()  # the last margin update, so that a failure there is not silent
         return trees
 
     # ------------------------------------------------------------ prediction
