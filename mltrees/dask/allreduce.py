@@ -34,7 +34,7 @@ from mltrees.hist.binning import BinnedData, encode, summary_cuts
 from mltrees.hist.sketch import WeightedQuantileSummary
 from mltrees.hist.xgboost_sketch import xgboost_cuts
 
-__all__ = ["DaskRows", "PartitionGroup", "exact_cuts", "merged_cuts", "tree_sum"]
+__all__ = ["DaskRows", "PartitionGroup", "WorkerLost", "exact_cuts", "merged_cuts", "tree_sum"]
 
 
 def _add(a, b):
@@ -84,6 +84,10 @@ def payload_bytes(value) -> int:
     return 0
 
 
+class WorkerLost(RuntimeError):
+    """A worker holding partitions of a :class:`PartitionGroup` left the cluster."""
+
+
 class _Host:
     """A Dask actor: the states of the partitions that one worker holds.
 
@@ -102,6 +106,33 @@ class _Host:
         if function is None:
             return {}
         return {i: function(self.states[i], *args) for i in sorted(self.states)}
+
+
+def _placement(holders: list, workers: list) -> dict:
+    """Which worker keeps each partition: where it is, unless that worker has its share.
+
+    At most ``ceil(P / W)`` of ``P`` partitions per worker of ``W``, so that
+    all workers compute; a partition over its holder's share moves to the
+    worker with fewest (ties: the first by address). Returns ``{worker:
+    [partition indices]}``.
+    """
+    workers = list(workers) or sorted({h for held in holders for h in held})
+    share = -(-len(holders) // max(1, len(workers)))
+    load = dict.fromkeys(workers, 0)
+    out: dict = {}
+    moved = []
+    for i, held in enumerate(holders):
+        here = [w for w in held if load.get(w, share) < share]
+        if here:
+            load[here[0]] += 1
+            out.setdefault(here[0], []).append(i)
+        else:
+            moved.append(i)
+    for i in moved:
+        target = min(load, key=lambda w: (load[w], w))
+        load[target] += 1
+        out.setdefault(target, []).append(i)
+    return out
 
 
 class PartitionGroup:
@@ -136,8 +167,8 @@ class PartitionGroup:
     ``P × B`` bytes to the driver for ``P`` partitions, in one step.
 
     A worker that dies takes its partitions' states with it: the next call
-    raises a ``RuntimeError`` naming it (the fit is then lost, never
-    silently changed).
+    raises :class:`WorkerLost` (a ``RuntimeError``) naming it; the states
+    are never rebuilt silently.
 
     Parameters
     ----------
@@ -186,14 +217,13 @@ class PartitionGroup:
         self._posted = []
         wait(parts)
         where = client.who_has(parts)
-        by_worker: dict[str, list[int]] = {}
-        for i, part in enumerate(parts):
-            holders = sorted(where.get(part.key, ()))
-            if not holders:  # pragma: no cover - wait() made every part available
-                raise RuntimeError(f"partition {i} is held by no worker")
-            by_worker.setdefault(holders[0], []).append(i)
+        by_worker = _placement(
+            [sorted(where.get(part.key, ())) for part in parts],
+            sorted(client.scheduler_info().get("workers", {})),
+        )
         self._hosts = []
         for worker, indices in sorted(by_worker.items()):
+            indices = sorted(indices)
             future = client.submit(
                 _Host,
                 indices,
@@ -243,7 +273,7 @@ class PartitionGroup:
             except Exception as error:
                 alive = set(self.client.scheduler_info().get("workers", {}))
                 if worker not in alive or isinstance(error, OSError):
-                    raise RuntimeError(
+                    raise WorkerLost(
                         f"the worker {worker} holding partitions {indices} was lost "
                         f"mid-fit ({type(error).__name__}: {error}); their state cannot "
                         "be recovered: fit again"
@@ -286,7 +316,7 @@ def _finish(state, k: int):
 
 
 class DaskRows:
-    """A row store whose rows live on the workers, one :class:`~mltrees.hist.grower.NodeRows` per partition.
+    """A row store whose rows live on the workers: a ``NodeRows`` per partition.
 
     :meth:`~mltrees.hist.grower.DepthwiseGrower.grow_rows` grows a tree
     on it exactly as on one machine: every histogram it asks for is the

@@ -2,20 +2,30 @@
 
 :class:`DaskXGBoostRegressor` and :class:`DaskXGBoostClassifier` are the
 estimators of :mod:`mltrees.ensemble.xgboost` with a ``fit`` that reads
-dask collections. Every boosting round:
+dask collections. Before the first round, the cut points are one
+machine's (:func:`~mltrees.dask.allreduce.exact_cuts`), and each worker
+bins the partitions it holds and keeps them, with their margins, in a
+:class:`~mltrees.dask.allreduce.PartitionGroup`. Every boosting round:
 
 1. each partition computes the gradients and hessians of its rows at its
    margins (:eq:`eq-xgb-taylor`), on the worker that holds it;
 2. the driver's :class:`~mltrees.hist.grower.DepthwiseGrower` grows the
    tree on a :class:`~mltrees.dask.allreduce.DaskRows`: each level's
    histograms are the sums of the partitions' (:eq:`eq-scale-allreduce`),
-   so the driver picks the splits one machine would pick;
+   so the driver picks the splits one machine would pick; a level costs
+   one call to the workers (about 2 ms of latency), which split their rows
+   and build the next level's histograms;
 3. each partition adds its rows' leaf values to its margins.
+
+Sums are added in partition order, never in the order the workers answer:
+the model does not depend on which worker held which partition.
 
 The fitted estimator *is* an
 :class:`~mltrees.ensemble.xgboost.XGBoostRegressor` /
 :class:`~mltrees.ensemble.xgboost.XGBoostClassifier` (a subclass), with
-the same trees as one machine grows on the same cut points; it predicts
+the trees one machine grows on the same rows (with ``sketch_eps`` or
+``cuts`` given: on the same cut points; the sums of the histograms are
+added in another order, so leaf values agree to rounding); it predicts
 on numpy arrays and pandas frames as those do, and lazily on dask
 collections (one task per block). :meth:`to_local` returns the plain
 estimator, without the client.
@@ -44,6 +54,7 @@ from mltrees.dask._malloc import prepare_workers
 from mltrees.dask.allreduce import (
     DaskRows,
     PartitionGroup,
+    WorkerLost,
     bin_partition,
     exact_cuts,
     header,
@@ -150,10 +161,21 @@ _DASK_PARAMS = """
         The cluster to train on; None: the session's default client.
     cuts : list of array_like or None, default None
         Cut points per feature (bin ``b`` holds ``cuts[j][b-1] <= x < cuts[j][b]``,
-        the last one above every value). None: from the summaries of the
-        partitions, merged (:func:`~mltrees.dask.allreduce.merged_cuts`).
+        the last one above every value). None: computed from the data, as
+        ``sketch_eps`` says.
     sketch_eps : float or None, default None
-        Rank error ε of the merged summaries; None: ``1 / (8 max_bin)``.
+        None: the cut points of one machine, bit for bit
+        (:func:`~mltrees.dask.allreduce.exact_cuts`: each column, in the
+        global row order of the partitions, is cut on one worker by
+        XGBoost's one-machine sketch; ``n_rows × n_features × 4`` bytes
+        shuffled once per fit), so that the model is the one
+        :class:`~mltrees.ensemble.xgboost.XGBoostClassifier` /
+        ``XGBoostRegressor`` fits on the same rows in the same order. A
+        float in (0, 1]: the partitions' quantile summaries merged with rank
+        error ε (:func:`~mltrees.dask.allreduce.merged_cuts`), which moves
+        summaries only; the cuts are then one machine's for features with at
+        most ``max_bin`` distinct values, and within ε of their target
+        ranks otherwise.
     n_partitions : int or None, default None
         Partitions a numpy or pandas ``X`` is cut into (None: one per
         worker); dask collections keep their own.
@@ -209,8 +231,23 @@ class _DaskXGBoost:
             raise ValueError(f"sketch_eps must lie in (0, 1], got {self.sketch_eps!r}")
 
     def _dask_fit(self, X, y, sample_weight):
+        """Fit; once more from the input collections if a worker is lost mid-fit.
+
+        The partitions' states live in the workers' memory
+        (:class:`~mltrees.dask.allreduce.PartitionGroup`): a lost worker ends
+        the attempt, and the fit starts again from the collections, which
+        Dask recomputes. Every step is a function of the partitions and of
+        the parameters, so the second attempt gives the model the first
+        would have; a second loss raises.
+        """
         self._validate_params()
         self._dask_params_check()
+        try:
+            return self._dask_fit_once(X, y, sample_weight)
+        except WorkerLost:
+            return self._dask_fit_once(X, y, sample_weight)
+
+    def _dask_fit_once(self, X, y, sample_weight):
         client = get_client(self.client)
         prepare_workers(client)  # NumPy temporaries off mmap in the workers (see _malloc)
         n_parts = self.n_partitions or n_workers(client)
@@ -348,7 +385,13 @@ class DaskXGBoostRegressor(_DaskXGBoost, XGBoostRegressor):
     Attributes
     ----------
     round_trips_ : int
-        Driver-worker round trips of the fit (one per histogram level and per split).
+        Driver-worker calls made while growing the trees: per tree, the
+        root and one per level, and one more per level whose smaller
+        children were guessed wrong.
+    bytes_received_ : int
+        Bytes of the answers (histograms, counts, totals) the driver received.
+    timings_ : dict
+        Seconds spent on the cut points, the binning and the trees.
 
     Examples
     --------
@@ -482,7 +525,12 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
     ----------
     classes_ : ndarray
     round_trips_ : int
-        Driver-worker round trips of the fit.
+        Driver-worker calls made while growing the trees (see
+        :class:`DaskXGBoostRegressor`).
+    bytes_received_ : int
+        Bytes of the answers the driver received.
+    timings_ : dict
+        Seconds spent on the cut points, the binning and the trees.
 
     Examples
     --------
