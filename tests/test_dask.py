@@ -408,14 +408,41 @@ def test_to_local_before_fit_is_a_not_fitted_error():
             forest.to_local()
 
 
-def test_partitions_are_spread_over_the_workers():
+def test_partitions_are_spread_over_the_workers_in_runs():
     from mltrees.dask.allreduce import _placement
 
-    # Four partitions all on worker a: two stay, two move to b.
+    # Four partitions all on worker a: a keeps the first run, b gets the second.
     assert _placement([["a"]] * 4, ["a", "b"]) == {"a": [0, 1], "b": [2, 3]}
-    # Balanced already: nothing moves; a partition held twice stays on its first holder.
-    assert _placement([["b"], ["a", "b"], ["a"]], ["a", "b"]) == {"b": [0], "a": [1, 2]}
+    # Each run goes where most of it is; a partition held twice counts for both holders.
+    assert _placement([["b"], ["a", "b"], ["a"]], ["a", "b"]) == {"b": [0, 1], "a": [2]}
     assert _placement([["a"], ["a"], ["a"]], ["a", "b", "c"]) == {"a": [0], "b": [1], "c": [2]}
+    assert _placement([["b"], ["a"]], ["a", "b", "c"]) == {"b": [0], "a": [1]}
+
+
+@pytest.mark.parametrize("n_partitions", [1, 2, 3, 5, 8])
+def test_sums_do_not_depend_on_which_worker_holds_which_partition(n_partitions):
+    from mltrees.dask.allreduce import fold
+
+    rng = np.random.default_rng(n_partitions)
+    # Values whose float sums depend on the order of the additions.
+    parts = [rng.normal(size=50) * 10.0 ** rng.integers(-8, 8, 50) for _ in range(n_partitions)]
+
+    def by_tree(items):  # tree_sum's pairing, by hand
+        while len(items) > 1:
+            paired = [items[i] + items[i + 1] for i in range(0, len(items) - 1, 2)]
+            items = paired + ([items[-1]] if len(items) % 2 else [])
+        return items[0]
+
+    expected = by_tree(parts)
+    for trial in range(20):
+        owner = rng.integers(0, 3, n_partitions)  # any placement on 3 workers
+        answers = {}
+        for w in range(3):
+            local = {(0, i): parts[i] for i in np.flatnonzero(owner == w)}
+            answers.update(fold(local, n_partitions))
+        (total,) = fold(answers, n_partitions).values()
+        np.testing.assert_array_equal(total, expected)
+    assert not np.array_equal(sum(parts[::-1]), expected) or n_partitions < 3
 
 
 def test_tree_reduce_and_rows_by_hand():

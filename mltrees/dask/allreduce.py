@@ -88,50 +88,83 @@ class WorkerLost(RuntimeError):
     """A worker holding partitions of a :class:`PartitionGroup` left the cluster."""
 
 
+def fold(blocks: dict, n_partitions: int, combine=_add) -> dict:
+    """Add partial sums along the fixed binary tree over the partition indices.
+
+    The tree is :func:`tree_sum`'s: level ``l`` block ``k`` is the sum of
+    partitions ``k 2^l .. (k + 1) 2^l - 1`` (those that exist), the sum of
+    its two halves, left first; a block without a right half is its left
+    half. ``blocks`` maps ``(level, k)`` to the sums at hand; every block
+    whose halves are both at hand is formed, up the tree, and the blocks
+    left are returned. A worker folds the partitions it holds, the driver
+    folds the workers' answers: the total is the tree's, whichever worker
+    held which partitions.
+    """
+    blocks = dict(blocks)
+    level = 0
+    while (1 << level) < n_partitions:
+        size = 1 << level
+        for key in sorted(k for k in blocks if k[0] == level):
+            if key not in blocks or key[1] % 2:
+                continue
+            left, right = key, (level, key[1] + 1)
+            if right in blocks:
+                blocks[(level + 1, key[1] // 2)] = combine(blocks.pop(left), blocks.pop(right))
+            elif (key[1] + 1) * size >= n_partitions:  # no right half exists
+                blocks[(level + 1, key[1] // 2)] = blocks.pop(left)
+        level += 1
+    return blocks
+
+
 class _Host:
     """A Dask actor: the states of the partitions that one worker holds.
 
-    It runs every call on its partitions in the order of their indices and
-    answers with a dict ``{partition index: answer}``; the driver orders
-    the answers by partition, so the place of a partition never matters.
+    It runs every call on its partitions in the order of their indices. It
+    answers ``{partition index: answer}``, or, for a sum, the blocks of the
+    fixed reduction tree (:func:`fold`) that its partitions complete.
     """
 
     def __init__(self, indices, parts, make, args):
         self.states = {i: make(part, *args) for i, part in zip(indices, parts, strict=True)}
 
-    def run(self, posted, function, args):
+    def run(self, posted, function, args, combine=None, n_partitions=0):
         for f, a in posted:
             for i in sorted(self.states):
                 f(self.states[i], *a)
         if function is None:
             return {}
-        return {i: function(self.states[i], *args) for i in sorted(self.states)}
+        answers = {i: function(self.states[i], *args) for i in sorted(self.states)}
+        if combine is None:
+            return answers
+        return fold({(0, i): a for i, a in answers.items()}, n_partitions, combine)
 
 
 def _placement(holders: list, workers: list) -> dict:
-    """Which worker keeps each partition: where it is, unless that worker has its share.
+    """Which worker keeps each partition: contiguous runs of partitions, one per worker.
 
-    At most ``ceil(P / W)`` of ``P`` partitions per worker of ``W``, so that
-    all workers compute; a partition over its holder's share moves to the
-    worker with fewest (ties: the first by address). Returns ``{worker:
-    [partition indices]}``.
+    ``P`` partitions are cut into ``W`` runs of consecutive indices (the
+    first ``P mod W`` one longer), so that all workers compute and each
+    worker's partitions complete blocks of the reduction tree (:func:`fold`):
+    a sum then brings one message per worker to the driver. Each run goes
+    to the free worker that holds most of its partitions already (ties: the
+    first by address); the others move once. Returns ``{worker: [indices]}``.
     """
     workers = list(workers) or sorted({h for held in holders for h in held})
-    share = -(-len(holders) // max(1, len(workers)))
-    load = dict.fromkeys(workers, 0)
+    n_runs = min(len(workers), len(holders))
+    bounds = np.linspace(0, len(holders), n_runs + 1).round().astype(int)
+    runs = [list(range(a, b)) for a, b in itertools.pairwise(bounds)]
+    free = list(workers)
     out: dict = {}
-    moved = []
-    for i, held in enumerate(holders):
-        here = [w for w in held if load.get(w, share) < share]
-        if here:
-            load[here[0]] += 1
-            out.setdefault(here[0], []).append(i)
-        else:
-            moved.append(i)
-    for i in moved:
-        target = min(load, key=lambda w: (load[w], w))
-        load[target] += 1
-        out.setdefault(target, []).append(i)
+
+    # The runs with the most partitions in one place choose first.
+    def held_by(run, w):
+        return sum(w in holders[i] for i in run)
+
+    order = sorted(range(n_runs), key=lambda r: -max(held_by(runs[r], w) for w in free))
+    for r in order:
+        worker = max(free, key=lambda w: (held_by(runs[r], w), -free.index(w)))
+        free.remove(worker)
+        out[worker] = runs[r]
     return out
 
 
@@ -246,15 +279,21 @@ class PartitionGroup:
         """``function(state, *args)`` on every partition: the answers in partition order."""
         answers = self._call(function, args)
         self.round_trips += 1
-        self.bytes_received += payload_bytes(answers)
-        return answers
+        self.bytes_received += payload_bytes(list(answers.values()))
+        return [answers[i] for i in range(self.n_partitions)]
 
     def sum(self, function, *args, combine=_add):
-        """The answers of :meth:`map`, added in partition order by ``combine``."""
-        answers = self.map(function, *args)
-        total = answers[0]
-        for answer in answers[1:]:
-            total = combine(total, answer)
+        """The answers of :meth:`map`, added along the fixed tree over partition indices.
+
+        ``combine(a, b)`` adds two answers (arrays, or tuples of arrays,
+        by default). Each worker adds what its partitions complete of the
+        tree (:func:`fold`) and sends that; the driver adds the rest. The
+        order of every addition is set by the partition indices alone.
+        """
+        answers = self._call(function, args, combine)
+        self.round_trips += 1
+        self.bytes_received += payload_bytes(list(answers.values()))
+        (total,) = fold(answers, self.n_partitions, combine).values()
         return total
 
     def flush(self) -> None:
@@ -262,10 +301,12 @@ class PartitionGroup:
         if self._posted:
             self._call(None, ())
 
-    def _call(self, function, args) -> list:
+    def _call(self, function, args, combine=None) -> dict:
         posted, self._posted = self._posted, []
         self.bytes_sent += payload_bytes(args) * len(self._actors)
-        calls = [actor.run(posted, function, args) for actor in self._actors]
+        calls = [
+            actor.run(posted, function, args, combine, self.n_partitions) for actor in self._actors
+        ]
         answers = {}
         for (worker, indices, _), call in zip(self._hosts, calls, strict=True):
             try:
@@ -279,7 +320,7 @@ class PartitionGroup:
                         "be recovered: fit again"
                     ) from error
                 raise
-        return [answers[i] for i in range(self.n_partitions)] if function else []
+        return answers
 
     def close(self) -> None:
         """Release the actors (and the partitions' states they hold)."""
