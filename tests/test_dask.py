@@ -434,7 +434,7 @@ def test_sums_do_not_depend_on_which_worker_holds_which_partition(n_partitions):
         return items[0]
 
     expected = by_tree(parts)
-    for trial in range(20):
+    for _ in range(20):
         owner = rng.integers(0, 3, n_partitions)  # any placement on 3 workers
         answers = {}
         for w in range(3):

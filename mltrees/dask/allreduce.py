@@ -85,7 +85,18 @@ def payload_bytes(value) -> int:
 
 
 class WorkerLost(RuntimeError):
-    """A worker holding partitions of a :class:`PartitionGroup` left the cluster."""
+    """A worker holding partitions of a :class:`PartitionGroup` left the cluster.
+
+    Their states lived in its memory: the call that found it gone raises
+    this, naming the worker and its partitions. The Dask estimators catch
+    it once and fit again from their input.
+
+    Examples
+    --------
+    >>> from mltrees.dask import WorkerLost
+    >>> issubclass(WorkerLost, RuntimeError)
+    True
+    """
 
 
 def fold(blocks: dict, n_partitions: int, combine=_add) -> dict:
