@@ -64,6 +64,7 @@ from mltrees.hist.oblivious import (
     grow_oblivious,
 )
 from mltrees.hist.oblivious_binning import fit_borders
+from mltrees.hist.oblivious_leaves import exp_approx_steps
 from mltrees.hist.oblivious_ctr import fit_categorical_statistics, target_class_border
 from mltrees.tree._data import as_table, validate_fit_input
 
@@ -219,7 +220,11 @@ class _ObliviousRounds(BoostingLoop):
         if self.entries is not None:
             _, entry_w, approx = self.entries
             curvature = H_e if self.newton else entry_w[:, None]
-            approx += grower.learning_rate * grower.entry_steps(grown, S_e, curvature)
+            steps = grower.entry_steps(grown, S_e, curvature)
+            if self.objective == "Logloss":  # CatBoost moves exp(F) there, through a fast log
+                approx += exp_approx_steps(steps, grower.learning_rate)
+            else:
+                approx += grower.learning_rate * steps
         return [grown]
 
     def round_scores(self, stage) -> list[float]:
