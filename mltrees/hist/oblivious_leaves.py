@@ -206,7 +206,7 @@ def fast_logf(x) -> np.ndarray:
 
 
 def exp_approx_steps(steps, learning_rate: float) -> np.ndarray:
-    """The move of ordered boosting's block approximations for the logistic loss, ``η · FastLogf(e^step)``.
+    """How ordered boosting moves the blocks' approximations of Logloss: ``η · FastLogf(e^δ)``.
 
     CatBoost keeps the approximations of Logloss as ``exp(F)`` and applies
     the learning rate to a leaf's step ``δ`` multiplicatively, as
