@@ -129,6 +129,29 @@ CASES = {
         Recipe(seed=1703, n_rows=20, kinds=("integer0", "category"), task="binary", weights=True),
         {"depth": 6, "l2_leaf_reg": 3.0, "border_count": 4, "boost_from_average": True},
     ),
+    # Ordered Logloss moves the blocks' approximations by lr * FastLogf(e^step)
+    # (see ORDERED_GRADIENT_WEIGHTED below); Newton leaves, Cosine, learning rate 1.
+    "ordered_logloss_fast_log_newton": (
+        Recipe(
+            seed=1506224527,
+            n_rows=563,
+            kinds=("mostly_zero",),
+            nan_pattern="both",
+            nan_rate=0.05,
+            task="binary",
+            weights=True,
+        ),
+        {
+            "n_estimators": 5,
+            "depth": 5,
+            "learning_rate": 1.0,
+            "l2_leaf_reg": 0.5,
+            "boosting_type": "Ordered",
+            "border_count": 32,
+            "score_function": "Cosine",
+            "boost_from_average": True,
+        },
+    ),
     # The 20 training rows of a binary table all of one class: catboost refuses
     # the target, and so must mltrees (the test stopped on catboost's error).
     "one_class_target": (
@@ -218,12 +241,15 @@ def test_two_category_one_hot_asks_about_the_rarer(first, n_a):
 # Ordered boosting of the logistic loss: CatBoost keeps the blocks'
 # approximations as exp(F) and applies the learning rate through a fast float
 # logarithm, so a block's rows move by lr * FastLogf(e^step), not lr * step
-# (mltrees.hist.oblivious_leaves.exp_approx_steps). The model's leaf values
-# do not show it; a close split of a later tree does. These four tables
-# (Gradient leaves and weights, found by the long profile) were the ones where
-# it flipped a split; the rule holds for Newton leaves and unweighted rows as
-# well, which test_ordered_logloss_block_approximations_equal_catboosts checks
-# directly.
+# (mltrees.hist.oblivious_leaves.exp_approx_steps; in catboost's source:
+# ApplyLearningRate<true> in algo_helpers/approx_updater_helpers.h, called by
+# UpdateBodyTailApprox from UpdateLearningFold in algo/train.cpp; FastLogf in
+# library/cpp/fast_log). The model's leaf values do not show it (the averaging
+# fold is updated exactly); a close split of a later tree does. These four
+# tables (Gradient leaves and weights, found by the long profile) were the ones
+# where it flipped a split; the rule holds for Newton leaves and unweighted
+# rows as well (CASES["ordered_logloss_fast_log_newton"]), which
+# test_ordered_logloss_block_approximations_equal_catboosts checks directly.
 ORDERED_GRADIENT_WEIGHTED = {
     # 768 rows; tree 8's last level: border 22 (mltrees) against 19 (catboost).
     "768_rows": (
