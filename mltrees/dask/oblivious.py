@@ -27,7 +27,11 @@ What is the same as one machine (:class:`~mltrees.ensemble.catboost.ObliviousBoo
   leaf values agree to about 1e-15 relative, and the splits are the same
   unless two candidates' scores agree to that precision without being
   exactly equal (exact ties, such as duplicate columns or borders that no
-  row passes between, stay exact ties).
+  row passes between, stay exact ties). One such case is known and
+  harmless: when a level repeats an earlier split, every repeat scores the
+  same in exact arithmetic, rounding picks one, and CatBoost's rule removes
+  the first redundant level; the kept splits are then the same, possibly in
+  another level order (the same regions and predictions).
 
 Scope: plain boosting (``boosting_type="Plain"``) on numeric features
 (category codes are numbers here), RMSE, Logloss and MultiClass, Newton or
