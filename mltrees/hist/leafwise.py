@@ -63,6 +63,10 @@ from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE
 __all__ = ["LeafwiseGrower", "route_binned"]
 
 NARROW_BINS = 16  # features with at most this many bins are scanned in their own block
+# ... unless padding them to the wide features' bins adds at most this many
+# cells to a scan: a scan of a few thousand cells costs about one more scan's
+# fixed cost (some thirty NumPy passes), so small data is scanned in one block.
+PADDING_CELLS = 4096
 
 
 def route_binned(tree_arrays: dict, data: BinnedData, rows: np.ndarray) -> np.ndarray:
@@ -548,7 +552,12 @@ class LeafwiseGrower(GrowerBase):
         n_leaves = hist.shape[0]
         usable = mask.any(axis=0)
         columns = np.flatnonzero(usable)
-        if self.categorical is None and allowed and columns.size and self._all_wide:
+        if (
+            self.categorical is None
+            and allowed
+            and columns.size
+            and (self._all_wide or self._one_block(columns, n_leaves))
+        ):
             # One scan of numeric features (most data): its result as it is.
             found = self._scan_numeric(hist, totals, counts, mask, columns)
             feature = columns[found.feature]
@@ -586,7 +595,10 @@ class LeafwiseGrower(GrowerBase):
         # Features of few bins (one-hot columns, flags) are scanned apart from
         # the wide ones, so that they do not pay for 255 cuts each.
         narrow = self._n_bins[numeric] <= NARROW_BINS
-        for columns in (numeric[narrow], numeric[~narrow]):
+        blocks = (numeric[narrow], numeric[~narrow])
+        if self._one_block(numeric, n_leaves):
+            blocks = (numeric,)
+        for columns in blocks:
             if not columns.size:
                 continue
             found = self._scan_numeric(hist, totals, counts, mask, columns)
@@ -646,6 +658,19 @@ class LeafwiseGrower(GrowerBase):
         if not allowed:
             best.gain[:] = -np.inf
         return best
+
+    def _one_block(self, columns: np.ndarray, n_leaves: int) -> bool:
+        """Whether the numeric features ``columns`` are scanned in one block, narrow ones padded.
+
+        Every feature's gains are the same in either layout (padding bins are
+        empty, and adding 0.0 changes no sum); only the cost differs.
+        """
+        n_bins = self._n_bins[columns]
+        narrow = n_bins <= NARROW_BINS
+        if not narrow.any() or narrow.all():
+            return True
+        padding = n_leaves * np.count_nonzero(narrow) * (n_bins.max() - n_bins[narrow].max())
+        return bool(padding <= PADDING_CELLS)
 
     def _scan_numeric(self, hist, totals, counts, mask, columns):
         """:func:`find_leaf_splits` on the numeric features ``columns``, cut to their bins."""
