@@ -372,6 +372,56 @@ class LeafwiseGrower(GrowerBase):
         ``rows`` (sorted) are the rows in this tree's sample (bagging, GOSS);
         the others get their leaf by walking the grown tree.
         """
+        return self.grow_many([(g, h, features, rows)])[0]
+
+    def grow_many(self, jobs: list) -> list[GrownTree]:
+        """Grow several independent trees in lock-step: one tree per ``(g, h, features, rows)``.
+
+        A multiclass round grows one tree per class from the same rows; each
+        tree splits one leaf at a time, as :meth:`grow`, but the split search
+        of the new leaves of every tree runs as one scan (:meth:`_best` on all
+        their histograms at once), so a round of ``K`` classes pays the fixed
+        cost of a scan once per step instead of ``K`` times. A leaf's best
+        split does not depend on the other leaves scanned with it, so every
+        tree is the one :meth:`grow` would grow alone.
+        """
+        growths = [self._growth(*job) for job in jobs]
+        grown: list = [None] * len(growths)
+        pending = {}  # tree -> its leaves waiting for their best splits
+        for i, growth in enumerate(growths):
+            self._advance(growths, i, None, pending, grown)
+        while pending:
+            clock = time.perf_counter()
+            trees = list(pending)
+            requests = [pending.pop(i) for i in trees]
+            if len(requests) == 1:
+                found = [self._best(*requests[0], True)]
+            else:
+                together = self._best(
+                    *(np.concatenate(parts) for parts in zip(*requests, strict=True)), True
+                )
+                ends = np.cumsum([len(request[1]) for request in requests]).tolist()
+                found = _split_candidates(together, ends)
+            self._tick("splits", clock)
+            for i, result in zip(trees, found, strict=True):
+                self._advance(growths, i, result, pending, grown)
+        return grown
+
+    @staticmethod
+    def _advance(growths, i, result, pending, grown) -> None:
+        """Resume tree ``i`` with its leaves' best splits; keep its next request or its tree."""
+        try:
+            pending[i] = growths[i].send(result)
+        except StopIteration as done:
+            grown[i] = done.value
+
+    def _growth(self, g, h, features, rows):
+        """The growth of one tree, as a generator (see :meth:`grow_many`).
+
+        It yields the ``(hist, totals, counts, mask)`` of leaves whose best
+        splits it needs, is sent their :class:`SplitCandidates`, and returns
+        the :class:`~mltrees.hist.grower.GrownTree`.
+        """
         data, params = self.data, self.params
         n = data.n_rows
         n_features = data.n_features
@@ -401,8 +451,9 @@ class LeafwiseGrower(GrowerBase):
         root_rows = None if rows is None else order
         root_hist = self._histogram(root_rows, statistics, np.flatnonzero(used), totals[0])
         hist = [self._pack(root_hist)]
-        clock = self._tick("histograms", clock)
-        found = self._best(root_hist[None], totals[0][None], np.array([m]), used[None], True)
+        self._tick("histograms", clock)
+        found = yield root_hist[None], totals[0][None], np.array([m]), used[None]
+        clock = time.perf_counter()
         del root_hist
         splittable = [found.splittable[0]]
         best = [_one(found, 0)]
@@ -410,7 +461,6 @@ class LeafwiseGrower(GrowerBase):
         feature_of = np.full(self.num_leaves, n_features, dtype=np.intp)
         if m >= min_rows:
             gain_of[0], feature_of[0] = best[0].gain, best[0].feature
-        clock = self._tick("splits", clock)
 
         nodes = {
             "feature": [LEAF],
@@ -518,19 +568,18 @@ class LeafwiseGrower(GrowerBase):
             )
             pair = children_histograms(parent_hist[None], built[None], np.array([small == right]))
             hist[leaf], hist[right] = self._pack(pair[0]), self._pack(pair[1])
-            clock = self._tick("histograms", clock)
-            found = self._best(
+            self._tick("histograms", clock)
+            found = yield (
                 pair,
                 np.stack([totals[leaf], totals[right]]),
                 np.array([n_left, c - n_left]),
                 np.stack([usable, usable]),
-                True,
             )
+            clock = time.perf_counter()
             for i, q in enumerate((leaf, right)):
                 splittable[q] = found.splittable[i] & usable
                 best[q] = _one(found, i)
                 gain_of[q], feature_of[q] = best[q].gain, best[q].feature
-            clock = self._tick("splits", clock)
         grown = self._assemble(nodes, order, start, count, node_of, rows)
         self._tick("partition", clock)
         return grown
@@ -800,6 +849,20 @@ def _subtree_gain(nodes: dict, H: np.ndarray) -> np.ndarray:
         np.add.at(below, parent[at], below[at])
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(H > 0, below / np.where(H > 0, H, 1.0), 0.0)
+
+
+def _split_candidates(found: SplitCandidates, ends: list[int]) -> list[SplitCandidates]:
+    """``found`` cut into consecutive groups of nodes, ending at each of ``ends``."""
+    fields = {
+        name: values
+        for name in SplitCandidates.__slots__
+        if (values := getattr(found, name)) is not None
+    }
+    starts = [0, *ends[:-1]]
+    return [
+        SplitCandidates(**{name: values[a:b] for name, values in fields.items()})
+        for a, b in zip(starts, ends, strict=True)
+    ]
 
 
 def _one(found: SplitCandidates, i: int) -> SplitCandidates:
