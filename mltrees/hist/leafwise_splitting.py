@@ -141,7 +141,9 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
     right_C = top_down_H * (n / sum_H)
     right_C += 0.5
     np.floor(right_C, out=right_C)
-    np.cumsum(right_C, axis=2, out=right_C)
+    # Whole numbers: their running sum is exact in integers too, where
+    # NumPy's cumsum runs several times faster than in floats.
+    right_C = np.cumsum(right_C.astype(np.int64), axis=2)
     # LightGBM starts the right hessian at its epsilon: (ε + h_top) + h_next ...
     right_H = top_down_H.copy()
     right_H[:, :, 0] += EPSILON
