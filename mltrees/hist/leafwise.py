@@ -731,7 +731,7 @@ class LeafwiseGrower(GrowerBase):
         if plan is None:
             data = self.data
             n_bins = self._n_bins[columns]
-            width = int(n_bins.max())
+            width = int(n_bins.max(initial=0))
             narrow = n_bins <= NARROW_BINS
             padding = 0
             if narrow.any() and not narrow.all():
