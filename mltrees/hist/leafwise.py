@@ -459,11 +459,13 @@ class LeafwiseGrower(GrowerBase):
         clock = time.perf_counter()
         del root_hist
         splittable = [found.splittable[0]]
-        best = [_one(found, 0)]
+        # A leaf's best split stays a row of its scan's arrays, (found, i),
+        # read out field by field only when the leaf is split.
+        best = [(found, 0)]
         gain_of = np.full(self.num_leaves, -np.inf)
         feature_of = np.full(self.num_leaves, n_features, dtype=np.intp)
         if m >= min_rows:
-            gain_of[0], feature_of[0] = best[0].gain, best[0].feature
+            gain_of[0], feature_of[0] = _gain(found, 0), found.feature[0]
 
         nodes = {
             "feature": [LEAF],
@@ -487,7 +489,7 @@ class LeafwiseGrower(GrowerBase):
                 break
             top = np.flatnonzero(gain_of == largest)
             leaf = int(top[np.argmin(feature_of[top])])  # lower feature, then lower leaf id
-            split = best[leaf]
+            split = _one(*best[leaf])
             f, b, dl = split.feature, split.split_bin, split.default_left
             s, c = start[leaf], count[leaf]
             segment = order[s : s + c]
@@ -505,7 +507,7 @@ class LeafwiseGrower(GrowerBase):
                 # float noise (lightgbm stops there on its check left_count > 0).
                 # An empty leaf would hold a value of noise: the leaf is not split.
                 gain_of[leaf] = -np.inf
-                best[leaf] = SplitCandidates(gain=-np.inf, feature=n_features)
+                best[leaf] = None
                 continue
             n_leaves += 1
             partition_segment(order, s, c, go_left)
@@ -556,7 +558,7 @@ class LeafwiseGrower(GrowerBase):
             )
             if stop:  # neither child will be split: no histograms needed
                 for q in (leaf, right):
-                    best[q] = SplitCandidates(gain=-np.inf, feature=n_features)
+                    best[q] = None
                     hist[q] = None
                 continue
             # Build the child with fewer rows; the other is the parent minus it.
@@ -581,8 +583,8 @@ class LeafwiseGrower(GrowerBase):
             clock = time.perf_counter()
             for i, q in enumerate((leaf, right)):
                 splittable[q] = found.splittable[i] & usable
-                best[q] = _one(found, i)
-                gain_of[q], feature_of[q] = best[q].gain, best[q].feature
+                best[q] = (found, i)
+                gain_of[q], feature_of[q] = _gain(found, i), found.feature[i]
         grown = self._assemble(nodes, order, start, count, node_of, rows)
         self._tick("partition", clock)
         return grown
@@ -907,6 +909,12 @@ def _split_candidates(found: SplitCandidates, ends: list[int]) -> list[SplitCand
         SplitCandidates(**{name: values[a:b] for name, values in fields.items()})
         for a, b in zip(starts, ends, strict=True)
     ]
+
+
+def _gain(found: SplitCandidates, i: int) -> float:
+    """Leaf ``i``'s best gain; no split (a NaN gain included) is ``-inf``, as in :func:`_one`."""
+    gain = found.gain[i]
+    return gain if np.isfinite(gain) else -np.inf
 
 
 def _one(found: SplitCandidates, i: int) -> SplitCandidates:
