@@ -197,6 +197,9 @@ def gain_given_weight(G, H, w, params: SplitParams):
 
 def node_score(G, H, params: SplitParams):
     """A leaf's score at its optimal weight: ``gain_given_weight(G, 𝓗, w*)``."""
+    if params.float32 and params.max_delta_step == 0:
+        # XGBoost's T(G)² / (𝓗 + λ) reads no weight: skip computing it.
+        return gain_given_weight(G, H, None, params)
     with np.errstate(divide="ignore", invalid="ignore"):
         return gain_given_weight(G, H, leaf_weight(G, H, params), params)
 
@@ -295,58 +298,65 @@ def find_best_splits(
 
 
 def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
-    n_nodes, _, stride, _ = hist.shape
+    n_nodes, n_features, stride, _ = hist.shape
     n_cuts = stride - 1  # cuts after bins 0 .. stride - 2
     node = np.arange(n_nodes)
-    missing = hist[:, :, n_cuts, :]  # (n, F, 2)
-    prefix = np.cumsum(hist[:, :, :n_cuts, :], axis=2)  # left sums, missing to the right
-    total = totals[:, None, None, :]
-    parent_score = node_score(totals[:, 0], totals[:, 1], params)[:, None, None]
     neg = params.round(-np.inf)
-    # Cuts beyond a feature's last bin repeat its last cut: never candidates.
-    allowed = np.arange(n_cuts)[None, None, :] < n_bins[None, :, None]
-    if feature_mask is not None:
-        allowed = allowed & feature_mask[:, :, None]
+    cells = _scored_cells(hist[:, :, :n_cuts, :], n_bins, compress=cut_mask is None)
+    width = cells.bins.shape[2]
+    column = np.arange(width + 1)
+    total_G, total_H = totals[:, 0, None, None], totals[:, 1, None, None]
+    parent_score = node_score(totals[:, 0], totals[:, 1], params)[:, None, None]
 
-    # Forward scan: bins 0..b left, missing right; b = 0 .. n_cuts - 1.
-    right = total - prefix
-    gain = split_gain(
-        prefix[..., 0], prefix[..., 1], right[..., 0], right[..., 1], parent_score, params
-    )
-    forward_ok = allowed if cut_mask is None else allowed & cut_mask
-    gain = np.where(forward_ok, gain, neg).reshape(n_nodes, -1)
+    # Forward scan: bins 0 .. b left, missing right, at every scored cut b.
+    ok = column[:width] < cells.count[:, :, None]
+    if feature_mask is not None:
+        ok &= feature_mask[:, :, None]
+    if cut_mask is not None:  # (scored cuts are then every cut: a cut's column is its bin)
+        ok &= cut_mask
+    G, H = cells.G, cells.H
+    gain = split_gain(G, H, total_G - G, total_H - H, parent_score, params)
+    gain = np.where(ok, gain, neg).reshape(n_nodes, -1)
     best = np.argmax(gain, axis=1)  # first maximum: lowest feature, then lowest cut
     best_gain = gain[node, best]
-    feature, split_bin = np.divmod(best, n_cuts)
-    left = prefix[node, feature, split_bin]
+    feature, at = np.divmod(best, width)
+    split_bin = cells.bins[node, feature, at]
+    left = np.column_stack([G[node, feature, at], H[node, feature, at]])
+    nothing = best_gain == neg  # no valid cut: the first cut, as a dense scan reports it
+    if nothing.any():
+        feature[nothing], split_bin[nothing] = 0, 0
+        left[nothing] = hist[nothing, 0, 0, :2]
     default_left = np.zeros(n_nodes, dtype=bool)
 
-    # Backward scan (only where missing values exist): bins 0..b and missing
-    # left, b from n_cuts - 2 down to -1; index k of the arrays is b = k - 1.
-    has_missing = (missing[..., 0] != 0) | (missing[..., 1] != 0)  # (n, F)
+    # Backward scan (only where missing values exist): bins 0 .. b and missing
+    # left. Column 0 sends only the missing values left; column c >= 1 adds the
+    # cells up to the (c - 1)-th scored one. Among the cuts with the same sums
+    # the scan from the highest cut down meets the highest first: ``last``.
+    missing_G, missing_H = hist[:, :, n_cuts, 0], hist[:, :, n_cuts, 1]
+    has_missing = (missing_G != 0) | (missing_H != 0)  # (n, F)
     if has_missing.any():
-        shifted = np.concatenate([np.zeros_like(prefix[:, :, :1]), prefix[:, :, :-1]], axis=2)
-        left_bwd = shifted + missing[:, :, None, :]
-        right = total - left_bwd
-        gain = split_gain(
-            left_bwd[..., 0], left_bwd[..., 1], right[..., 0], right[..., 1], parent_score, params
-        )
-        backward_ok = allowed & has_missing[:, :, None]
+        zeros = np.zeros((n_nodes, n_features, 1))
+        G_b = np.concatenate([zeros, G], axis=2) + missing_G[:, :, None]
+        H_b = np.concatenate([zeros, H], axis=2) + missing_H[:, :, None]
+        gain = split_gain(G_b, H_b, total_G - G_b, total_H - H_b, parent_score, params)
+        ok = (column <= cells.count[:, :, None]) & (cells.last >= cells.previous)
+        ok &= has_missing[:, :, None]
+        if feature_mask is not None:
+            ok &= feature_mask[:, :, None]
         if cut_mask is not None:
-            backward_ok &= np.concatenate(
-                [np.ones_like(cut_mask[:, :, :1]), cut_mask[:, :, :-1]], 2
-            )
-        gain = np.where(backward_ok, gain, neg)[:, :, ::-1].reshape(n_nodes, -1)
+            ok &= np.concatenate([np.ones_like(cut_mask[:, :, :1]), cut_mask], axis=2)
+        gain = np.where(ok, gain, neg)[:, :, ::-1].reshape(n_nodes, -1)
         best = np.argmax(gain, axis=1)  # scanned from the highest cut down
         gain_b = gain[node, best]
-        feature_b, reversed_k = np.divmod(best, n_cuts)
+        feature_b, reversed_c = np.divmod(best, width + 1)
+        c = width - reversed_c
         # XGBoost scans a feature forward, then backward: at equal gains the
         # lower feature wins, and within a feature the forward candidate.
         take = (gain_b > best_gain) | ((gain_b == best_gain) & (feature_b < feature))
-        k = n_cuts - 1 - reversed_k
         feature = np.where(take, feature_b, feature)
-        split_bin = np.where(take, k - 1, split_bin)
-        left = np.where(take[:, None], left_bwd[node, feature_b, k], left)
+        split_bin = np.where(take, cells.last[node, feature_b, c], split_bin)
+        left_b = np.column_stack([G_b[node, feature_b, c], H_b[node, feature_b, c]])
+        left = np.where(take[:, None], left_b, left)
         best_gain = np.where(take, gain_b, best_gain)
         default_left = take
     # A candidate must beat 0 (XGBoost starts from an empty split of loss 0).
@@ -359,6 +369,71 @@ def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
         left,
         totals - left,
     )
+
+
+@dataclass
+class _Cells:
+    """The cuts a split search scores for every (node, feature), left-aligned.
+
+    ``G[q, j, c]``, ``H[q, j, c]``: the left child's sums at the ``c``-th
+    scored cut of feature ``j`` in node ``q``, which is after bin
+    ``bins[q, j, c]``; ``count[q, j]`` cuts are scored (columns beyond are
+    padding). ``previous[q, j, c]`` is the bin of scored cut ``c - 1`` (-1
+    for ``c = 0``) and ``last[q, j, c]`` the last bin before scored cut ``c``
+    (the feature's last cut ``n_bins - 2`` after the last scored one): cuts
+    ``previous + 1 .. last`` hold the same rows to the left.
+    """
+
+    G: np.ndarray
+    H: np.ndarray
+    bins: np.ndarray
+    count: np.ndarray
+    previous: np.ndarray
+    last: np.ndarray
+
+
+def _scored_cells(bins_sums: np.ndarray, n_bins: np.ndarray, compress: bool) -> _Cells:
+    """The cuts worth scoring: every cut, or (``compress``) one per run of equal prefix sums.
+
+    A cut after an empty bin (``Σg = Σh = 0`` exactly) has the same left and
+    right sums as the cut before it, so the same gain, bit for bit: the
+    scan keeps the first cut of such a run going up and the last going down
+    (the cuts XGBoost's scan of every bin would keep, ties going to the cut
+    met first). Scoring only the cuts after non-empty bins, left-aligned per
+    (node, feature), shrinks a deep level of few rows per node from every
+    bin to at most its rows; the running sums are each (node, feature)'s
+    own, in bin order, as a scan of every bin adds them.
+    """
+    n_nodes, n_features, n_cuts, _ = bins_sums.shape
+    within = np.arange(n_cuts) < n_bins[:, None]  # cuts past a feature's last bin repeat it
+    last_bin = (n_bins - 1)[None, :, None]
+    if compress:
+        used = within & ((bins_sums[..., 0] != 0) | (bins_sums[..., 1] != 0))
+        count = used.sum(axis=2)
+        width = max(int(count.max(initial=0)), 1)
+        compress = 2 * width <= n_cuts
+    if not compress:
+        count = np.broadcast_to(n_bins, (n_nodes, n_features))
+        bins = np.minimum(np.arange(n_cuts), last_bin)
+        bins = np.broadcast_to(bins, (n_nodes, n_features, n_cuts))
+        G = np.cumsum(bins_sums[..., 0], axis=2)
+        H = np.cumsum(bins_sums[..., 1], axis=2)
+    else:
+        q, j, b = np.nonzero(used)  # in (node, feature, bin) order
+        segment = q * n_features + j
+        flat_count = count.reshape(-1)
+        rank = np.arange(b.size) - (np.cumsum(flat_count) - flat_count)[segment]
+        bins = np.repeat(np.broadcast_to(last_bin, (n_nodes, n_features, 1)), width, axis=2)
+        bins.reshape(-1, width)[segment, rank] = b
+        G, H = np.zeros((2, n_nodes * n_features, width))
+        G[segment, rank] = bins_sums[q, j, b, 0]
+        H[segment, rank] = bins_sums[q, j, b, 1]
+        G = np.cumsum(G, axis=1).reshape(n_nodes, n_features, width)
+        H = np.cumsum(H, axis=1).reshape(n_nodes, n_features, width)
+    edge = np.broadcast_to(last_bin, (n_nodes, n_features, 1))
+    previous = np.concatenate([np.full((n_nodes, n_features, 1), -1), bins], axis=2)
+    last = np.concatenate([bins, edge], axis=2) - 1
+    return _Cells(G, H, bins, count, previous, last)
 
 
 @dataclass(frozen=True)
