@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 NODES_PER_LOOP = 64  # up to this many split nodes a level is partitioned node by node
+ROWS_PER_LOOP = 1 << 16  # ... if they hold more rows than this
 
 
 @dataclass
@@ -316,7 +317,9 @@ class NodeRows:
         ``guess`` (whether each right child will be the smaller) is for
         stores that build histograms ahead; this one builds them when asked.
         """
-        self.settle(ids, np.setdiff1d(np.arange(self.starts.size), nodes))
+        stays = np.ones(self.starts.size, dtype=bool)
+        stays[nodes] = False
+        self.settle(ids, np.flatnonzero(stays))
         starts, counts = self.starts[nodes], self.counts[nodes]
         n_left = self._partition(starts, counts, feature, split_bin, default_left)
         self.starts = np.column_stack([starts, starts + n_left]).reshape(-1)
@@ -326,12 +329,14 @@ class NodeRows:
     def _partition(self, starts, counts, feature, split_bin, default_left):
         """Send every split node's rows to its children; returns the left counts.
 
-        With few nodes, node by node on slices of ``order`` (a gather of one
-        byte per row and two compressions); with many, all at once
-        (:func:`stable_partition`), so that the loop never runs over many nodes.
+        With few nodes of many rows, node by node on slices of ``order`` (a
+        gather of one byte per row and two compressions); with many nodes, or
+        few rows, all at once (:func:`stable_partition`), so that the loop
+        never runs over many nodes, nor over nodes whose rows cost less than
+        the loop's calls.
         """
         data, order = self.data, self.order
-        if starts.size <= NODES_PER_LOOP:
+        if starts.size <= NODES_PER_LOOP and counts.sum() > ROWS_PER_LOOP:
             n_left = np.empty(starts.size, dtype=np.intp)
             for i, (start, count) in enumerate(zip(starts, counts, strict=True)):
                 rows = order[start : start + count]

@@ -33,6 +33,7 @@ SMALL_ROWS = 1024  # or rows: with many features, per-feature calls cost more th
 THREADED_NODE = 1 << 17  # rows x features from which the features are split over threads
 SCATTER_BLOCK_ROWS = 1 << 15  # rows per pass of the scatter path: its keys stay in cache
 SCATTER_THREADED = 1 << 22  # rows x features from which the scatter path uses threads
+KEYED_CELLS = 1 << 20  # rows x features up to which one bincount per statistic builds a level
 
 
 def build_histograms(
@@ -76,6 +77,9 @@ def build_histograms(
     n_features = codes.shape[0]
     features = np.arange(n_features) if features is None else np.asarray(features)
     n_groups = 1 if order is None else len(starts)
+    n_rows = codes.shape[1] if order is None else int(np.sum(counts))
+    if n_rows * features.size <= KEYED_CELLS:
+        return _keyed_histograms(codes, stride, statistics, order, starts, counts, features)
     hist = np.zeros((n_groups, n_features, len(statistics), stride))
 
     def sums(key, weights, out, minlength):
@@ -114,6 +118,39 @@ def build_histograms(
     else:
         list(executor.map(lambda task: task(), tasks))
     return hist.transpose(0, 1, 3, 2)  # (group, feature, bin, statistic)
+
+
+def _keyed_histograms(codes, stride, statistics, order, starts, counts, features):
+    """:func:`build_histograms` of few cells: one ``bincount`` per statistic for everything.
+
+    The key of a (feature, row) entry is ``(group, feature, code)`` flattened,
+    laid out feature by feature and, within a feature, in the order of the
+    groups' rows: every bin receives its rows in that order, so the sums are
+    those of a ``bincount`` per group and feature, bit for bit, in one call
+    instead of ``groups x features`` calls.
+    """
+    n_features = codes.shape[0]
+    n_groups = 1 if order is None else len(starts)
+    if order is None:
+        rows, group = None, 0
+        block = codes if features.size == n_features else codes[features]
+    else:
+        counts = np.asarray(counts, dtype=np.intp)
+        group = np.repeat(np.arange(n_groups), counts)
+        first = np.cumsum(counts) - counts
+        rows = order[np.arange(group.size) - first[group] + np.asarray(starts)[group]]
+        block = codes[features[:, None], rows]  # (built features, rows)
+    keys = (group * n_features + features[:, None]) * stride + block
+    keys = keys.reshape(-1)
+    size = n_groups * n_features * stride
+    hist = np.empty((len(statistics), size))
+    for s, weight in enumerate(statistics):
+        if weight is not None:
+            weight = weight if rows is None else weight[rows]
+            weight = np.broadcast_to(weight, block.shape).reshape(-1)
+        hist[s] = np.bincount(keys, weights=weight, minlength=size)
+    hist = hist.reshape(len(statistics), n_groups, n_features, stride)
+    return hist.transpose(1, 2, 3, 0)  # (group, feature, bin, statistic)
 
 
 def leaf_histogram(

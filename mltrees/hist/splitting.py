@@ -298,65 +298,67 @@ def find_best_splits(
 
 
 def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
-    n_nodes, n_features, stride, _ = hist.shape
+    n_nodes, _, stride, _ = hist.shape
     n_cuts = stride - 1  # cuts after bins 0 .. stride - 2
-    node = np.arange(n_nodes)
     neg = params.round(-np.inf)
-    cells = _scored_cells(hist[:, :, :n_cuts, :], n_bins, compress=cut_mask is None)
-    width = cells.bins.shape[2]
-    column = np.arange(width + 1)
-    total_G, total_H = totals[:, 0, None, None], totals[:, 1, None, None]
-    parent_score = node_score(totals[:, 0], totals[:, 1], params)[:, None, None]
-
-    # Forward scan: bins 0 .. b left, missing right, at every scored cut b.
-    ok = column[:width] < cells.count[:, :, None]
+    bins_G, bins_H = hist[:, :, :n_cuts, 0], hist[:, :, :n_cuts, 1]
+    # The cuts to score, in (node, feature, bin) order: after a non-empty bin
+    # (see _backward_candidates), or every cut with local proposals.
+    scored = np.arange(n_cuts) < n_bins[:, None]  # cuts past a feature's last bin repeat it
+    if cut_mask is None:
+        scored = scored & ((bins_G != 0) | (bins_H != 0))
     if feature_mask is not None:
-        ok &= feature_mask[:, :, None]
-    if cut_mask is not None:  # (scored cuts are then every cut: a cut's column is its bin)
-        ok &= cut_mask
-    G, H = cells.G, cells.H
-    gain = split_gain(G, H, total_G - G, total_H - H, parent_score, params)
-    gain = np.where(ok, gain, neg).reshape(n_nodes, -1)
-    best = np.argmax(gain, axis=1)  # first maximum: lowest feature, then lowest cut
-    best_gain = gain[node, best]
-    feature, at = np.divmod(best, width)
-    split_bin = cells.bins[node, feature, at]
-    left = np.column_stack([G[node, feature, at], H[node, feature, at]])
-    nothing = best_gain == neg  # no valid cut: the first cut, as a dense scan reports it
-    if nothing.any():
-        feature[nothing], split_bin[nothing] = 0, 0
-        left[nothing] = hist[nothing, 0, 0, :2]
+        scored = scored & feature_mask[:, :, None]
+    q, j, b = np.nonzero(np.broadcast_to(scored, bins_G.shape))
+    G = np.cumsum(bins_G, axis=2)[q, j, b]  # left sums, missing values right
+    H = np.cumsum(bins_H, axis=2)[q, j, b]
+    total_G, total_H = totals[:, 0], totals[:, 1]
+    parent_score = node_score(total_G, total_H, params)
+
+    # Forward scan: bins 0 .. b left, missing right; the first maximum (lowest
+    # feature, then lowest cut). A cut after an empty bin has the sums, so
+    # the gain, of the cut before it, bit for bit: it cannot come first.
+    gain = split_gain(G, H, total_G[q] - G, total_H[q] - H, parent_score[q], params)
+    if cut_mask is not None:
+        gain = np.where(cut_mask[q, j, b], gain, neg)
+    best_gain, at = _best_per_node(gain, q, np.arange(q.size), n_nodes)
+    # Without a valid cut: the first cut of feature 0, as a scan of every cut reports it.
+    feature = np.zeros(n_nodes, dtype=np.intp)
+    split_bin = np.zeros(n_nodes, dtype=np.intp)
+    left = hist[:, 0, 0, :2].copy()
+    found = best_gain > neg
+    if found.any():
+        k = at[found]
+        feature[found], split_bin[found] = j[k], b[k]
+        left[found] = np.column_stack([G[k], H[k]])
     default_left = np.zeros(n_nodes, dtype=bool)
 
     # Backward scan (only where missing values exist): bins 0 .. b and missing
-    # left. Column 0 sends only the missing values left; column c >= 1 adds the
-    # cells up to the (c - 1)-th scored one. Among the cuts with the same sums
-    # the scan from the highest cut down meets the highest first: ``last``.
+    # left, scanned from the highest cut down: the lowest feature, then the highest cut.
     missing_G, missing_H = hist[:, :, n_cuts, 0], hist[:, :, n_cuts, 1]
     has_missing = (missing_G != 0) | (missing_H != 0)  # (n, F)
+    if feature_mask is not None:
+        has_missing &= feature_mask
     if has_missing.any():
-        zeros = np.zeros((n_nodes, n_features, 1))
-        G_b = np.concatenate([zeros, G], axis=2) + missing_G[:, :, None]
-        H_b = np.concatenate([zeros, H], axis=2) + missing_H[:, :, None]
-        gain = split_gain(G_b, H_b, total_G - G_b, total_H - H_b, parent_score, params)
-        ok = (column <= cells.count[:, :, None]) & (cells.last >= cells.previous)
-        ok &= has_missing[:, :, None]
-        if feature_mask is not None:
-            ok &= feature_mask[:, :, None]
-        if cut_mask is not None:
-            ok &= np.concatenate([np.ones_like(cut_mask[:, :, :1]), cut_mask], axis=2)
-        gain = np.where(ok, gain, neg)[:, :, ::-1].reshape(n_nodes, -1)
-        best = np.argmax(gain, axis=1)  # scanned from the highest cut down
-        gain_b = gain[node, best]
-        feature_b, reversed_c = np.divmod(best, width + 1)
-        c = width - reversed_c
+        q_b, j_b, last, G_b, H_b = _backward_candidates(q, j, b, G, H, has_missing, n_bins)
+        G_b += missing_G[q_b, j_b]
+        H_b += missing_H[q_b, j_b]
+        gain = split_gain(
+            G_b, H_b, total_G[q_b] - G_b, total_H[q_b] - H_b, parent_score[q_b], params
+        )
+        if cut_mask is not None:  # the cut after bin ``last`` (-1: none, always allowed)
+            allowed = np.concatenate([np.ones_like(cut_mask[:, :, :1]), cut_mask], axis=2)
+            gain = np.where(allowed[q_b, j_b, last + 1], gain, neg)
+        gain_b, at = _best_per_node(gain, q_b, j_b * stride - last, n_nodes)
+        found = at >= 0
+        at = np.where(found, at, 0)
+        feature_b = np.where(found, j_b[at], 0)
         # XGBoost scans a feature forward, then backward: at equal gains the
         # lower feature wins, and within a feature the forward candidate.
-        take = (gain_b > best_gain) | ((gain_b == best_gain) & (feature_b < feature))
+        take = found & ((gain_b > best_gain) | ((gain_b == best_gain) & (feature_b < feature)))
         feature = np.where(take, feature_b, feature)
-        split_bin = np.where(take, cells.last[node, feature_b, c], split_bin)
-        left_b = np.column_stack([G_b[node, feature_b, c], H_b[node, feature_b, c]])
-        left = np.where(take[:, None], left_b, left)
+        split_bin = np.where(take, last[at], split_bin)
+        left = np.where(take[:, None], np.column_stack([G_b[at], H_b[at]]), left)
         best_gain = np.where(take, gain_b, best_gain)
         default_left = take
     # A candidate must beat 0 (XGBoost starts from an empty split of loss 0).
@@ -371,69 +373,57 @@ def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
     )
 
 
-@dataclass
-class _Cells:
-    """The cuts a split search scores for every (node, feature), left-aligned.
+def _best_per_node(gain: np.ndarray, node: np.ndarray, key: np.ndarray, n_nodes: int):
+    """Each node's largest gain, and the index of the candidate of least ``key`` reaching it.
 
-    ``G[q, j, c]``, ``H[q, j, c]``: the left child's sums at the ``c``-th
-    scored cut of feature ``j`` in node ``q``, which is after bin
-    ``bins[q, j, c]``; ``count[q, j]`` cuts are scored (columns beyond are
-    padding). ``previous[q, j, c]`` is the bin of scored cut ``c - 1`` (-1
-    for ``c = 0``) and ``last[q, j, c]`` the last bin before scored cut ``c``
-    (the feature's last cut ``n_bins - 2`` after the last scored one): cuts
-    ``previous + 1 .. last`` hold the same rows to the left.
+    ``key`` orders the candidates as a scan meets them. A node without
+    candidates gets ``-inf`` and index -1; a NaN gain, as ``np.argmax``
+    takes it, makes the node's maximum NaN (index -1).
     """
+    maxima = np.full(n_nodes, -np.inf, dtype=gain.dtype)
+    np.maximum.at(maxima, node, gain)
+    best = np.flatnonzero(gain == maxima[node])
+    first = np.full(n_nodes, np.iinfo(np.intp).max)
+    np.minimum.at(first, node[best], key[best])
+    chosen = best[key[best] == first[node[best]]]
+    at = np.full(n_nodes, -1, dtype=np.intp)
+    at[node[chosen]] = chosen
+    return maxima, at
 
-    G: np.ndarray
-    H: np.ndarray
-    bins: np.ndarray
-    count: np.ndarray
-    previous: np.ndarray
-    last: np.ndarray
 
+def _backward_candidates(q, j, b, G, H, has_missing, n_bins):
+    """The cuts of the backward scan, one per run of cuts with equal sums.
 
-def _scored_cells(bins_sums: np.ndarray, n_bins: np.ndarray, compress: bool) -> _Cells:
-    """The cuts worth scoring: every cut, or (``compress``) one per run of equal prefix sums.
-
-    A cut after an empty bin (``Σg = Σh = 0`` exactly) has the same left and
-    right sums as the cut before it, so the same gain, bit for bit: the
-    scan keeps the first cut of such a run going up and the last going down
-    (the cuts XGBoost's scan of every bin would keep, ties going to the cut
-    met first). Scoring only the cuts after non-empty bins, left-aligned per
-    (node, feature), shrinks a deep level of few rows per node from every
-    bin to at most its rows; the running sums are each (node, feature)'s
-    own, in bin order, as a scan of every bin adds them.
+    The scored cuts (node ``q``, feature ``j``, after bin ``b``, left sums
+    ``G``, ``H``) are those after a non-empty bin: the cuts after it up to the
+    next non-empty bin send the same rows left, so they tie. Scanning down,
+    XGBoost meets the highest of such a run first: the run's candidate is
+    its ``last`` cut, the bin before the next scored one (the feature's last
+    cut ``n_bins - 2`` after the last). Before the first scored cut, a run
+    sends only the missing values left (sums 0 here). Only (node, feature)
+    pairs with missing values take part. Returns ``(q, j, last, G, H)``.
     """
-    n_nodes, n_features, n_cuts, _ = bins_sums.shape
-    within = np.arange(n_cuts) < n_bins[:, None]  # cuts past a feature's last bin repeat it
-    last_bin = (n_bins - 1)[None, :, None]
-    if compress:
-        used = within & ((bins_sums[..., 0] != 0) | (bins_sums[..., 1] != 0))
-        count = used.sum(axis=2)
-        width = max(int(count.max(initial=0)), 1)
-        compress = 2 * width <= n_cuts
-    if not compress:
-        count = np.broadcast_to(n_bins, (n_nodes, n_features))
-        bins = np.minimum(np.arange(n_cuts), last_bin)
-        bins = np.broadcast_to(bins, (n_nodes, n_features, n_cuts))
-        G = np.cumsum(bins_sums[..., 0], axis=2)
-        H = np.cumsum(bins_sums[..., 1], axis=2)
-    else:
-        q, j, b = np.nonzero(used)  # in (node, feature, bin) order
-        segment = q * n_features + j
-        flat_count = count.reshape(-1)
-        rank = np.arange(b.size) - (np.cumsum(flat_count) - flat_count)[segment]
-        bins = np.repeat(np.broadcast_to(last_bin, (n_nodes, n_features, 1)), width, axis=2)
-        bins.reshape(-1, width)[segment, rank] = b
-        G, H = np.zeros((2, n_nodes * n_features, width))
-        G[segment, rank] = bins_sums[q, j, b, 0]
-        H[segment, rank] = bins_sums[q, j, b, 1]
-        G = np.cumsum(G, axis=1).reshape(n_nodes, n_features, width)
-        H = np.cumsum(H, axis=1).reshape(n_nodes, n_features, width)
-    edge = np.broadcast_to(last_bin, (n_nodes, n_features, 1))
-    previous = np.concatenate([np.full((n_nodes, n_features, 1), -1), bins], axis=2)
-    last = np.concatenate([bins, edge], axis=2) - 1
-    return _Cells(G, H, bins, count, previous, last)
+    n_features = has_missing.shape[1]
+    keep = has_missing[q, j]
+    q, j, b, G, H = q[keep], j[keep], b[keep], G[keep], H[keep]
+    pair = q * n_features + j  # increasing
+    same_pair = np.append(pair[1:] == pair[:-1], False)
+    last = np.where(same_pair, np.append(b[1:], 0) - 1, n_bins[j] - 2)
+    valid = last >= b  # the cut after a feature's last bin is not scanned backward
+    # Nothing but the missing values left, up to the bin before the first scored cut.
+    q_m, j_m = np.nonzero(has_missing)
+    pair_m = q_m * n_features + j_m
+    last_m = n_bins[j_m] - 2  # a pair without scored cuts: all its cuts tie
+    if pair.size:
+        first = np.minimum(np.searchsorted(pair, pair_m), pair.size - 1)
+        last_m = np.where(pair[first] == pair_m, b[first] - 1, last_m)
+    return (
+        np.concatenate([q_m, q[valid]]),
+        np.concatenate([j_m, j[valid]]),
+        np.concatenate([last_m, last[valid]]),
+        np.concatenate([np.zeros(q_m.size), G[valid]]),
+        np.concatenate([np.zeros(q_m.size), H[valid]]),
+    )
 
 
 @dataclass(frozen=True)
