@@ -143,14 +143,13 @@ def _keyed_histograms(codes, stride, statistics, order, starts, counts, features
     keys = (group * n_features + features[:, None]) * stride + block
     keys = keys.reshape(-1)
     size = n_groups * n_features * stride
-    hist = np.empty((len(statistics), size))
+    hist = np.empty((size, len(statistics)))  # a bin's statistics side by side
     for s, weight in enumerate(statistics):
         if weight is not None:
             weight = weight if rows is None else weight[rows]
             weight = np.broadcast_to(weight, block.shape).reshape(-1)
-        hist[s] = np.bincount(keys, weights=weight, minlength=size)
-    hist = hist.reshape(len(statistics), n_groups, n_features, stride)
-    return hist.transpose(1, 2, 3, 0)  # (group, feature, bin, statistic)
+        hist[:, s] = np.bincount(keys, weights=weight, minlength=size)
+    return hist.reshape(n_groups, n_features, stride, len(statistics))
 
 
 def leaf_histogram(

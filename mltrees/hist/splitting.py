@@ -301,17 +301,20 @@ def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
     n_nodes, _, stride, _ = hist.shape
     n_cuts = stride - 1  # cuts after bins 0 .. stride - 2
     neg = params.round(-np.inf)
-    bins_G, bins_H = hist[:, :, :n_cuts, 0], hist[:, :, :n_cuts, 1]
+    # (Σg, Σh) of a bin as one complex number: one comparison, one cumulative
+    # sum for both (complex addition adds the parts apart, so the sums are
+    # the float64 running sums bit for bit).
+    sums = np.ascontiguousarray(hist[..., :2]).view(np.complex128)[..., 0]
     # The cuts to score, in (node, feature, bin) order: after a non-empty bin
     # (see _backward_candidates), or every cut with local proposals.
     scored = np.arange(n_cuts) < n_bins[:, None]  # cuts past a feature's last bin repeat it
     if cut_mask is None:
-        scored = scored & ((bins_G != 0) | (bins_H != 0))
+        scored = scored & (sums[:, :, :n_cuts] != 0)
     if feature_mask is not None:
         scored = scored & feature_mask[:, :, None]
-    q, j, b = np.nonzero(np.broadcast_to(scored, bins_G.shape))
-    G = np.cumsum(bins_G, axis=2)[q, j, b]  # left sums, missing values right
-    H = np.cumsum(bins_H, axis=2)[q, j, b]
+    q, j, b = np.nonzero(np.broadcast_to(scored, sums[:, :, :n_cuts].shape))
+    prefix = np.cumsum(sums[:, :, :n_cuts], axis=2)[q, j, b]  # left sums, missing right
+    G, H = prefix.real, prefix.imag
     total_G, total_H = totals[:, 0], totals[:, 1]
     parent_score = node_score(total_G, total_H, params)
 
@@ -335,8 +338,9 @@ def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
 
     # Backward scan (only where missing values exist): bins 0 .. b and missing
     # left, scanned from the highest cut down: the lowest feature, then the highest cut.
-    missing_G, missing_H = hist[:, :, n_cuts, 0], hist[:, :, n_cuts, 1]
-    has_missing = (missing_G != 0) | (missing_H != 0)  # (n, F)
+    missing = sums[:, :, n_cuts]
+    missing_G, missing_H = missing.real, missing.imag
+    has_missing = missing != 0  # (n, F)
     if feature_mask is not None:
         has_missing &= feature_mask
     if has_missing.any():
