@@ -202,9 +202,12 @@ class BinnedData:
         value when ``cuts`` are given.
         """
         columns = np.ascontiguousarray(X.T, dtype=np.float32)
-        with ThreadPoolExecutor(max(1, n_threads)) as pool:
+        # One thread: no pool (its hand-offs cost more than small columns).
+        pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+        each = map if pool is None else pool.map
+        try:
             if cuts is None:
-                found = list(pool.map(lambda col: sketch(col, max_bin, weights), columns))
+                found = list(each(lambda col: sketch(col, max_bin, weights), columns))
                 cuts = [cut for cut, _ in found]
                 if minimum is None:
                     minimum = [low for _, low in found]
@@ -215,7 +218,10 @@ class BinnedData:
             def encode_column(j):
                 codes[j] = encode(columns[j], cuts[j], missing_code)
 
-            list(pool.map(encode_column, range(len(cuts))))
+            list(each(encode_column, range(len(cuts))))
+        finally:
+            if pool is not None:
+                pool.shutdown()
         if minimum is None:
             minimum = [np.nanmin(c) if not np.isnan(c).all() else 0.0 for c in columns]
         minimum = np.asarray(minimum, dtype=np.float32)

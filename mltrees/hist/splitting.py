@@ -212,11 +212,25 @@ def split_gain(GL, HL, GR, HR, parent_score, params: SplitParams):
     """
     HL = np.asarray(HL, dtype=np.float64)
     HR = np.asarray(HR, dtype=np.float64)
-    children = node_score(GL, HL, params) + node_score(GR, HR, params)
+    if params.float32 and params.max_delta_step == 0:
+        # gain_given_weight's score without its guard of 𝓗 > 0, which every
+        # valid split meets (the others get -inf below).
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            children = _score_f32(GL, HL, params) + _score_f32(GR, HR, params)
+    else:
+        children = node_score(GL, HL, params) + node_score(GR, HR, params)
     gain = params.round(children - params.round(parent_score))
     mcw = params.mcw
-    valid = (HL > 0) & (HR > 0) & (mcw <= HL) & (mcw <= HR)
+    valid = (mcw <= HL) & (mcw <= HR)
+    if not mcw > 0:  # else implied
+        valid &= (HL > 0) & (HR > 0)
     return np.where(valid, gain, params.round(-np.inf))
+
+
+def _score_f32(G, H, params: SplitParams) -> np.ndarray:
+    """XGBoost's score ``f32(T(G)²) / f32(𝓗 + λ)``: :func:`gain_given_weight`, no clipping."""
+    squared = np.square(threshold_l1(G, params.alpha)).astype(np.float32)
+    return squared / (H + params.lam).astype(np.float32)
 
 
 def local_proposals(hist: np.ndarray, n_proposals: int) -> np.ndarray:
@@ -298,7 +312,7 @@ def find_best_splits(
 
 
 def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
-    n_nodes, _, stride, _ = hist.shape
+    n_nodes, n_features, stride, _ = hist.shape
     n_cuts = stride - 1  # cuts after bins 0 .. stride - 2
     neg = params.round(-np.inf)
     # (Σg, Σh) of a bin as one complex number: one comparison, one cumulative
@@ -306,14 +320,24 @@ def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
     # the float64 running sums bit for bit).
     sums = np.ascontiguousarray(hist[..., :2]).view(np.complex128)[..., 0]
     # The cuts to score, in (node, feature, bin) order: after a non-empty bin
-    # (see _backward_candidates), or every cut with local proposals.
-    scored = np.arange(n_cuts) < n_bins[:, None]  # cuts past a feature's last bin repeat it
+    # (see _backward_candidates), or every cut with local proposals; cuts
+    # past a feature's last bin repeat its last cut.
+    bins = sums[:, :, :n_cuts]
     if cut_mask is None:
-        scored = scored & (sums[:, :, :n_cuts] != 0)
+        scored = sums != 0  # the missing bins' entries are dropped below
+    else:
+        scored = np.zeros(sums.shape, dtype=bool)
+        scored[:, :, :n_cuts] = np.arange(n_cuts) < n_bins[:, None]
     if feature_mask is not None:
-        scored = scored & feature_mask[:, :, None]
-    q, j, b = np.nonzero(np.broadcast_to(scored, sums[:, :, :n_cuts].shape))
-    prefix = np.cumsum(sums[:, :, :n_cuts], axis=2)[q, j, b]  # left sums, missing right
+        scored &= feature_mask[:, :, None]
+    # One flat index: np.nonzero of a 3-D mask is several times slower.
+    cell = np.flatnonzero(scored)
+    q, cell = np.divmod(cell, n_features * stride)
+    j, b = np.divmod(cell, stride)
+    if cut_mask is None:
+        within = b < n_bins[j]
+        q, j, b = q[within], j[within], b[within]
+    prefix = np.cumsum(bins, axis=2)[q, j, b]  # left sums, missing values right
     G, H = prefix.real, prefix.imag
     total_G, total_H = totals[:, 0], totals[:, 1]
     parent_score = node_score(total_G, total_H, params)
@@ -415,7 +439,7 @@ def _backward_candidates(q, j, b, G, H, has_missing, n_bins):
     last = np.where(same_pair, np.append(b[1:], 0) - 1, n_bins[j] - 2)
     valid = last >= b  # the cut after a feature's last bin is not scanned backward
     # Nothing but the missing values left, up to the bin before the first scored cut.
-    q_m, j_m = np.nonzero(has_missing)
+    q_m, j_m = np.divmod(np.flatnonzero(has_missing), n_features)
     pair_m = q_m * n_features + j_m
     last_m = n_bins[j_m] - 2  # a pair without scored cuts: all its cuts tie
     if pair.size:
