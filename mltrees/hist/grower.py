@@ -163,9 +163,9 @@ def draw_features(rng: np.random.Generator, allowed: np.ndarray, share: float) -
 def segment_positions(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions ``start .. start + count - 1`` of every segment, and each one's segment."""
     counts = np.asarray(counts, dtype=np.intp)
-    segment = np.repeat(np.arange(counts.size), counts)
-    first = np.cumsum(counts) - counts
-    positions = np.arange(counts.sum(), dtype=np.intp) - first[segment] + starts[segment]
+    segment = np.arange(counts.size).repeat(counts)
+    shift = starts - (counts.cumsum() - counts)  # position - index among the entries
+    positions = np.arange(segment.size, dtype=np.intp) + shift.take(segment)
     return positions, segment
 
 

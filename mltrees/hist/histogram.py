@@ -135,19 +135,21 @@ def _keyed_histograms(codes, stride, statistics, order, starts, counts, features
         rows, group = None, 0
         block = codes if features.size == n_features else codes[features]
     else:
+        # (ndarray methods, not numpy's functions: on small levels their
+        # Python wrappers cost as much as the work.)
         counts = np.asarray(counts, dtype=np.intp)
-        group = np.repeat(np.arange(n_groups), counts)
-        first = np.cumsum(counts) - counts
-        rows = order[np.arange(group.size) - first[group] + np.asarray(starts)[group]]
+        group = np.arange(n_groups).repeat(counts)
+        shift = np.asarray(starts) - (counts.cumsum() - counts)  # position - index in the level
+        rows = order.take(np.arange(group.size) + shift.take(group))
         block = codes[features[:, None], rows]  # (built features, rows)
     keys = (group * n_features + features[:, None]) * stride + block
-    keys = keys.reshape(-1)
+    keys = keys.ravel()
     size = n_groups * n_features * stride
     hist = np.empty((size, len(statistics)))  # a bin's statistics side by side
     for s, weight in enumerate(statistics):
         if weight is not None:
-            weight = weight if rows is None else weight[rows]
-            weight = np.broadcast_to(weight, block.shape).reshape(-1)
+            weight = weight if rows is None else weight.take(rows)
+            weight = weight[None, :].repeat(block.shape[0], axis=0).ravel()
         hist[:, s] = np.bincount(keys, weights=weight, minlength=size)
     return hist.reshape(n_groups, n_features, stride, len(statistics))
 

@@ -36,6 +36,7 @@ split learns a default direction.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -90,22 +91,22 @@ class SplitParams:
     def _f(self, value: float) -> float:
         return float(np.float32(value)) if self.float32 else float(value)
 
-    @property
+    @cached_property
     def lam(self) -> float:
         """λ as the arithmetic uses it."""
         return self._f(self.reg_lambda)
 
-    @property
+    @cached_property
     def alpha(self) -> float:
         """λ₁ as the arithmetic uses it."""
         return self._f(self.reg_alpha)
 
-    @property
+    @cached_property
     def delta(self) -> float:
         """max_delta_step as the arithmetic uses it."""
         return self._f(self.max_delta_step)
 
-    @property
+    @cached_property
     def mcw(self) -> float:
         """min_child_weight as the arithmetic uses it."""
         return self._f(self.min_child_weight)
@@ -331,13 +332,13 @@ def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
     if feature_mask is not None:
         scored &= feature_mask[:, :, None]
     # One flat index: np.nonzero of a 3-D mask is several times slower.
-    cell = np.flatnonzero(scored)
+    cell = scored.ravel().nonzero()[0]
     q, cell = np.divmod(cell, n_features * stride)
     j, b = np.divmod(cell, stride)
     if cut_mask is None:
         within = b < n_bins[j]
         q, j, b = q[within], j[within], b[within]
-    prefix = np.cumsum(bins, axis=2)[q, j, b]  # left sums, missing values right
+    prefix = bins.cumsum(axis=2)[q, j, b]  # left sums, missing values right
     G, H = prefix.real, prefix.imag
     total_G, total_H = totals[:, 0], totals[:, 1]
     parent_score = node_score(total_G, total_H, params)
@@ -410,7 +411,7 @@ def _best_per_node(gain: np.ndarray, node: np.ndarray, key: np.ndarray, n_nodes:
     """
     maxima = np.full(n_nodes, -np.inf, dtype=gain.dtype)
     np.maximum.at(maxima, node, gain)
-    best = np.flatnonzero(gain == maxima[node])
+    best = (gain == maxima.take(node)).nonzero()[0]
     first = np.full(n_nodes, np.iinfo(np.intp).max)
     np.minimum.at(first, node[best], key[best])
     chosen = best[key[best] == first[node[best]]]
