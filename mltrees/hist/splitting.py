@@ -309,6 +309,8 @@ def find_best_splits(
         )
         for start in range(0, max(n_nodes, 1), NODES_PER_CHUNK)
     ]
+    if len(parts) == 1:
+        return SplitCandidates(*parts[0])
     return SplitCandidates(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
 
 
