@@ -27,6 +27,8 @@ candidates that are equal in exact arithmetic wins.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -178,10 +180,10 @@ def split_scores(
     shape = (2, G, K, N, C) if cosine else (G, K, N, 2, C)
     terms = np.empty(shape) if workspace is None else workspace(shape)
     step = max(1, SCORE_CHUNK // (2 * G * K * C))
-    for first in range(0, N, step):
-        nodes = slice(first, first + step)
-        bS, bW, tS, tW = (a[:, :, :, nodes] for a in (body_S, body_W, tail_S, tail_W))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for first in range(0, N, step):
+            nodes = slice(first, first + step)
+            bS, bW, tS, tW = (a[:, :, :, nodes] for a in (body_S, body_W, tail_S, tail_W))
             avg = np.where(bW > 0, bS * (1.0 / (bW + lam)), 0.0)
             dp = avg * tS
             if cosine:
@@ -191,8 +193,7 @@ def split_scores(
             else:
                 terms[:, :, nodes, 0] = dp[1]
                 terms[:, :, nodes, 1] = dp[0]
-    if cosine:
-        with np.errstate(invalid="ignore", divide="ignore"):
+        if cosine:
             return _sum_in_order(terms[0], 0.0) / np.sqrt(_sum_in_order(terms[1], 1e-100))
     return _sum_in_order(terms, 0.0)
 
@@ -280,7 +281,7 @@ SCORE_CHUNK = 1 << 15
 # Keys per np.add.at call: all columns in one call on small data, a few at
 # a time on large data (the keys of every column at once would take
 # gigabytes at a million rows).
-CHUNK_ENTRIES = 1 << 21
+CHUNK_ENTRIES = 1 << 17
 
 
 @dataclass
@@ -328,7 +329,7 @@ class HistogramLayout:
         every level, each would cost its pages' first-touch faults, which
         took half the fit time.
         """
-        size = int(np.prod(shape))
+        size = math.prod(shape)
         flat = self._work.get(name)
         if flat is None or flat.size < size:
             flat = self._work[name] = np.empty(size)
@@ -397,6 +398,11 @@ def _width_groups(bins: np.ndarray) -> list:
     return runs + groups[::-1]
 
 
+@functools.cache
+def _channel_offsets(n_channels: int, stride: int) -> np.ndarray:
+    return (np.arange(n_channels) * stride)[None, :, None]
+
+
 def _histograms(layout, key_of_row, shape, weights) -> np.ndarray:
     """One level's left and right child sums of every border, shape ``(2, *shape, size)``.
 
@@ -410,7 +416,7 @@ def _histograms(layout, key_of_row, shape, weights) -> np.ndarray:
     plane = n_blocks * n_parts * n_channels * n_nodes * layout.size
     n_rows = key_of_row.shape[0]
     base = key_of_row * layout.size
-    channel = (np.arange(n_channels) * (n_nodes * layout.size))[None, :, None]
+    channel = _channel_offsets(n_channels, n_nodes * layout.size)
     hist = layout.workspace("histograms", (2, plane))
     hist[1] = 0.0
     n_scored = layout.cell.shape[0]
@@ -521,6 +527,7 @@ def grow_oblivious(
     n_chunk = min(step, layout.cell.shape[0])
     weights = np.broadcast_to(channels, (n_chunk, K + 1, n_rows)).reshape(-1)
     allowed = None if features is None else np.asarray(features)[layout.candidate_column]
+    terms = functools.partial(layout.workspace, "terms")
     node = np.zeros(n_rows, dtype=np.intp)
     chosen_f, chosen_b = [], []
     # Without any level and nothing removed (no column has a border), column 0,
@@ -536,16 +543,15 @@ def grow_oblivious(
         # Every cell is scored (lead cells and padding too: cheaper than
         # gathering the candidates first), then the candidates are read.
         body, tail = hist[:, :, 0], hist[:, :, n_parts - 1]
-        with np.errstate(invalid="ignore", over="ignore"):
-            scores = split_scores(
-                body[:, :, :K],
-                body[:, :, K:],
-                tail[:, :, :K],
-                tail[:, :, K:],
-                lam,
-                score_function,
-                workspace=lambda shape: layout.workspace("terms", shape),
-            ).take(layout.candidate_cell)
+        scores = split_scores(
+            body[:, :, :K],
+            body[:, :, K:],
+            tail[:, :, :K],
+            tail[:, :, K:],
+            lam,
+            score_function,
+            workspace=terms,
+        ).take(layout.candidate_cell)
         if allowed is not None:
             scores = np.where(allowed, scores, -np.inf)
         if trace is not None:
@@ -583,11 +589,16 @@ def _first_redundant_level(occupied: np.ndarray):
     training row; a level is redundant when flipping its bit never joins two
     occupied leaves (CatBoost's ``GetRedundantSplitIdx``).
     """
-    index = np.arange(occupied.size)
-    bit = 1 << np.arange(occupied.size.bit_length() - 1)
-    joined = (occupied & occupied[index ^ bit[:, None]]).any(axis=1)
+    joined = (occupied & occupied[_partners(occupied.size)]).any(axis=1)
     redundant = np.flatnonzero(~joined)
     return int(redundant[0]) if redundant.size else None
+
+
+@functools.cache
+def _partners(n_leaves: int) -> np.ndarray:
+    """``partner[i, j]``: leaf ``j`` with the answer of level ``i`` flipped."""
+    index = np.arange(n_leaves)
+    return index ^ (1 << np.arange(n_leaves.bit_length() - 1))[:, None]
 
 
 @dataclass
