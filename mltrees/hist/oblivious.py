@@ -18,11 +18,14 @@ values of a *body* of earlier rows applied to the gradients of a *tail* of
 later rows, over doubling blocks of the permutation; plain boosting is the
 special case body = tail = all rows, so one scoring routine serves both.
 
-Rows are never moved: a level's histograms are ``np.bincount`` over the key
-``(part, node, code)`` per feature, all rows at every level. CatBoost does
-the same by default (no subtraction trick), and the order of every sum,
-like that of the score terms (:func:`level_scores`), decides which of two
-candidates that are equal in exact arithmetic wins.
+Rows are never moved: a level's histograms sum all rows at every level,
+keyed by ``(part, node, column, code)`` for all nodes and columns at once
+(:class:`HistogramLayout`). CatBoost does the same by default (no
+subtraction trick), and the order of every sum, like that of the score
+terms (:func:`split_scores`), decides which of two candidates that are
+equal in exact arithmetic wins: sums are added one term after the other,
+never pairwise. A level is then a fixed number of NumPy calls whatever
+the number of nodes and columns.
 """
 
 from __future__ import annotations
@@ -147,7 +150,7 @@ def child_sums(hist: np.ndarray, left: np.ndarray) -> None:
     (``total - left``, pairwise sums) they would round differently, and
     candidates equal in exact arithmetic would tie or not unlike CatBoost's.
     """
-    np.cumsum(hist[..., 1:], axis=-1, out=left[..., 1:])
+    np.add.accumulate(hist[..., 1:], axis=-1, out=left[..., 1:])
     hist[..., 0] = left[..., -1]
     np.subtract.accumulate(hist[..., :-1], axis=-1, out=hist[..., :-1])
 
@@ -181,21 +184,28 @@ def split_scores(
     terms = np.empty(shape) if workspace is None else workspace(shape)
     step = max(1, SCORE_CHUNK // (2 * G * K * C))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for first in range(0, N, step):
+        if step >= N:
+            _score_terms(terms, slice(None), body_S, body_W, tail_S, tail_W, lam, cosine)
+        for first in range(0, N, step) if step < N else ():
             nodes = slice(first, first + step)
-            bS, bW, tS, tW = (a[:, :, :, nodes] for a in (body_S, body_W, tail_S, tail_W))
-            avg = np.where(bW > 0, bS * (1.0 / (bW + lam)), 0.0)
-            dp = avg * tS
-            if cosine:
-                np.add(dp[0], dp[1], out=terms[0, :, :, nodes])
-                d2 = (avg * avg) * tW
-                np.add(d2[0], d2[1], out=terms[1, :, :, nodes])
-            else:
-                terms[:, :, nodes, 0] = dp[1]
-                terms[:, :, nodes, 1] = dp[0]
+            chunk = (a[:, :, :, nodes] for a in (body_S, body_W, tail_S, tail_W))
+            _score_terms(terms, nodes, *chunk, lam, cosine)
         if cosine:
             return _sum_in_order(terms[0], 0.0) / np.sqrt(_sum_in_order(terms[1], 1e-100))
     return _sum_in_order(terms, 0.0)
+
+
+def _score_terms(terms, nodes, bS, bW, tS, tW, lam, cosine: bool) -> None:
+    """The terms of :func:`split_scores` of some nodes, written to ``terms``."""
+    avg = np.where(bW > 0, bS * (1.0 / (bW + lam)), 0.0)
+    dp = avg * tS
+    if cosine:
+        np.add(dp[0], dp[1], out=terms[0, :, :, nodes])
+        d2 = (avg * avg) * tW
+        np.add(d2[0], d2[1], out=terms[1, :, :, nodes])
+    else:
+        terms[:, :, nodes, 0] = dp[1]
+        terms[:, :, nodes, 1] = dp[0]
 
 
 def _sum_in_order(terms: np.ndarray, start: float) -> np.ndarray:
@@ -278,9 +288,9 @@ def level_scores(
 
 # Numbers in one temporary of split_scores: small enough to stay in cache.
 SCORE_CHUNK = 1 << 15
-# Keys per np.add.at call: all columns in one call on small data, a few at
-# a time on large data (the keys of every column at once would take
-# gigabytes at a million rows).
+# Keys (column, row) per np.add.at call: all columns in one call on small
+# data, a few at a time on large data (the keys of every column at once
+# would take gigabytes at a million rows).
 CHUNK_ENTRIES = 1 << 17
 
 
@@ -288,11 +298,11 @@ CHUNK_ENTRIES = 1 << 17
 class HistogramLayout:
     """Where every (column, code) of a level's histograms lives; computed once per model.
 
-    A level's histograms are one flat array ``(plane, block, part, channel,
-    node, cell)``: plane 2 holds the sums of ``np.bincount``, planes 0 and 1
-    the left and right child of every border (:func:`child_sums`); blocks
-    and parts (body, tail) are ordered boosting's (one of each in plain
-    boosting); a channel is one output's ``S`` or ``W``. Each column takes a
+    A level's histograms are one reused array ``(side, channel, block, part,
+    node, cell)``: side 1 first holds each bin's sums, then the right child
+    of every border, side 0 the left child (:func:`child_sums`); a channel
+    is one output's ``S`` or ``W``; blocks and parts (body, tail) are
+    ordered boosting's (one of each in plain boosting). Each column takes a
     lead cell and its bins; the columns are grouped by width (the padded bin
     count shared by a group, :func:`_width_groups`), so that the child sums
     of a group are one call over all its columns, nodes and channels.
@@ -304,13 +314,13 @@ class HistogramLayout:
     cell : ndarray of uint16 or int32, shape (n_scored, n_rows)
         The cell of every scored column's code: its lead cell + 1 + code.
     size : int
-        Cells of one (block, part, channel, node).
+        Cells of one (channel, block, part, node).
     groups : list of (start, stop, width)
         Cell ranges of the column groups, and their widths.
     candidate_column, candidate_border, candidate_cell : ndarray of intp, shape (n_candidates,)
         Every (column, border), in the order candidates are tried (``order``,
         then borders upwards; of equal best scores the first wins), and the
-        cell of its children's sums in planes 0 and 1.
+        cell of its children's sums.
     """
 
     n_columns: int
@@ -329,11 +339,15 @@ class HistogramLayout:
         every level, each would cost its pages' first-touch faults, which
         took half the fit time.
         """
-        size = math.prod(shape)
-        flat = self._work.get(name)
-        if flat is None or flat.size < size:
-            flat = self._work[name] = np.empty(size)
-        return flat[:size].reshape(shape)
+        view = self._work.get((name, shape))
+        if view is None:
+            size = math.prod(shape)
+            flat = self._work.get(name)
+            if flat is None or flat.size < size:
+                # Views of the replaced array stay valid: they keep it alive.
+                flat = self._work[name] = np.empty(size)
+            view = self._work[(name, shape)] = flat[:size].reshape(shape)
+        return view
 
     @classmethod
     def build(cls, codes: np.ndarray, n_borders, order=None) -> HistogramLayout:
@@ -398,36 +412,29 @@ def _width_groups(bins: np.ndarray) -> list:
     return runs + groups[::-1]
 
 
-@functools.cache
-def _channel_offsets(n_channels: int, stride: int) -> np.ndarray:
-    return (np.arange(n_channels) * stride)[None, :, None]
-
-
-def _histograms(layout, key_of_row, shape, weights) -> np.ndarray:
+def _histograms(layout, slot_of_row, shape, weights) -> np.ndarray:
     """One level's left and right child sums of every border, shape ``(2, *shape, size)``.
 
-    ``shape`` is ``(blocks, parts, channels, nodes)``, ``key_of_row`` each
-    row's ``(block, part) · channels · nodes + node`` slot, ``weights`` the
-    entries' weights ``(column, channel, row)`` of the largest chunk of
-    columns. Every cell sums its rows in row order (``np.add.at``, like
-    ``np.bincount``, adds in input order), into a reused array.
+    ``shape`` is ``(channels, blocks, parts, nodes)``, ``slot_of_row`` each
+    row's ``(block, part) · nodes + node``, ``weights`` the entries' weights
+    ``(channel, column · row)`` of the largest chunk of columns. Every cell
+    sums its rows in row order (``np.add.at``, like ``np.bincount``, adds in
+    input order), into a reused array; the keys serve every channel.
     """
-    n_blocks, n_parts, n_channels, n_nodes = shape
-    plane = n_blocks * n_parts * n_channels * n_nodes * layout.size
-    n_rows = key_of_row.shape[0]
-    base = key_of_row * layout.size
-    channel = _channel_offsets(n_channels, n_nodes * layout.size)
-    hist = layout.workspace("histograms", (2, plane))
+    n_channels = shape[0]
+    hist = layout.workspace("histograms", (2, n_channels, math.prod(shape[1:]) * layout.size))
     hist[1] = 0.0
+    n_rows = slot_of_row.shape[0]
+    base = slot_of_row * layout.size
     n_scored = layout.cell.shape[0]
-    step = weights.size // (n_channels * n_rows)  # columns per call
+    step = weights.shape[1] // n_rows  # columns per call
     for first in range(0, n_scored, step):
-        cells = layout.cell[first : first + step] + base
-        keys = (cells[:, None, :] + channel).reshape(-1)
-        np.add.at(hist[1], keys, weights[: keys.size])
-    hist = hist.reshape(2, -1, layout.size)
+        keys = (layout.cell[first : first + step] + base).reshape(-1)
+        for channel in range(n_channels):
+            np.add.at(hist[1, channel], keys, weights[channel, : keys.size])
+    rows = hist.reshape(2, -1, layout.size)
     for start, stop, width in layout.groups:
-        views = hist[..., start:stop].reshape(2, hist.shape[1], -1, width + 1)
+        views = rows[..., start:stop].reshape(2, rows.shape[1], -1, width + 1)
         if width == 2:  # one border: each side is its bin (CatBoost's binary packs)
             views[0, ..., 1] = views[1, ..., 1]
             views[1, ..., 1] = views[1, ..., 2]
@@ -507,9 +514,10 @@ def grow_oblivious(
     -----
     Every level counts all rows, as CatBoost does by default (its
     subtraction trick needs ``sampling_frequency="PerTree"``): one
-    ``np.bincount`` over (slot, channel, column, code) for all nodes at once
-    (:func:`_histograms`), the child sums of each width group, one gather of
-    every candidate's children and :func:`split_scores`.
+    ``np.add.at`` per channel over the keys (node, column, code) of all
+    nodes and columns at once (:func:`_histograms`), the child sums of each
+    width group, the scores of every cell (:func:`split_scores`) and one
+    gather of the candidates' scores.
     """
     n_borders = np.asarray(n_borders)
     if layout is None:
@@ -523,9 +531,9 @@ def grow_oblivious(
     channels = np.empty((K + 1, n_rows))
     channels[:K] = S.T
     channels[K] = 1.0 if unit else W
-    step = max(1, CHUNK_ENTRIES // ((K + 1) * n_rows))
+    step = max(1, CHUNK_ENTRIES // n_rows)
     n_chunk = min(step, layout.cell.shape[0])
-    weights = np.broadcast_to(channels, (n_chunk, K + 1, n_rows)).reshape(-1)
+    weights = np.broadcast_to(channels[:, None], (K + 1, n_chunk, n_rows)).reshape(K + 1, -1)
     allowed = None if features is None else np.asarray(features)[layout.candidate_column]
     terms = functools.partial(layout.workspace, "terms")
     node = np.zeros(n_rows, dtype=np.intp)
@@ -535,14 +543,16 @@ def grow_oblivious(
     removed = (0, 0)
     for level in range(depth):
         n_nodes = 1 << level
-        # Each row's slot: (block, part) · channels · nodes + node.
-        slot = node if part is None else part * ((K + 1) * n_nodes) + node
+        # Each row's slot: (block, part) · nodes + node.
+        slot = node if part is None else part * n_nodes + node
         if layout.candidate_column.size == 0:
             break  # no column has a border
-        hist = _histograms(layout, slot, (n_blocks, n_parts, K + 1, n_nodes), weights)
+        hist = _histograms(layout, slot, (K + 1, n_blocks, n_parts, n_nodes), weights)
         # Every cell is scored (lead cells and padding too: cheaper than
         # gathering the candidates first), then the candidates are read.
-        body, tail = hist[:, :, 0], hist[:, :, n_parts - 1]
+        # (side, block, channel, node, cell)
+        body = hist[:, :, :, 0].transpose(0, 2, 1, 3, 4)
+        tail = hist[:, :, :, n_parts - 1].transpose(0, 2, 1, 3, 4)
         scores = split_scores(
             body[:, :, :K],
             body[:, :, K:],
