@@ -73,9 +73,7 @@ def test_every_level_scores_as_the_per_column_reference(
     assert n_levels == 4
     for level, scores in enumerate(trace):
         node = leaf_index(codes, feature[:level], border[:level])
-        expected = _reference_scores(
-            codes, n_borders, S, W, node, 1 << level, 2.5, score_function
-        )
+        expected = _reference_scores(codes, n_borders, S, W, node, 1 << level, 2.5, score_function)
         np.testing.assert_array_equal(scores, expected)
         # The first best candidate in the given column order was chosen.
         ranked = expected[order]
@@ -108,7 +106,7 @@ def test_layout_reads_each_candidate_in_the_given_order():
     order = np.arange(len(n_borders))[::-1]
     layout = HistogramLayout.build(codes, n_borders, order)
     expected = [(f, b) for f in order for b in range(n_borders[f])]
-    got = list(zip(layout.candidate_column.tolist(), layout.candidate_border.tolist()))
+    got = list(zip(layout.candidate_column.tolist(), layout.candidate_border.tolist(), strict=True))
     assert got == expected
     assert len(set(layout.candidate_cell.tolist())) == len(expected)
     assert layout.cell.max() < layout.size
