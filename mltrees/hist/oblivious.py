@@ -332,7 +332,7 @@ class HistogramLayout:
     candidate_cell: np.ndarray
     _work: dict = field(default_factory=dict, repr=False)
 
-    def workspace(self, name: str, shape) -> np.ndarray:
+    def workspace(self, name: str, shape, dtype=np.float64) -> np.ndarray:
         """A reused array of ``shape`` (contents undefined), one per ``name``.
 
         A level's arrays are megabytes on wide tables: allocated afresh at
@@ -345,7 +345,7 @@ class HistogramLayout:
             flat = self._work.get(name)
             if flat is None or flat.size < size:
                 # Views of the replaced array stay valid: they keep it alive.
-                flat = self._work[name] = np.empty(size)
+                flat = self._work[name] = np.empty(size, dtype=dtype)
             view = self._work[(name, shape)] = flat[:size].reshape(shape)
         return view
 
@@ -417,22 +417,25 @@ def _histograms(layout, slot_of_row, shape, weights) -> np.ndarray:
 
     ``shape`` is ``(channels, blocks, parts, nodes)``, ``slot_of_row`` each
     row's ``(block, part) · nodes + node``, ``weights`` the entries' weights
-    ``(channel, column · row)`` of the largest chunk of columns. Every cell
-    sums its rows in row order (``np.add.at``, like ``np.bincount``, adds in
-    input order), into a reused array; the keys serve every channel.
+    ``(channel pair, column · row)`` of the largest chunk of columns, two
+    channels as the real and imaginary part of one complex number: a complex
+    addition is the two additions, so one ``np.add.at`` (which, like
+    ``np.bincount``, adds in input order) and one child-sum pass serve two
+    channels. The keys serve every pair. The sums go to reused arrays.
     """
-    n_channels = shape[0]
-    hist = layout.workspace("histograms", (2, n_channels, math.prod(shape[1:]) * layout.size))
-    hist[1] = 0.0
+    n_pairs = weights.shape[0]
+    cells = math.prod(shape[1:]) * layout.size
+    pairs = layout.workspace("pairs", (2, n_pairs, cells), np.complex128)
+    pairs[1] = 0.0
     n_rows = slot_of_row.shape[0]
     base = slot_of_row * layout.size
     n_scored = layout.cell.shape[0]
     step = weights.shape[1] // n_rows  # columns per call
     for first in range(0, n_scored, step):
         keys = (layout.cell[first : first + step] + base).reshape(-1)
-        for channel in range(n_channels):
-            np.add.at(hist[1, channel], keys, weights[channel, : keys.size])
-    rows = hist.reshape(2, -1, layout.size)
+        for pair in range(n_pairs):
+            np.add.at(pairs[1, pair], keys, weights[pair, : keys.size])
+    rows = pairs.reshape(2, -1, layout.size)
     for start, stop, width in layout.groups:
         views = rows[..., start:stop].reshape(2, rows.shape[1], -1, width + 1)
         if width == 2:  # one border: each side is its bin (CatBoost's binary packs)
@@ -440,7 +443,10 @@ def _histograms(layout, slot_of_row, shape, weights) -> np.ndarray:
             views[1, ..., 1] = views[1, ..., 2]
         else:
             child_sums(views[1], views[0])
-    return hist.reshape(2, *shape, layout.size)
+    hist = layout.workspace("histograms", (2, n_pairs, 2, cells))
+    hist[:, :, 0] = pairs.real
+    hist[:, :, 1] = pairs.imag
+    return hist.reshape(2, 2 * n_pairs, *shape[1:], layout.size)
 
 
 def grow_oblivious(
@@ -527,13 +533,17 @@ def grow_oblivious(
     n_rows = S.shape[0]
     n_blocks = 1 if part is None else (int(part.max()) + 2) // 2
     n_parts = 1 if part is None else 2
-    # The entries' weights (column, channel, row), channels S_1 … S_K, W; one chunk's worth.
-    channels = np.empty((K + 1, n_rows))
+    # The entries' weights (channel pair, column, row), channels S_1 … S_K, W
+    # (and a zero one to make pairs); one chunk of columns' worth.
+    channels = np.zeros(((K + 2) // 2 * 2, n_rows))
     channels[:K] = S.T
     channels[K] = 1.0 if unit else W
+    pairs = np.empty((len(channels) // 2, n_rows), dtype=np.complex128)
+    pairs.real = channels[0::2]
+    pairs.imag = channels[1::2]
     step = max(1, CHUNK_ENTRIES // n_rows)
     n_chunk = min(step, layout.cell.shape[0])
-    weights = np.broadcast_to(channels[:, None], (K + 1, n_chunk, n_rows)).reshape(K + 1, -1)
+    weights = np.broadcast_to(pairs[:, None], (len(pairs), n_chunk, n_rows)).reshape(len(pairs), -1)
     allowed = None if features is None else np.asarray(features)[layout.candidate_column]
     terms = functools.partial(layout.workspace, "terms")
     node = np.zeros(n_rows, dtype=np.intp)
