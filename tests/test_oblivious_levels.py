@@ -28,7 +28,7 @@ def _table(seed: int, n_rows: int = 300):
     rng = np.random.default_rng(seed)
     n_borders = np.array([1, 0, 5, 40, 1, 17, 3, 40, 2])
     codes = np.stack([rng.integers(0, b + 1, n_rows) for b in n_borders]).astype(np.uint8)
-    S = rng.normal(size=(n_rows, 3)) * 10.0 ** rng.integers(-3, 3, size=(n_rows, 1))
+    S = rng.normal(size=(n_rows, 4)) * 10.0 ** rng.integers(-3, 3, size=(n_rows, 1))
     W = rng.uniform(0.2, 3.0, n_rows)
     return codes, n_borders, S, W
 
@@ -55,7 +55,7 @@ def _reference_scores(codes, n_borders, S, W, node, n_nodes, lam, score_function
 
 
 @pytest.mark.parametrize("score_function", ["Cosine", "L2"])
-@pytest.mark.parametrize("n_outputs", [1, 3])
+@pytest.mark.parametrize("n_outputs", [1, 3, 4])
 @pytest.mark.parametrize("chunked", [False, True])
 def test_every_level_scores_as_the_per_column_reference(
     score_function, n_outputs, chunked, monkeypatch

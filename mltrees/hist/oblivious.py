@@ -280,7 +280,12 @@ def level_scores(
     body = sides(body_S, body_W)
     tail = body if tail_S is body_S and tail_W is body_W else sides(tail_S, tail_W)
     score = split_scores(
-        body[:, :, :K], body[:, :, K:], tail[:, :, :K], tail[:, :, K:], lam, score_function
+        body[:, :, :K],
+        body[:, :, K : K + 1],
+        tail[:, :, :K],
+        tail[:, :, K : K + 1],
+        lam,
+        score_function,
     ).reshape(F, n_bins - 1)
     valid = np.arange(n_bins - 1)[None, :] < np.asarray(n_borders)[:, None]
     return np.where(valid, score, -np.inf)
@@ -565,9 +570,9 @@ def grow_oblivious(
         tail = hist[:, :, :, n_parts - 1].transpose(0, 2, 1, 3, 4)
         scores = split_scores(
             body[:, :, :K],
-            body[:, :, K:],
+            body[:, :, K : K + 1],
             tail[:, :, :K],
-            tail[:, :, K:],
+            tail[:, :, K : K + 1],
             lam,
             score_function,
             workspace=terms,
