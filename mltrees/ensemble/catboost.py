@@ -176,6 +176,22 @@ def _candidate_order(n_borders: np.ndarray, n_float: int, stats) -> np.ndarray:
     return np.lexsort((position, group))
 
 
+def _sum_of_leaves(values: np.ndarray, leaf: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """``Σ_t values[t, leaf[t]]`` for a block of rows, trees added in order.
+
+    ``values`` (T, 2**d, K), ``leaf`` (T, n_rows). Many rows: one gather per
+    tree added into the total; few rows: one gather of all trees, summed
+    over the leading axis (row after row as well: it is not the fast axis).
+    """
+    if leaf.shape[1] >= 1024 and len(values):
+        total = values[0].take(leaf[0], axis=0)
+        for tree, rows in zip(values[1:], leaf[1:], strict=True):
+            total += tree.take(rows, axis=0)
+        return total
+    flat = values.reshape(-1, values.shape[2])
+    return np.add.reduce(flat.take(leaf + offsets, axis=0), axis=0)
+
+
 def _weighted_target_average(y: np.ndarray, w: np.ndarray) -> float:
     """CatBoost's ``CalculateWeightedTargetAverage``: ``Σ y w / Σ w``, returned in float32.
 
@@ -577,8 +593,9 @@ class _BaseObliviousBoosting(BaseEstimator):
         )
         cat_cols, cat_cuts = columns[~is_float] - n_float, borders[~is_float]
         leaf_dtype = np.uint8 if depth <= 8 else np.uint16
-        offsets = (np.arange(T) << depth)[:, None]
-        flat_values = self._values[:T].reshape(-1, K)
+        index_dtype = np.int32 if T << depth < 2**31 else np.intp
+        offsets = (np.arange(T, dtype=index_dtype) << depth)[:, None]
+        values = self._values[:T]
         raw = np.empty((n, K))
         answers = np.empty((len(columns), 0), dtype=leaf_dtype)
         for start in range(0, n, PREDICT_CHUNK):
@@ -592,7 +609,7 @@ class _BaseObliviousBoosting(BaseEstimator):
             leaf = answers[self._test_of[:T, 0]]
             for i in range(1, depth):
                 leaf |= answers[self._test_of[:T, i]] << leaf_dtype(i)
-            raw[start:stop] = flat_values[leaf + offsets].sum(axis=0)
+            raw[start:stop] = _sum_of_leaves(values, leaf, offsets)
         return raw + self.init_score_
 
     # ------------------------------------------------- as ordinary binary trees

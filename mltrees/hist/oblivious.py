@@ -18,15 +18,20 @@ values of a *body* of earlier rows applied to the gradients of a *tail* of
 later rows, over doubling blocks of the permutation; plain boosting is the
 special case body = tail = all rows, so one scoring routine serves both.
 
-Rows are never moved: a level's histograms are ``np.bincount`` over the key
-``(part, node, code)`` per feature, all rows at every level. CatBoost does
-the same by default (no subtraction trick), and the order of every sum,
-like that of the score terms (:func:`level_scores`), decides which of two
-candidates that are equal in exact arithmetic wins.
+Rows are never moved: a level's histograms sum all rows at every level,
+keyed by ``(part, node, column, code)`` for all nodes and columns at once
+(:class:`HistogramLayout`). CatBoost does the same by default (no
+subtraction trick), and the order of every sum, like that of the score
+terms (:func:`split_scores`), decides which of two candidates that are
+equal in exact arithmetic wins: sums are added one term after the other,
+never pairwise. A level is then a fixed number of NumPy calls whatever
+the number of nodes and columns.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -37,13 +42,16 @@ from mltrees.hist.oblivious_leaves import leaf_steps, leaf_values, online_tail_s
 
 __all__ = [
     "GrownObliviousTree",
+    "HistogramLayout",
     "ObliviousGrower",
     "ObliviousTree",
     "OrderedEntries",
+    "child_sums",
     "doubling_blocks",
     "grow_oblivious",
     "leaf_index",
     "level_scores",
+    "split_scores",
 ]
 
 
@@ -130,6 +138,96 @@ def doubling_blocks(n: int) -> np.ndarray:
     return np.asarray(ends, dtype=np.intp)
 
 
+def child_sums(hist: np.ndarray, left: np.ndarray) -> None:
+    """The left and right child's sums of every border, as CatBoost's bucket loop forms them.
+
+    ``hist`` has shape ``(..., 1 + n_bins)``: a free lead cell, then the
+    bins. Border ``k`` sends bins ``<= k`` left; ``left[..., 1 + k]``
+    receives ``h_0 + … + h_k`` (added one by one), and ``hist[..., 1 + k]``
+    is overwritten with the right sum ``total - h_0 - … - h_k`` (subtracted
+    one by one), the node's total being the left sum of all its bins.
+    These are the sums of ``CalcScoresForLeaf``: computed otherwise
+    (``total - left``, pairwise sums) they would round differently, and
+    candidates equal in exact arithmetic would tie or not unlike CatBoost's.
+    """
+    np.add.accumulate(hist[..., 1:], axis=-1, out=left[..., 1:])
+    hist[..., 0] = left[..., -1]
+    np.subtract.accumulate(hist[..., :-1], axis=-1, out=hist[..., :-1])
+
+
+def split_scores(
+    body_S, body_W, tail_S, tail_W, lam, score_function: str, workspace=None
+) -> np.ndarray:
+    """Scores of candidate splits from their children's sums.
+
+    ``body_S`` has shape ``(2, n_blocks, n_outputs, n_nodes, n_candidates)``
+    (left child, then right) and ``body_W`` ``(2, n_blocks, 1, n_nodes,
+    n_candidates)``; ``tail_S``, ``tail_W`` likewise (the same arrays in
+    plain boosting); ``lam`` holds one λ per block. With ``avg = S_body ·
+    (1 / (W_body + λ))``, 0 for a child without weight, the score is ``Σ avg
+    · S_tail`` (``"L2"``, :eq:`eq-catboost-l2-score`) or that divided by
+    ``sqrt(Σ avg² W_tail)`` (``"Cosine"``, :eq:`eq-catboost-cosine-score`).
+    The sums run in CatBoost's order, one term after the other: block,
+    output, node; the right child before the left for L2, the pair first
+    for Cosine, whose denominator starts at 1e-100. Returns shape
+    ``(n_candidates,)``.
+
+    The terms are formed a few nodes at a time (``SCORE_CHUNK`` numbers),
+    so that the temporaries stay small; ``workspace(shape)`` gives the
+    arrays the terms are kept in (new ones by default).
+    """
+    _, G, K, N, C = np.shape(body_S)
+    lam = np.asarray(lam, dtype=np.float64).reshape(1, -1, 1, 1, 1)
+    cosine = score_function == "Cosine"
+    # The terms in the order they are added: (block, output, node[, child]).
+    shape = (2, G, K, N, C) if cosine else (G, K, N, 2, C)
+    terms = np.empty(shape) if workspace is None else workspace(shape)
+    step = max(1, SCORE_CHUNK // (2 * G * K * C))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if step >= N:
+            _score_terms(terms, slice(None), body_S, body_W, tail_S, tail_W, lam, cosine)
+        for first in range(0, N, step) if step < N else ():
+            nodes = slice(first, first + step)
+            chunk = (a[:, :, :, nodes] for a in (body_S, body_W, tail_S, tail_W))
+            _score_terms(terms, nodes, *chunk, lam, cosine)
+        if cosine:
+            return _sum_in_order(terms[0], 0.0) / np.sqrt(_sum_in_order(terms[1], 1e-100))
+    return _sum_in_order(terms, 0.0)
+
+
+def _score_terms(terms, nodes, bS, bW, tS, tW, lam, cosine: bool) -> None:
+    """The terms of :func:`split_scores` of some nodes, written to ``terms``."""
+    avg = np.where(bW > 0, bS * (1.0 / (bW + lam)), 0.0)
+    dp = avg * tS
+    if cosine:
+        np.add(dp[0], dp[1], out=terms[0, :, :, nodes])
+        d2 = (avg * avg) * tW
+        np.add(d2[0], d2[1], out=terms[1, :, :, nodes])
+    else:
+        terms[:, :, nodes, 0] = dp[1]
+        terms[:, :, nodes, 1] = dp[0]
+
+
+def _sum_in_order(terms: np.ndarray, start: float) -> np.ndarray:
+    """``((start + t_0) + t_1) + …`` over every axis but the last, in C order.
+
+    ``np.add.reduce`` over the leading axis of a C-contiguous array adds
+    the rows one after the other (numpy sums pairwise only along the axis
+    that is fastest in memory, which here is the kept one), at the speed
+    of whole-row additions. A single column would make the reduced axis
+    the fast one: that case is added row by row. ``terms`` is a fresh
+    array: its first row is overwritten.
+    """
+    terms = np.ascontiguousarray(terms.reshape(-1, terms.shape[-1]))
+    terms[0] += start
+    if terms.shape[1] >= 2:
+        return np.add.reduce(terms, axis=0)
+    total = terms[0].copy()
+    for term in terms[1:]:
+        total += term
+    return total
+
+
 def level_scores(
     body_S,
     body_W,
@@ -154,86 +252,206 @@ def level_scores(
     shape ``(n_features, n_bins - 1)``, ``-inf`` past a feature's last border.
 
     The arithmetic is CatBoost's (``CalcScoresForLeaf`` and its score
-    calculators), so that candidates whose scores are equal in exact
-    arithmetic (splits that change nothing, duplicate columns) tie or not as
-    they do there: a child's sums are the left bins added one by one and
-    the node's total minus the same bins one by one (each side summed
-    directly for columns of two bins, which CatBoost packs); ``avg = S · (1 / (W +
-    λ))``, 0 for a child without weight; the terms are added node after
-    node (outputs, then nodes, per block), the right child before the left
-    for L2 and the pair first for Cosine, whose denominator starts at 1e-100.
+    calculators, :func:`child_sums` and :func:`split_scores`), so that
+    candidates whose scores are equal in exact arithmetic (splits that
+    change nothing, duplicate columns) tie or not as they do there; columns
+    of two bins, which CatBoost packs, sum each side directly.
     """
     n_bins = body_W.shape[-1]
     if n_bins < 2:
         return np.full((body_W.shape[0], 0), -np.inf)
     K, F, n_rows, _ = np.shape(body_S)
     n_nodes = n_rows // n_groups
-    lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), (n_groups,))
 
-    def sides(hist):
-        """(left, right) sums of each candidate, as CatBoost's bucket loop forms them."""
+    def sides(S, W):
+        """(2, blocks, K + 1, nodes, F · (n_bins - 1)): each candidate's children."""
+        hist = np.zeros((K + 1, F, n_rows, n_bins + 1))
+        hist[:K, ..., 1:] = S
+        hist[K, ..., 1:] = W
         if n_bins == 2:  # binary columns: CatBoost's packs sum each side directly
-            return hist[..., :1], hist[..., 1:]
-        left = np.cumsum(hist, axis=-1)
-        total = left[..., -1:]
-        removed = np.concatenate([total, hist[..., :-1]], axis=-1)
-        right = np.subtract.accumulate(removed, axis=-1)[..., 1:]
-        return left[..., :-1], right
+            pair = hist[None, ..., 1:2], hist[None, ..., 2:3]
+        else:
+            left = np.empty_like(hist)
+            child_sums(hist, left)
+            pair = left[None, ..., 1:n_bins], hist[None, ..., 1:n_bins]
+        out = np.concatenate(pair).reshape(2, K + 1, F, n_groups, n_nodes, n_bins - 1)
+        return out.transpose(0, 3, 1, 4, 2, 5).reshape(2, n_groups, K + 1, n_nodes, -1)
 
-    def average(S, W, g):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(W > 0, S * (1.0 / (W + lam[g])), 0.0)
-
-    bW = sides(body_W)
-    tW = bW if tail_W is body_W else sides(tail_W)
-    cosine = score_function == "Cosine"
-    numerator = np.zeros((F, n_bins - 1))
-    denominator = np.full((F, n_bins - 1), 1e-100)
-    for g in range(n_groups):
-        nodes = slice(g * n_nodes, (g + 1) * n_nodes)
-        for k in range(K):
-            bS = sides(body_S[k][:, nodes])
-            tS = bS if tail_S is body_S else sides(tail_S[k][:, nodes])
-            avg = [average(bS[i], bW[i][:, nodes], g) for i in (0, 1)]
-            dp = [avg[i] * tS[i] for i in (0, 1)]
-            if cosine:
-                pair_dp = dp[0] + dp[1]
-                pair_d2 = (avg[0] * avg[0]) * tW[0][:, nodes] + (avg[1] * avg[1]) * tW[1][:, nodes]
-                for j in range(n_nodes):  # node after node, as CatBoost adds them
-                    numerator += pair_dp[:, j]
-                    denominator += pair_d2[:, j]
-            else:
-                for j in range(n_nodes):
-                    numerator += dp[1][:, j]
-                    numerator += dp[0][:, j]
-    score = numerator / np.sqrt(denominator) if cosine else numerator
+    body = sides(body_S, body_W)
+    tail = body if tail_S is body_S and tail_W is body_W else sides(tail_S, tail_W)
+    score = split_scores(
+        body[:, :, :K],
+        body[:, :, K : K + 1],
+        tail[:, :, :K],
+        tail[:, :, K : K + 1],
+        lam,
+        score_function,
+    ).reshape(F, n_bins - 1)
     valid = np.arange(n_bins - 1)[None, :] < np.asarray(n_borders)[:, None]
     return np.where(valid, score, -np.inf)
 
 
-def _histograms(codes, node, n_nodes, n_bins, S, W, columns=None, known_W=None):
-    """``S`` (n_outputs, F, n_nodes, n_bins) and ``W`` (F, n_nodes, n_bins) sums.
+# Numbers in one temporary of split_scores: small enough to stay in cache.
+SCORE_CHUNK = 1 << 15
+# Keys (column, row) per np.add.at call: all columns in one call on small
+# data, a few at a time on large data (the keys of every column at once
+# would take gigabytes at a million rows).
+CHUNK_ENTRIES = 1 << 17
 
-    ``node`` is each row's node (already combined with its block and part
-    in ordered boosting); ``columns`` restricts to some rows of ``codes``;
-    ``known_W`` is a ``W`` histogram computed before (it is not recounted).
+
+@dataclass
+class HistogramLayout:
+    """Where every (column, code) of a level's histograms lives; computed once per model.
+
+    A level's histograms are one reused array ``(side, channel, block, part,
+    node, cell)``: side 1 first holds each bin's sums, then the right child
+    of every border, side 0 the left child (:func:`child_sums`); a channel
+    is one output's ``S`` or ``W``; blocks and parts (body, tail) are
+    ordered boosting's (one of each in plain boosting). Each column takes a
+    lead cell and its bins; the columns are grouped by width (the padded bin
+    count shared by a group, :func:`_width_groups`), so that the child sums
+    of a group are one call over all its columns, nodes and channels.
+    Columns of two bins (one border) need no sums: CatBoost sums their
+    sides directly. Columns without a border are left out.
+
+    Attributes
+    ----------
+    cell : ndarray of uint16 or int32, shape (n_scored, n_rows)
+        The cell of every scored column's code: its lead cell + 1 + code.
+    size : int
+        Cells of one (channel, block, part, node).
+    groups : list of (start, stop, width)
+        Cell ranges of the column groups, and their widths.
+    candidate_column, candidate_border, candidate_cell : ndarray of intp, shape (n_candidates,)
+        Every (column, border), in the order candidates are tried (``order``,
+        then borders upwards; of equal best scores the first wins), and the
+        cell of its children's sums.
     """
-    F = codes.shape[0]
-    K = S.shape[1]
-    size = n_nodes * n_bins
-    hist_S = np.empty((K, F, size))
-    hist_W = np.empty((F, size)) if known_W is None else known_W.reshape(F, size)
-    # int32 keys: half the memory traffic of intp when building them.
-    base = (node * n_bins).astype(np.int32)
-    for f in range(F):
-        row = codes[f] if columns is None else codes[f, columns]
-        key = base + row
-        if known_W is None:
-            # Unit weights (W is None): counting is cheaper than summing ones.
-            hist_W[f] = np.bincount(key, weights=W, minlength=size)
-        for k in range(K):
-            hist_S[k, f] = np.bincount(key, weights=S[:, k], minlength=size)
-    return hist_S.reshape(K, F, n_nodes, n_bins), hist_W.reshape(F, n_nodes, n_bins)
+
+    n_columns: int
+    cell: np.ndarray
+    size: int
+    groups: list
+    candidate_column: np.ndarray
+    candidate_border: np.ndarray
+    candidate_cell: np.ndarray
+    _work: dict = field(default_factory=dict, repr=False)
+
+    def workspace(self, name: str, shape, dtype=np.float64) -> np.ndarray:
+        """A reused array of ``shape`` (contents undefined), one per ``name``.
+
+        A level's arrays are megabytes on wide tables: allocated afresh at
+        every level, each would cost its pages' first-touch faults, which
+        took half the fit time.
+        """
+        view = self._work.get((name, shape))
+        if view is None:
+            size = math.prod(shape)
+            flat = self._work.get(name)
+            if flat is None or flat.size < size:
+                # Views of the replaced array stay valid: they keep it alive.
+                flat = self._work[name] = np.empty(size, dtype=dtype)
+            view = self._work[(name, shape)] = flat[:size].reshape(shape)
+        return view
+
+    @classmethod
+    def build(cls, codes: np.ndarray, n_borders, order=None) -> HistogramLayout:
+        """The layout of ``codes`` (n_columns, n_rows) with ``n_borders`` borders per column."""
+        n_borders = np.asarray(n_borders, dtype=np.intp)
+        n_columns = len(n_borders)
+        scored = np.flatnonzero(n_borders > 0)
+        bins = n_borders[scored] + 1
+        by_width = np.argsort(bins, kind="stable")
+        scored, bins = scored[by_width], bins[by_width]
+        width = np.empty_like(bins)
+        groups = []
+        start = 0
+        for first, last in _width_groups(bins):
+            w = int(bins[last - 1])
+            width[first:last] = w
+            stop = start + (last - first) * (w + 1)
+            groups.append((start, stop, w))
+            start = stop
+        size = start
+        lead = np.cumsum(np.r_[0, width + 1])[:-1].astype(np.intp)
+        small = np.uint16 if size < np.iinfo(np.uint16).max else np.int32
+        cell = codes[scored].astype(small) + (lead + 1).astype(small)[:, None]
+        # Candidates in the order they are tried.
+        rank = np.empty(n_columns, dtype=np.intp)
+        rank[np.arange(n_columns) if order is None else np.asarray(order)] = np.arange(n_columns)
+        tried = scored[np.argsort(rank[scored], kind="stable")]
+        position = np.empty(n_columns, dtype=np.intp)
+        position[scored] = np.arange(len(scored))
+        column = np.repeat(tried, n_borders[tried])
+        first_border = np.cumsum(n_borders[tried]) - n_borders[tried]
+        border = np.arange(len(column)) - np.repeat(first_border, n_borders[tried])
+        at = lead[position[column]] + 1 + border
+        return cls(n_columns, cell.astype(small), size, groups, column, border, at)
+
+
+def _width_groups(bins: np.ndarray) -> list:
+    """Contiguous runs of columns (sorted by bin count) that share a padded width.
+
+    Each group costs a few NumPy calls per level, and each of its columns
+    as many cells as the widest: the runs minimise ``CALL + Σ cells`` (in
+    cells, ``CALL`` being a call's fixed cost), columns of two bins apart.
+    """
+    call_cost = 128
+    n = len(bins)
+    binary = int(np.searchsorted(bins, 2, side="right"))
+    runs = [(0, binary)] if binary else []
+    # Breaks only where the width changes.
+    ends = [e for e in range(binary + 1, n + 1) if e == n or bins[e] != bins[e - 1]]
+    best = {binary: (0.0, None)}
+    for e in ends:
+        options = [
+            (cost + call_cost + (e - s) * int(bins[e - 1]), s) for s, (cost, _) in best.items()
+        ]
+        best[e] = min(options)
+    groups = []
+    e = n
+    while e > binary:
+        s = best[e][1]
+        groups.append((s, e))
+        e = s
+    return runs + groups[::-1]
+
+
+def _histograms(layout, slot_of_row, shape, weights) -> np.ndarray:
+    """One level's left and right child sums of every border, shape ``(2, *shape, size)``.
+
+    ``shape`` is ``(channels, blocks, parts, nodes)``, ``slot_of_row`` each
+    row's ``(block, part) · nodes + node``, ``weights`` the entries' weights
+    ``(channel pair, column · row)`` of the largest chunk of columns, two
+    channels as the real and imaginary part of one complex number: a complex
+    addition is the two additions, so one ``np.add.at`` (which, like
+    ``np.bincount``, adds in input order) and one child-sum pass serve two
+    channels. The keys serve every pair. The sums go to reused arrays.
+    """
+    n_pairs = weights.shape[0]
+    cells = math.prod(shape[1:]) * layout.size
+    pairs = layout.workspace("pairs", (2, n_pairs, cells), np.complex128)
+    pairs[1] = 0.0
+    n_rows = slot_of_row.shape[0]
+    base = slot_of_row * layout.size
+    n_scored = layout.cell.shape[0]
+    step = weights.shape[1] // n_rows  # columns per call
+    for first in range(0, n_scored, step):
+        keys = (layout.cell[first : first + step] + base).reshape(-1)
+        for pair in range(n_pairs):
+            np.add.at(pairs[1, pair], keys, weights[pair, : keys.size])
+    rows = pairs.reshape(2, -1, layout.size)
+    for start, stop, width in layout.groups:
+        views = rows[..., start:stop].reshape(2, rows.shape[1], -1, width + 1)
+        if width == 2:  # one border: each side is its bin (CatBoost's binary packs)
+            views[0, ..., 1] = views[1, ..., 1]
+            views[1, ..., 1] = views[1, ..., 2]
+        else:
+            child_sums(views[1], views[0])
+    hist = layout.workspace("histograms", (2, n_pairs, 2, cells))
+    hist[:, :, 0] = pairs.real
+    hist[:, :, 1] = pairs.imag
+    return hist.reshape(2, 2 * n_pairs, *shape[1:], layout.size)
 
 
 def grow_oblivious(
@@ -247,7 +465,7 @@ def grow_oblivious(
     *,
     part=None,
     features=None,
-    groups=None,
+    layout=None,
     order=None,
     trace=None,
     gains=None,
@@ -277,15 +495,14 @@ def grow_oblivious(
         approximation; ``codes`` holds the entries' codes.
     features : ndarray of bool, optional
         Columns that may be split on (all by default).
-    groups : list, optional
-        :func:`column_groups` of ``codes``, computed once per model. The root
-        level's ``W`` histograms are the same for every tree of a model, so
-        they are kept in the groups after the first tree.
+    layout : HistogramLayout, optional
+        :meth:`HistogramLayout.build` of ``codes``, ``n_borders`` and
+        ``order``, computed once per model.
     order : ndarray of intp, optional
         The columns in the order candidates are tried: of equal best scores
         the first in this order wins (column index order by default).
     trace : list, optional
-        If given, the score matrix ``(n_columns, n_bins - 1)`` of every level
+        If given, the score matrix ``(n_columns, max borders)`` of every level
         is appended to it (to examine a choice, e.g. an exact tie).
     gains : list, optional
         If given, the score of every kept level's split is appended to it.
@@ -303,74 +520,81 @@ def grow_oblivious(
         a repeated split, one the other levels already make) ends the
         search: the first such split, root first, is removed and no further
         level is grown. The search ends as well when no column has a border.
+
+    Notes
+    -----
+    Every level counts all rows, as CatBoost does by default (its
+    subtraction trick needs ``sampling_frequency="PerTree"``): one
+    ``np.add.at`` per channel over the keys (node, column, code) of all
+    nodes and columns at once (:func:`_histograms`), the child sums of each
+    width group, the scores of every cell (:func:`split_scores`) and one
+    gather of the candidates' scores.
     """
     n_borders = np.asarray(n_borders)
-    usable = n_borders if features is None else np.where(features, n_borders, 0)
-    groups = column_groups(codes, n_borders) if groups is None else groups
+    if layout is None:
+        layout = HistogramLayout.build(codes, n_borders, order)
     unit = W is None
-    if unit:
-        W = np.ones(len(S))
-    n_parts = 1 if part is None else 2 * ((int(part.max()) + 2) // 2)
-    node = np.zeros(len(W), dtype=np.intp)
+    K = S.shape[1]
+    n_rows = S.shape[0]
+    n_blocks = 1 if part is None else (int(part.max()) + 2) // 2
+    n_parts = 1 if part is None else 2
+    # The entries' weights (channel pair, column, row), channels S_1 … S_K, W
+    # (and a zero one to make pairs); one chunk of columns' worth.
+    channels = np.zeros(((K + 2) // 2 * 2, n_rows))
+    channels[:K] = S.T
+    channels[K] = 1.0 if unit else W
+    pairs = np.empty((len(channels) // 2, n_rows), dtype=np.complex128)
+    pairs.real = channels[0::2]
+    pairs.imag = channels[1::2]
+    step = max(1, CHUNK_ENTRIES // n_rows)
+    n_chunk = min(step, layout.cell.shape[0])
+    weights = np.broadcast_to(pairs[:, None], (len(pairs), n_chunk, n_rows)).reshape(len(pairs), -1)
+    allowed = None if features is None else np.asarray(features)[layout.candidate_column]
+    terms = functools.partial(layout.workspace, "terms")
+    node = np.zeros(n_rows, dtype=np.intp)
     chosen_f, chosen_b = [], []
     # Without any level and nothing removed (no column has a border), column 0,
     # border 0: a test no training row passes.
     removed = (0, 0)
-    widest = max(group[1] for group in groups) if groups else 2
-    scores = np.full((len(n_borders), widest - 1), -np.inf)
     for level in range(depth):
         n_nodes = 1 << level
-        key = node if part is None else part * n_nodes + node
-        for g, (columns, width, group_codes, root_W) in enumerate(groups):
-            # Every level counts all rows, as CatBoost does by default (its
-            # subtraction trick needs sampling_frequency="PerTree"): the sums,
-            # and so the exact ties between candidates, are then its own.
-            known = root_W if level == 0 and root_W.size else None
-            hist_S, hist_W = _histograms(
-                group_codes,
-                key,
-                n_parts * n_nodes,
-                width,
-                S,
-                None if unit else W,
-                known_W=known,
-            )
-            if level == 0 and known is None:
-                groups[g] = (columns, width, group_codes, hist_W)
-            if part is None:
-                group_scores = level_scores(
-                    hist_S, hist_W, hist_S, hist_W, usable[columns], lam, score_function
-                )
-            else:
-                K, F = hist_S.shape[0], hist_S.shape[1]
-                by_S = hist_S.reshape(K, F, n_parts // 2, 2, n_nodes, width)
-                by_W = hist_W.reshape(F, n_parts // 2, 2, n_nodes, width)
-                group_scores = level_scores(
-                    by_S[:, :, :, 0].reshape(K, F, -1, width),
-                    by_W[:, :, 0].reshape(F, -1, width),
-                    by_S[:, :, :, 1].reshape(K, F, -1, width),
-                    by_W[:, :, 1].reshape(F, -1, width),
-                    usable[columns],
-                    lam,
-                    score_function,
-                    n_groups=n_parts // 2,
-                )
-            scores[columns, : width - 1] = group_scores
+        # Each row's slot: (block, part) · nodes + node.
+        slot = node if part is None else part * n_nodes + node
+        if layout.candidate_column.size == 0:
+            break  # no column has a border
+        hist = _histograms(layout, slot, (K + 1, n_blocks, n_parts, n_nodes), weights)
+        # Every cell is scored (lead cells and padding too: cheaper than
+        # gathering the candidates first), then the candidates are read.
+        # (side, block, channel, node, cell)
+        body = hist[:, :, :, 0].transpose(0, 2, 1, 3, 4)
+        tail = hist[:, :, :, n_parts - 1].transpose(0, 2, 1, 3, 4)
+        scores = split_scores(
+            body[:, :, :K],
+            body[:, :, K : K + 1],
+            tail[:, :, :K],
+            tail[:, :, K : K + 1],
+            lam,
+            score_function,
+            workspace=terms,
+        ).take(layout.candidate_cell)
+        if allowed is not None:
+            scores = np.where(allowed, scores, -np.inf)
         if trace is not None:
-            trace.append(scores.copy())
+            matrix = np.full((len(n_borders), max(1, int(n_borders.max(initial=0)))), -np.inf)
+            matrix[layout.candidate_column, layout.candidate_border] = scores
+            trace.append(matrix)
         # The first (column, border) of the best score wins, as in CatBoost.
-        ranked = scores if order is None else scores[order]
-        best = int(np.argmax(ranked))
-        if not np.isfinite(ranked.flat[best]):
-            break  # nothing to split on
-        f, b = divmod(best, scores.shape[1])
-        f = f if order is None else int(order[f])
+        best = int(np.argmax(scores))
+        if not np.isfinite(scores[best]):
+            break
+        f, b = int(layout.candidate_column[best]), int(layout.candidate_border[best])
         chosen_f.append(f)
         chosen_b.append(b)
         if gains is not None:
-            gains.append(float(ranked.flat[best]))
+            gains.append(float(scores[best]))
         node = node + ((codes[f] > b).astype(np.intp) << level)
-        redundant = _first_redundant_level(np.bincount(node, minlength=2 << level) > 0)
+        occupied = np.bincount(node, minlength=2 << level) > 0
+        redundant = None if occupied.all() else _first_redundant_level(occupied)
         if redundant is not None:
             removed = (chosen_f.pop(redundant), chosen_b.pop(redundant))
             if gains is not None:
@@ -390,29 +614,16 @@ def _first_redundant_level(occupied: np.ndarray):
     training row; a level is redundant when flipping its bit never joins two
     occupied leaves (CatBoost's ``GetRedundantSplitIdx``).
     """
-    index = np.arange(occupied.size)
-    for level in range(occupied.size.bit_length() - 1):
-        low = index[(index >> level) & 1 == 0]
-        if not (occupied[low] & occupied[low | (1 << level)]).any():
-            return level
-    return None
+    joined = (occupied & occupied[_partners(occupied.size)]).any(axis=1)
+    redundant = np.flatnonzero(~joined)
+    return int(redundant[0]) if redundant.size else None
 
 
-def column_groups(codes: np.ndarray, n_borders: np.ndarray) -> list:
-    """Columns grouped by histogram width (a power of two ≥ their bin count).
-
-    A statistics column has 16 bins and a float feature up to 255: giving each
-    group its own width keeps the histograms of narrow columns small. Returns
-    ``(columns, width, codes of those columns, root W histogram)`` per group,
-    the last empty until the first tree fills it.
-    """
-    n_borders = np.asarray(n_borders)
-    width = np.maximum(2, 1 << np.ceil(np.log2(np.maximum(n_borders, 1) + 1)).astype(int))
-    groups = []
-    for w in np.unique(width):
-        columns = np.flatnonzero(width == w)
-        groups.append((columns, int(w), np.ascontiguousarray(codes[columns]), np.empty(0)))
-    return groups
+@functools.cache
+def _partners(n_leaves: int) -> np.ndarray:
+    """``partner[i, j]``: leaf ``j`` with the answer of level ``i`` flipped."""
+    index = np.arange(n_leaves)
+    return index ^ (1 << np.arange(n_leaves.bit_length() - 1))[:, None]
 
 
 @dataclass
@@ -504,8 +715,7 @@ class ObliviousGrower(GrowerBase):
         self._start_threads()
         self._unit = bool((self.weight == 1.0).all())
         scored = self.codes if self.ordered is None else self.ordered.codes
-        # The root level's W histograms are kept in the groups after the first tree.
-        self._groups = column_groups(scored, self.n_borders)
+        self._layout = HistogramLayout.build(scored, self.n_borders, self.order)
 
     def grow(self, S, curvature, features=None, scoring=None) -> GrownObliviousTree:
         """Grow one tree from the rows' ``S = w (y - F)`` (shape (n_rows, n_outputs)).
@@ -535,7 +745,7 @@ class ObliviousGrower(GrowerBase):
             self.score_function,
             part=part,
             features=features,
-            groups=self._groups,
+            layout=self._layout,
             order=self.order,
             gains=gains,
         )
