@@ -163,10 +163,10 @@ def _start_rows(part, statistics, unit):
     return ObliviousRows.start(part, statistics, unit)
 
 
-def _level(rows, split, level, widths, leaves):
+def _level(rows, split, level, leaves):
     rows = rows[0] if isinstance(rows, tuple) else rows
-    new, (counts, hist, leaf) = rows.level(split, level, widths, leaves)
-    return new, (counts, hist, () if leaf is None else leaf)
+    new, (counts, sums, leaf) = rows.level(split, level, leaves)
+    return new, (counts, sums, () if leaf is None else leaf)
 
 
 def _leaves(rows, feature, border, n_levels):
@@ -193,8 +193,8 @@ class DaskObliviousRows:
     (through ``log``, a :class:`~mltrees.dask.reduction.ReductionLog`).
     """
 
-    def __init__(self, client, parts, statistics, unit: bool, widths: list, log: ReductionLog):
-        self.client, self.widths, self.log = client, list(widths), log
+    def __init__(self, client, parts, statistics, unit: bool, n_outputs: int, log: ReductionLog):
+        self.client, self.n_outputs, self.log = client, int(n_outputs), log
         self._rows = [
             client.submit(_start_rows, p, s, unit, pure=False)
             for p, s in zip(parts, statistics, strict=True)
@@ -207,12 +207,11 @@ class DaskObliviousRows:
         """Apply ``split`` on every partition; the summed counts, histograms and leaf sums."""
         client = self.client
         self._rows = [
-            client.submit(_level, r, split, level, self.widths, leaves, pure=False)
-            for r in self._rows
+            client.submit(_level, r, split, level, leaves, pure=False) for r in self._rows
         ]
         answers = [client.submit(operator.getitem, r, 1, pure=False) for r in self._rows]
-        counts, hist, leaf = self._sum(answers)
-        return counts, hist, (leaf if leaf != () else None)
+        counts, sums, leaf = self._sum(answers)
+        return counts, sums, (leaf if leaf != () else None)
 
     def leaves(self, feature, border, n_levels: int):
         """The summed leaf sums of a finished tree."""
@@ -233,10 +232,10 @@ class DaskObliviousRows:
 class _DaskObliviousRounds(_ObliviousRounds):
     """The oblivious boosting loop with the rows, gradients and scores on the workers."""
 
-    def __init__(self, grower, *, client, parts, F, unit, widths, **loop):
+    def __init__(self, grower, *, client, parts, F, unit, n_outputs, **loop):
         super().__init__(grower, y=None, w=None, F=None, entries=None, **loop)
         self.client, self.parts, self.scores, self.unit = client, parts, F, unit
-        self.widths = widths
+        self.n_outputs = n_outputs
         self.log = ReductionLog()
 
     def statistics(self, m):
@@ -250,7 +249,9 @@ class _DaskObliviousRounds(_ObliviousRounds):
 
     def grow_stage(self, m, statistics, features):
         client = self.client
-        rows = DaskObliviousRows(client, self.parts, statistics, self.unit, self.widths, self.log)
+        rows = DaskObliviousRows(
+            client, self.parts, statistics, self.unit, self.n_outputs, self.log
+        )
         grown = self.grower.grow_rows(rows, features)
         value = grown.tree.value
         self.scores = [
@@ -401,7 +402,6 @@ class _DaskOblivious:
             gradient_step=self.leaf_estimation_method != "Newton",
             order=_candidate_order(n_borders, F_count, None),
         )
-        widths = [width for _, width, *_ in grower._groups]
         scores = [client.submit(_start_scores, p, bias, pure=False) for p in parts]
         rounds = _DaskObliviousRounds(
             grower,
@@ -413,7 +413,7 @@ class _DaskOblivious:
             parts=parts,
             F=scores,
             unit=unit,
-            widths=widths,
+            n_outputs=K,
         )
         boosted = rounds.run(
             self.n_estimators,

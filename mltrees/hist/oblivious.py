@@ -428,6 +428,15 @@ def _histograms(layout, slot_of_row, shape, weights) -> np.ndarray:
     ``np.bincount``, adds in input order) and one child-sum pass serve two
     channels. The keys serve every pair. The sums go to reused arrays.
     """
+    return _child_histograms(layout, _bin_sums(layout, slot_of_row, shape, weights), shape)
+
+
+def _bin_sums(layout, slot_of_row, shape, weights) -> np.ndarray:
+    """The first half of :func:`_histograms`: ``pairs[1]`` of the workspace, each bin's sums.
+
+    Sums over disjoint rows add up: a cluster's partitions each compute
+    theirs and :func:`_child_histograms` takes the total (:mod:`mltrees.dask.oblivious`).
+    """
     n_pairs = weights.shape[0]
     cells = math.prod(shape[1:]) * layout.size
     pairs = layout.workspace("pairs", (2, n_pairs, cells), np.complex128)
@@ -435,11 +444,18 @@ def _histograms(layout, slot_of_row, shape, weights) -> np.ndarray:
     n_rows = slot_of_row.shape[0]
     base = slot_of_row * layout.size
     n_scored = layout.cell.shape[0]
-    step = weights.shape[1] // n_rows  # columns per call
+    step = max(1, weights.shape[1] // max(n_rows, 1))  # columns per call
     for first in range(0, n_scored, step):
         keys = (layout.cell[first : first + step] + base).reshape(-1)
         for pair in range(n_pairs):
             np.add.at(pairs[1, pair], keys, weights[pair, : keys.size])
+    return pairs
+
+
+def _child_histograms(layout, pairs, shape) -> np.ndarray:
+    """The second half of :func:`_histograms`: child sums from ``pairs[1]``, the bins' sums."""
+    n_pairs = pairs.shape[1]
+    cells = math.prod(shape[1:]) * layout.size
     rows = pairs.reshape(2, -1, layout.size)
     for start, stop, width in layout.groups:
         views = rows[..., start:stop].reshape(2, rows.shape[1], -1, width + 1)
@@ -452,6 +468,24 @@ def _histograms(layout, slot_of_row, shape, weights) -> np.ndarray:
     hist[:, :, 0] = pairs.real
     hist[:, :, 1] = pairs.imag
     return hist.reshape(2, 2 * n_pairs, *shape[1:], layout.size)
+
+
+def _entry_weights(layout, S, W) -> np.ndarray:
+    """The entries' weights of :func:`_histograms`: channels ``S_1 … S_K, W`` paired as complex.
+
+    ``(channel pair, column · row)`` for the largest chunk of columns; ``W``
+    None counts rows.
+    """
+    K, n_rows = S.shape[1], S.shape[0]
+    channels = np.zeros(((K + 2) // 2 * 2, n_rows))
+    channels[:K] = S.T
+    channels[K] = 1.0 if W is None else W
+    pairs = np.empty((len(channels) // 2, n_rows), dtype=np.complex128)
+    pairs.real = channels[0::2]
+    pairs.imag = channels[1::2]
+    step = max(1, CHUNK_ENTRIES // max(n_rows, 1))
+    n_chunk = min(step, layout.cell.shape[0])
+    return np.broadcast_to(pairs[:, None], (len(pairs), n_chunk, n_rows)).reshape(len(pairs), -1)
 
 
 def grow_oblivious(
@@ -540,15 +574,7 @@ def grow_oblivious(
     n_parts = 1 if part is None else 2
     # The entries' weights (channel pair, column, row), channels S_1 … S_K, W
     # (and a zero one to make pairs); one chunk of columns' worth.
-    channels = np.zeros(((K + 2) // 2 * 2, n_rows))
-    channels[:K] = S.T
-    channels[K] = 1.0 if unit else W
-    pairs = np.empty((len(channels) // 2, n_rows), dtype=np.complex128)
-    pairs.real = channels[0::2]
-    pairs.imag = channels[1::2]
-    step = max(1, CHUNK_ENTRIES // n_rows)
-    n_chunk = min(step, layout.cell.shape[0])
-    weights = np.broadcast_to(pairs[:, None], (len(pairs), n_chunk, n_rows)).reshape(len(pairs), -1)
+    weights = _entry_weights(layout, S, None if unit else W)
     allowed = None if features is None else np.asarray(features)[layout.candidate_column]
     terms = functools.partial(layout.workspace, "terms")
     node = np.zeros(n_rows, dtype=np.intp)
@@ -789,11 +815,11 @@ class ObliviousGrower(GrowerBase):
         * ``rows.level(split, level, leaves)``: apply ``split`` (the
           ``(column, border)`` chosen at ``level - 1``, None at the root),
           then return the row count of each of the ``2**level`` nodes, the
-          ``(S, W)`` histograms of every column group of
-          :func:`column_groups` at this level (none when ``level`` is the
-          depth) and, with ``leaves``, the leaf sums of
+          sums of every bin of this level (:func:`_bin_sums`' ``pairs[1]``;
+          none when ``leaves``) and, with ``leaves``, the leaf sums of
           :meth:`~mltrees.hist.oblivious_rows.ObliviousRows.leaf_statistics`
           for the nodes as leaves: one request per level;
+        * ``rows.n_outputs``: the outputs of ``S``;
         * ``rows.leaves(feature, border, n_levels)``: the leaf sums of a
           finished tree (only when a level was removed or none was found);
         * ``rows.leaf_of_row(feature, border)``: the leaf of every row, in the
@@ -809,14 +835,16 @@ class ObliviousGrower(GrowerBase):
         usable = n_borders
         if features is not None:
             usable = np.where(np.isin(np.arange(len(n_borders)), features), n_borders, 0)
-        groups = [(columns, width) for columns, width, *_ in self._groups]
-        widest = max((width for _, width in groups), default=2)
-        scores = np.full((len(n_borders), widest - 1), -np.inf)
+        layout = self._layout
+        allowed = None if features is None else (usable > 0)[layout.candidate_column]
+        terms = functools.partial(layout.workspace, "terms")
+        K = int(rows.n_outputs)
         depth = int(self.depth)
         chosen_f, chosen_b, gains = [], [], []
         removed, split, leaves = (0, 0), None, None
         for level in range(depth + 1):
-            counts, hist, leaves = rows.level(split, level, level == depth)
+            done = level == depth or layout.candidate_column.size == 0
+            counts, sums, leaves = rows.level(split, level, done)
             if split is not None:
                 redundant = _first_redundant_level(np.asarray(counts) > 0)
                 if redundant is not None:
@@ -824,22 +852,34 @@ class ObliviousGrower(GrowerBase):
                     gains.pop(redundant)
                     leaves = None
                     break
-            if level == depth:
+            if done:
+                if level < depth:
+                    leaves = None  # no column has a border
                 break
-            for (columns, width), (hist_S, hist_W) in zip(groups, hist, strict=True):
-                scores[columns, : width - 1] = level_scores(
-                    hist_S, hist_W, hist_S, hist_W, usable[columns], self.lam, self.score_function
-                )
-            ranked = scores if self.order is None else scores[self.order]
-            best = int(np.argmax(ranked))
-            if not np.isfinite(ranked.flat[best]):
+            shape = (K + 1, 1, 1, 1 << level)
+            pairs = layout.workspace("pairs", (2, *np.shape(sums)), np.complex128)
+            pairs[1] = sums
+            hist = _child_histograms(layout, pairs, shape)
+            body = hist[:, :, :, 0].transpose(0, 2, 1, 3, 4)
+            scores = split_scores(
+                body[:, :, :K],
+                body[:, :, K : K + 1],
+                body[:, :, :K],
+                body[:, :, K : K + 1],
+                self.lam,
+                self.score_function,
+                workspace=terms,
+            ).take(layout.candidate_cell)
+            if allowed is not None:
+                scores = np.where(allowed, scores, -np.inf)
+            best = int(np.argmax(scores))  # the first of equal best scores, as in CatBoost
+            if not np.isfinite(scores[best]):
                 leaves = None
                 break  # nothing to split on
-            f, b = divmod(best, scores.shape[1])
-            f = f if self.order is None else int(self.order[f])
+            f, b = int(layout.candidate_column[best]), int(layout.candidate_border[best])
             chosen_f.append(f)
             chosen_b.append(b)
-            gains.append(float(ranked.flat[best]))
+            gains.append(float(scores[best]))
             split = (f, b)
         n_levels = len(chosen_f)
         pad = (chosen_f[-1], chosen_b[-1]) if n_levels else removed

@@ -25,7 +25,7 @@ from dataclasses import replace as dataclass_replace
 
 import numpy as np
 
-from mltrees.hist.oblivious import _histograms, column_groups, leaf_index
+from mltrees.hist.oblivious import HistogramLayout, _bin_sums, _entry_weights, leaf_index
 from mltrees.hist.oblivious_leaves import leaf_sums
 
 __all__ = ["ObliviousPart", "ObliviousRows"]
@@ -33,30 +33,29 @@ __all__ = ["ObliviousPart", "ObliviousRows"]
 
 @dataclass(frozen=True)
 class ObliviousPart:
-    """The fixed data of one partition: its codes by column group, targets and weights.
+    """The fixed data of one partition: its codes, their histogram cells, targets and weights.
 
     Attributes
     ----------
     codes : ndarray of uint8, shape (n_columns, n_rows)
         Feature-major border codes (:func:`~mltrees.hist.oblivious_binning.encode_borders`).
-    groups : list of ndarray
-        The codes of every column group of :func:`~mltrees.hist.oblivious.column_groups`,
-        each contiguous, in the groups' order.
+    layout : HistogramLayout
+        :meth:`~mltrees.hist.oblivious.HistogramLayout.build` of the codes:
+        the cell of every (column, code), laid out as on the driver.
     y : ndarray of float64, shape (n_rows,)
         Targets as the loss reads them (float32 labels, or class codes).
     weight : ndarray of float64, shape (n_rows,)
     """
 
     codes: np.ndarray
-    groups: list
+    layout: HistogramLayout
     y: np.ndarray
     weight: np.ndarray
 
     @classmethod
     def build(cls, codes, n_borders, y, weight) -> ObliviousPart:
-        """Group the columns of ``codes`` as the grower does (by histogram width)."""
-        groups = [group_codes for _, _, group_codes, _ in column_groups(codes, n_borders)]
-        return cls(codes, groups, y, weight)
+        """The partition with the grower's histogram layout of its codes."""
+        return cls(codes, HistogramLayout.build(codes, n_borders), y, weight)
 
     @property
     def n_rows(self) -> int:
@@ -92,14 +91,14 @@ class ObliviousRows:
         S, curvature = statistics
         return cls(part, S, curvature, unit, np.zeros(part.n_rows, dtype=np.intp))
 
-    def level(self, split, level: int, n_bins: list, leaves: bool):
+    def level(self, split, level: int, leaves: bool):
         """The rows after ``split`` (chosen at ``level - 1``), and this level's answer.
 
-        ``n_bins`` holds the histogram width of every column group. The
-        answer is ``(counts, histograms, leaf sums or None)``: the rows of
-        each of the ``2**level`` nodes, the ``(S, W)`` histograms of every
-        group (none when ``leaves``: the level is the tree's last) and, with
-        ``leaves``, :meth:`leaf_statistics` of the nodes as leaves.
+        The answer is ``(counts, bin sums, leaf sums or None)``: the rows of
+        each of the ``2**level`` nodes, the sums of every (channel, node,
+        cell) of :func:`~mltrees.hist.oblivious._bin_sums` (an empty array
+        when ``leaves``: the level is the tree's last) and, with ``leaves``,
+        :meth:`leaf_statistics` of the nodes as leaves.
         """
         node = self.node
         if split is not None:
@@ -108,14 +107,14 @@ class ObliviousRows:
         rows = dataclass_replace(self, node=node)
         n_nodes = 1 << level
         counts = np.bincount(node, minlength=n_nodes)
-        W = None if self.unit else self.part.weight
-        hist = ()
+        sums = np.zeros(0, dtype=np.complex128)
         if not leaves:
-            hist = tuple(
-                _histograms(codes, node, n_nodes, width, self.S, W)
-                for codes, width in zip(self.part.groups, n_bins, strict=True)
-            )
-        return rows, (counts, hist, rows.leaf_statistics(node, level, n_nodes) if leaves else None)
+            layout = self.part.layout
+            W = None if self.unit else self.part.weight
+            weights = _entry_weights(layout, self.S, W)
+            shape = (self.S.shape[1] + 1, 1, 1, n_nodes)
+            sums = _bin_sums(layout, node, shape, weights)[1].copy()  # off the reused workspace
+        return rows, (counts, sums, rows.leaf_statistics(node, level, n_nodes) if leaves else None)
 
     def leaf_statistics(self, leaf: np.ndarray, n_levels: int, n_leaves: int) -> tuple:
         """What the leaf values and the tree's records need, summed over this partition.
