@@ -13,7 +13,7 @@ the summed histograms (:eq:`eq-scale-allreduce`):
   :func:`tree_sum`;
 * :func:`merged_cuts` gives the global cut points: each partition
   summarises its columns (the weighted quantile sketch of
-  :mod:`mltrees.hist.sketch`), the summaries are merged
+  :mod:`mltrees.hist.xgboost.quantile_summary`), the summaries are merged
   (:eq:`eq-xgb-sketch-merge`) and queried once.
 
 Every task is a function of its inputs, which it does not modify: the
@@ -32,7 +32,7 @@ import numpy as np
 
 from mltrees.hist.binning import BinnedData, encode, summary_cuts
 from mltrees.hist.grower import NodeRows
-from mltrees.hist.sketch import WeightedQuantileSummary
+from mltrees.hist.xgboost.quantile_summary import WeightedQuantileSummary
 
 __all__ = ["DaskRows", "merged_cuts", "tree_sum"]
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mltrees.hist.catboost.leaves import leaf_values, online_tail_steps
 from mltrees.hist.grower import GrowerBase, GrownTree
-from mltrees.hist.oblivious_leaves import leaf_values, online_tail_steps
 
 __all__ = [
     "GrownObliviousTree",
@@ -458,7 +458,7 @@ class ObliviousGrower(GrowerBase):
     ``grow(S, curvature) -> GrownObliviousTree``: the ``depth`` splits chosen
     level by level (:func:`grow_oblivious`, plain or ordered scores), the leaf
     of every training row, and the leaf values: one Newton or gradient step
-    per leaf (:func:`~mltrees.hist.oblivious_leaves.leaf_values`) times the
+    per leaf (:func:`~mltrees.hist.catboost.leaves.leaf_values`) times the
     learning rate.
 
     Parameters
