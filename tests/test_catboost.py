@@ -17,10 +17,10 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 from mltrees import ObliviousBoostingClassifier, ObliviousBoostingRegressor
 from mltrees.datasets import load_adult, load_higgs, load_penguins
-from mltrees.hist.oblivious import doubling_blocks, leaf_index, level_scores
-from mltrees.hist.oblivious_binning import MaxHeap, greedy_log_sum_borders, midpoint_borders
-from mltrees.hist.oblivious_ctr import ctr_codes
-from mltrees.hist.oblivious_leaves import exp_approx_steps, fast_logf
+from mltrees.hist.catboost.borders import MaxHeap, greedy_log_sum_borders, midpoint_borders
+from mltrees.hist.catboost.ctr import ctr_codes
+from mltrees.hist.catboost.leaves import exp_approx_steps, fast_logf
+from mltrees.hist.catboost.oblivious import doubling_blocks, leaf_index, level_scores
 from mltrees.inspection import importance
 
 catboost = pytest.importorskip("catboost")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mltrees.hist.categorical import category_bins
-from mltrees.hist.leafwise import LeafwiseGrower
-from mltrees.hist.leafwise_splitting import LeafwiseParams
-from mltrees.hist.lightgbm_binning import fit_lightgbm_bins
+from mltrees.hist.lightgbm.binning import fit_lightgbm_bins
+from mltrees.hist.lightgbm.categorical import category_bins
+from mltrees.hist.lightgbm.leafwise import LeafwiseGrower
+from mltrees.hist.lightgbm.splitting import LeafwiseParams
 
 TREE_FIELDS = ("feature", "threshold", "first_child", "value", "impurity", "n_node_samples",
                "weighted_n_node_samples", "missing_slot", "kind", "route_table")  # fmt: skip

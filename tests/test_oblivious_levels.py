@@ -2,7 +2,7 @@
 
 ``grow_oblivious`` scores every candidate from one keyed histogram of all
 nodes, columns and outputs. These tests hold it to the reference written
-per column (:func:`~mltrees.hist.oblivious.level_scores` on histograms
+per column (:func:`~mltrees.hist.catboost.oblivious.level_scores` on histograms
 built by ``np.bincount`` one column at a time): the scores must be the same
 floats, not close ones, since an exact tie between candidates decides a
 split as it does in CatBoost.
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import mltrees.hist.oblivious as oblivious
-from mltrees.hist.oblivious import (
+import mltrees.hist.catboost.oblivious as oblivious
+from mltrees.hist.catboost.oblivious import (
     HistogramLayout,
     _sum_in_order,
     grow_oblivious,

@@ -13,7 +13,7 @@ the summed histograms (:eq:`eq-scale-allreduce`):
   :func:`tree_sum`;
 * :func:`merged_cuts` gives the global cut points: each partition
   summarises its columns (the weighted quantile sketch of
-  :mod:`mltrees.hist.sketch`), the summaries are merged
+  :mod:`mltrees.hist.xgboost.quantile_summary`), the summaries are merged
   (:eq:`eq-xgb-sketch-merge`) and queried once.
 
 Every task is a function of its inputs, which it does not modify: the
@@ -31,8 +31,8 @@ import math
 import numpy as np
 
 from mltrees.hist.binning import BinnedData, encode, summary_cuts
-from mltrees.hist.sketch import WeightedQuantileSummary
-from mltrees.hist.xgboost_sketch import xgboost_cuts
+from mltrees.hist.xgboost.cuts import xgboost_cuts
+from mltrees.hist.xgboost.quantile_summary import WeightedQuantileSummary
 
 __all__ = ["DaskRows", "PartitionGroup", "WorkerLost", "exact_cuts", "merged_cuts", "tree_sum"]
 
@@ -578,7 +578,7 @@ def exact_cuts(client, parts: list, n_features: int, max_bin: int, unit_weights:
     """One machine's cut points, computed on the cluster by a column shuffle.
 
     XGBoost's one-machine sketch reads each column in row order
-    (:func:`~mltrees.hist.xgboost_sketch.xgboost_cuts`), and beyond a few
+    (:func:`~mltrees.hist.xgboost.cuts.xgboost_cuts`), and beyond a few
     thousand values its cuts depend on that order. So every column, in the
     global row order (partition after partition), is sent to one worker,
     which cuts it with the same rule: the cuts are those

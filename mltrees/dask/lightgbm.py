@@ -1,9 +1,9 @@
 """LightGBM's leaf-wise learner on a Dask cluster, data-parallel (chapter on scale).
 
 A leaf-wise tree grows one split at a time, so it needs one reduction per
-split: the driver's :class:`~mltrees.hist.leafwise.LeafwiseGrower` picks
+split: the driver's :class:`~mltrees.hist.lightgbm.leafwise.LeafwiseGrower` picks
 the leaf and its best split from summed histograms
-(:meth:`~mltrees.hist.leafwise.LeafwiseGrower.grow_rows`), every partition
+(:meth:`~mltrees.hist.lightgbm.leafwise.LeafwiseGrower.grow_rows`), every partition
 splits its rows of that leaf, counts the rows sent left and builds the
 histogram of the child guessed smaller (by the hessian sums); the sums come
 back in one reduction (:func:`~mltrees.dask.reduction.reduce_sum`, a tree
@@ -24,7 +24,7 @@ What is the same as one machine (:class:`~mltrees.ensemble.lightgbm.LightGBMRegr
   partitioning;
 * the starting score and the classes LightGBM trains (from the labels and
   weights, gathered once: 8 bytes a row);
-* the trees: the choices of :meth:`~mltrees.hist.leafwise.LeafwiseGrower.grow`,
+* the trees: the choices of :meth:`~mltrees.hist.lightgbm.leafwise.LeafwiseGrower.grow`,
   from sums of the partitions' sums, which round differently from one
   machine's single pass (leaf values agree to about 1e-15 relative; the
   splits are the same unless two candidates' gains agree to that precision
@@ -73,9 +73,7 @@ from mltrees.ensemble.lightgbm import (
     _Objective,
 )
 from mltrees.hist.boosting import EvalSets
-from mltrees.hist.leafwise import LeafwiseGrower
-from mltrees.hist.leafwise_rows import LeafwisePart, LeafwiseRows
-from mltrees.hist.lightgbm_binning import (
+from mltrees.hist.lightgbm.binning import (
     bin_counts,
     encode_lightgbm_column,
     fit_lightgbm_bins,
@@ -83,6 +81,8 @@ from mltrees.hist.lightgbm_binning import (
     used_features_of_counts,
     zero_bins,
 )
+from mltrees.hist.lightgbm.leafwise import LeafwiseGrower
+from mltrees.hist.lightgbm.rows import LeafwisePart, LeafwiseRows
 
 __all__ = ["DaskLeafwiseRows", "DaskLightGBMClassifier", "DaskLightGBMRegressor"]
 
@@ -205,9 +205,11 @@ def _add_trees(score, leaves, values):
 
 # ---------------------------------------------------------------- the row store
 class DaskLeafwiseRows:
-    """The row store of :meth:`~mltrees.hist.leafwise.LeafwiseGrower.grow_rows` on a cluster.
+    """The row store of ``LeafwiseGrower.grow_rows`` on a cluster.
 
-    One :class:`~mltrees.hist.leafwise_rows.LeafwiseRows` per partition
+    :meth:`~mltrees.hist.lightgbm.leafwise.LeafwiseGrower.grow_rows` drives it.
+
+    One :class:`~mltrees.hist.lightgbm.rows.LeafwiseRows` per partition
     lives on the workers; every request runs on all of them and their
     answers are summed by :func:`~mltrees.dask.reduction.reduce_sum` (one
     per split, through ``log``).

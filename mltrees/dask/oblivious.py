@@ -4,7 +4,7 @@ An oblivious tree asks one question per level, so growing it needs one
 reduction per level: every partition sends the ``(S, W)`` histograms of
 its rows per (node, column, border) and the row count of every node; their
 sum, on the driver, scores every candidate exactly as one machine scores
-them (:func:`~mltrees.hist.oblivious.level_scores`), and the chosen split
+them (:func:`~mltrees.hist.catboost.oblivious.level_scores`), and the chosen split
 goes back with the next level's request. The leaf sums of the last level
 ride along with its request, so a tree of depth ``d`` costs ``d + 1``
 round trips.
@@ -14,13 +14,13 @@ What is the same as one machine (:class:`~mltrees.ensemble.catboost.ObliviousBoo
 
 * the borders: CatBoost's rule needs every value of a column (it sorts
   them), so each column goes, whole, to one worker, which applies the
-  one-machine rule (:func:`~mltrees.hist.oblivious_binning.fit_borders`);
+  one-machine rule (:func:`~mltrees.hist.catboost.borders.fit_borders`);
   the borders are one machine's, whatever the partitioning;
 * λ (``l2_leaf_reg · Σw / n``) and the starting score, from sums taken in
   the global row order (a chain of partial sums through the partitions,
   as one machine's running sum), so they are one machine's to the bit;
 * the trees: the splits, candidate order, redundant-level rule and leaf
-  steps of :meth:`~mltrees.hist.oblivious.ObliviousGrower.grow`. The
+  steps of :meth:`~mltrees.hist.catboost.oblivious.ObliviousGrower.grow`. The
   histograms and leaf sums are sums of the partitions' sums
   (:func:`~mltrees.dask.allreduce.tree_sum`, in partition order, never
   worker order), which round differently from one machine's single pass:
@@ -68,9 +68,9 @@ from mltrees.ensemble.catboost import (
     _candidate_order,
     _ObliviousRounds,
 )
-from mltrees.hist.oblivious import ObliviousGrower
-from mltrees.hist.oblivious_binning import encode_borders, fit_borders
-from mltrees.hist.oblivious_rows import ObliviousPart, ObliviousRows
+from mltrees.hist.catboost.borders import encode_borders, fit_borders
+from mltrees.hist.catboost.oblivious import ObliviousGrower
+from mltrees.hist.catboost.rows import ObliviousPart, ObliviousRows
 
 __all__ = ["DaskObliviousBoostingClassifier", "DaskObliviousBoostingRegressor", "DaskObliviousRows"]
 
@@ -185,9 +185,11 @@ def _add_tree(F, leaf, value):
 
 # ---------------------------------------------------------------- the row store
 class DaskObliviousRows:
-    """The row store of :meth:`~mltrees.hist.oblivious.ObliviousGrower.grow_rows` on a cluster.
+    """The row store of ``ObliviousGrower.grow_rows`` on a cluster.
 
-    One :class:`~mltrees.hist.oblivious_rows.ObliviousRows` per partition
+    :meth:`~mltrees.hist.catboost.oblivious.ObliviousGrower.grow_rows` drives it.
+
+    One :class:`~mltrees.hist.catboost.rows.ObliviousRows` per partition
     lives on the workers; every request runs on all of them and their
     answers are summed by :func:`~mltrees.dask.reduction.reduce_sum`
     (through ``log``, a :class:`~mltrees.dask.reduction.ReductionLog`).

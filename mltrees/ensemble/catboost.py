@@ -2,16 +2,16 @@
 
 Prokhorenkova, Gusev, Vorobev, Dorogush & Gulin (2018). Each round computes
 the weighted negative gradients ``S = w (y - F)`` (or ``w (y - p)``), grows
-one oblivious tree on them (:func:`~mltrees.hist.oblivious.grow_oblivious`)
+one oblivious tree on them (:func:`~mltrees.hist.catboost.oblivious.grow_oblivious`)
 and adds ``learning_rate`` times its Newton (or gradient) leaf values.
 
 The estimators are named after the tree shape, not the library, so that
 they can sit beside ``catboost.CatBoostClassifier`` in the same program.
 Where a parameter means what CatBoost's means it has CatBoost's name. The
 rules that decide the model follow CatBoost 1.2: float32 features, labels
-and learning rate; borders (:mod:`~mltrees.hist.oblivious_binning`); the
+and learning rate; borders (:mod:`~mltrees.hist.catboost.borders`); the
 scaled ``λ = l2_leaf_reg · Σw / n``; the starting score; the statistics of
-categorical features (:mod:`~mltrees.hist.oblivious_ctr`); and ordered
+categorical features (:mod:`~mltrees.hist.catboost.ctr`); and ordered
 boosting's blocks. So with CatBoost's ``bootstrap_type="No"``,
 ``random_strength=0`` and ``model_size_reg=0`` the raw scores equal the
 ``catboost`` 1.2 package's to 1e-9 for every parameter documented below,
@@ -22,7 +22,7 @@ can be compared), combinations of categorical features
 ``l2_leaf_reg=0``, and more than 200,000 rows (CatBoost then picks the
 borders on a random sample). In ordered boosting of the logistic loss the
 blocks' approximations move as CatBoost's do, through its fast float
-logarithm (:func:`~mltrees.hist.oblivious_leaves.exp_approx_steps`).
+logarithm (:func:`~mltrees.hist.catboost.leaves.exp_approx_steps`).
 
 Defaults that differ from CatBoost's, and why: ``n_estimators=100`` and
 ``learning_rate=0.1`` (CatBoost: 1000 rounds and a learning rate chosen
@@ -57,15 +57,15 @@ from mltrees.ensemble._common import (
     real_targets,
 )
 from mltrees.hist.boosting import BoostingLoop
-from mltrees.hist.oblivious import (
+from mltrees.hist.catboost.borders import fit_borders
+from mltrees.hist.catboost.ctr import fit_categorical_statistics, target_class_border
+from mltrees.hist.catboost.leaves import exp_approx_steps
+from mltrees.hist.catboost.oblivious import (
     ObliviousGrower,
     OrderedEntries,
     doubling_blocks,
     grow_oblivious,
 )
-from mltrees.hist.oblivious_binning import fit_borders
-from mltrees.hist.oblivious_ctr import fit_categorical_statistics, target_class_border
-from mltrees.hist.oblivious_leaves import exp_approx_steps
 from mltrees.tree._data import as_table, validate_fit_input
 
 __all__ = ["ObliviousBoostingClassifier", "ObliviousBoostingRegressor"]
@@ -502,7 +502,7 @@ class _BaseObliviousBoosting(BaseEstimator):
         """Give a border to float columns that trees test without having one.
 
         When no column has a border (every feature constant, or one row),
-        the trees have no level (:func:`~mltrees.hist.oblivious.grow_oblivious`
+        the trees have no level (:func:`~mltrees.hist.catboost.oblivious.grow_oblivious`
         pads them with column 0, border 0) and every leaf holds the root's
         value, so the model predicts a constant whatever the test answers.
         The border is stored as the largest float32, a finite number that
@@ -763,7 +763,7 @@ class _BaseObliviousBoosting(BaseEstimator):
 
     @property
     def trees_(self) -> list:
-        """The fitted :class:`~mltrees.hist.oblivious.ObliviousTree` of every round."""
+        """The fitted :class:`~mltrees.hist.catboost.oblivious.ObliviousTree` of every round."""
         check_is_fitted(self, "_trees")
         return list(self._trees)
 

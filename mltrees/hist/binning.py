@@ -8,7 +8,7 @@ training value), so a split "bins ``0 .. b`` to the left" is the test
 (NaN) gets the code ``missing_code``, one past the largest bin of any
 feature, so that histograms of all features share one stride.
 
-The cut points of a feature are XGBoost's (:mod:`mltrees.hist.xgboost_sketch`):
+The cut points of a feature are XGBoost's (:mod:`mltrees.hist.xgboost.cuts`):
 
 * all its distinct training values but the smallest when there are at most
   ``max_bin`` of them: every value then has its own bin, and a split on bins
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mltrees._search import count_below
-from mltrees.hist.xgboost_sketch import xgboost_cuts
+from mltrees.hist.xgboost.cuts import xgboost_cuts
 
 __all__ = [
     "BinnedData",
@@ -96,7 +96,7 @@ def sorted_weighted_quantile_cuts(
 def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None) -> np.ndarray:
     """The cut points of one feature, the upper sentinel included: XGBoost's ``hist`` cuts.
 
-    :func:`~mltrees.hist.xgboost_sketch.xgboost_cuts` without the lower bound.
+    :func:`~mltrees.hist.xgboost.cuts.xgboost_cuts` without the lower bound.
 
     Parameters
     ----------
@@ -114,7 +114,7 @@ def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None
 def summary_cuts(summary, max_bin: int, exact: bool) -> np.ndarray:
     """The cut points of one feature from a weighted quantile summary, sentinel included.
 
-    The summary (:class:`~mltrees.hist.sketch.WeightedQuantileSummary`) is
+    The summary (:class:`~mltrees.hist.xgboost.quantile_summary.WeightedQuantileSummary`) is
     what workers holding parts of the data merge (:eq:`eq-xgb-sketch-merge`).
     When it is ``exact`` (no part was pruned) and keeps at most ``max_bin``
     values, they are all the distinct values and the cuts are

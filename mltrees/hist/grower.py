@@ -32,7 +32,7 @@ import numpy as np
 
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.histogram import build_histograms, children_histograms
-from mltrees.hist.splitting import (
+from mltrees.hist.xgboost.splitting import (
     SplitParams,
     leaf_weight,
     local_proposals,
@@ -62,8 +62,8 @@ class GrownTree:
     """A tree fresh from a grower: what every growth policy's ``grow`` returns.
 
     The oblivious policy returns its own kind,
-    :class:`~mltrees.hist.oblivious.GrownObliviousTree` (an
-    :class:`~mltrees.hist.oblivious.ObliviousTree`, the leaf index of every
+    :class:`~mltrees.hist.catboost.oblivious.GrownObliviousTree` (an
+    :class:`~mltrees.hist.catboost.oblivious.ObliviousTree`, the leaf index of every
     row, one gain per level, no ``split_value``).
 
     Attributes
@@ -494,7 +494,7 @@ class DepthwiseGrower(GrowerBase):
 
         Rows left out of a subsample take part with ``g = h = 0`` (and
         ``count = 0``): they change no sum, and still get a leaf in
-        ``leaf_of_row``. With a :class:`~mltrees.hist.splitting.VarianceRule`
+        ``leaf_of_row``. With a :class:`~mltrees.hist.xgboost.splitting.VarianceRule`
         (gradient boosting's CART trees) ``g = w r``, ``h = w`` and ``count``
         (1 for rows in the tree's sample) is a third statistic.
         """

@@ -241,7 +241,7 @@ def test_two_category_one_hot_asks_about_the_rarer(first, n_a):
 # Ordered boosting of the logistic loss: CatBoost keeps the blocks'
 # approximations as exp(F) and applies the learning rate through a fast float
 # logarithm, so a block's rows move by lr * FastLogf(e^step), not lr * step
-# (mltrees.hist.oblivious_leaves.exp_approx_steps; in catboost's source:
+# (mltrees.hist.catboost.leaves.exp_approx_steps; in catboost's source:
 # ApplyLearningRate<true> in algo_helpers/approx_updater_helpers.h, called by
 # UpdateBodyTailApprox from UpdateLearningFold in algo/train.cpp; FastLogf in
 # library/cpp/fast_log). The model's leaf values do not show it (the averaging
@@ -393,7 +393,7 @@ def test_ordered_logloss_block_approximations_equal_catboosts(
     CatBoost's lr * FastLogf(e^step) they differ by about 3e-5 after one tree.
     """
     from mltrees.ensemble import catboost as ours_module
-    from mltrees.hist.oblivious import doubling_blocks
+    from mltrees.hist.catboost.oblivious import doubling_blocks
 
     table = Recipe(
         seed=5,

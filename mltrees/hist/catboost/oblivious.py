@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mltrees.hist.catboost.leaves import leaf_steps, leaf_values, online_tail_steps
 from mltrees.hist.grower import GrowerBase, GrownTree
-from mltrees.hist.oblivious_leaves import leaf_steps, leaf_values, online_tail_steps
 
 __all__ = [
     "GrownObliviousTree",
@@ -695,7 +695,7 @@ class ObliviousGrower(GrowerBase):
     ``grow(S, curvature) -> GrownObliviousTree``: the ``depth`` splits chosen
     level by level (:func:`grow_oblivious`, plain or ordered scores), the leaf
     of every training row, and the leaf values: one Newton or gradient step
-    per leaf (:func:`~mltrees.hist.oblivious_leaves.leaf_values`) times the
+    per leaf (:func:`~mltrees.hist.catboost.leaves.leaf_values`) times the
     learning rate.
 
     Parameters
@@ -808,7 +808,7 @@ class ObliviousGrower(GrowerBase):
     def grow_rows(self, rows, features=None) -> GrownObliviousTree:
         """Grow one tree (plain boosting) on a row store whose rows may live elsewhere.
 
-        ``rows`` answers sums over its rows (:class:`~mltrees.hist.oblivious_rows.ObliviousRows`
+        ``rows`` answers sums over its rows (:class:`~mltrees.hist.catboost.rows.ObliviousRows`
         describes one partition's answers; :mod:`mltrees.dask.oblivious`
         sums them over the partitions of a cluster):
 
@@ -817,7 +817,7 @@ class ObliviousGrower(GrowerBase):
           then return the row count of each of the ``2**level`` nodes, the
           sums of every bin of this level (:func:`_bin_sums`' ``pairs[1]``;
           none when ``leaves``) and, with ``leaves``, the leaf sums of
-          :meth:`~mltrees.hist.oblivious_rows.ObliviousRows.leaf_statistics`
+          :meth:`~mltrees.hist.catboost.rows.ObliviousRows.leaf_statistics`
           for the nodes as leaves: one request per level;
         * ``rows.n_outputs``: the outputs of ``S``;
         * ``rows.leaves(feature, border, n_levels)``: the leaf sums of a

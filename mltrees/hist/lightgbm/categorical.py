@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mltrees.hist.leafwise_splitting import EPSILON, LeafwiseParams, leaf_gain
+from mltrees.hist.lightgbm.splitting import EPSILON, LeafwiseParams, leaf_gain
 
 __all__ = ["CategoricalParams", "category_bins", "encode_categories", "find_categorical_splits"]
 

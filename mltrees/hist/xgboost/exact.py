@@ -53,9 +53,9 @@ worker processes each keep, regroup, scan and route a share of the
 features (:mod:`~mltrees.hist.processes`).
 
 The method is cut by concern: the sorted columns and their regrouping are
-in :mod:`~mltrees.hist.exact_columns`, the scan of the cuts and the choice
-of the best in :mod:`~mltrees.hist.exact_scan`, the worker processes and
-their messages in :mod:`~mltrees.hist.exact_workers`; this module holds the
+in :mod:`~mltrees.hist.xgboost.exact_columns`, the scan of the cuts and the choice
+of the best in :mod:`~mltrees.hist.xgboost.exact_scan`, the worker processes and
+their messages in :mod:`~mltrees.hist.xgboost.exact_workers`; this module holds the
 grower: the level loop, the routing of rows, gamma pruning and the tree.
 """
 
@@ -68,7 +68,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mltrees.hist.exact_columns import (  # noqa: F401 - names of this module before the split
+from mltrees.hist.grower import GrowerBase, GrownTree, binary_tree, draw_features
+from mltrees.hist.processes import ForkedWorkers, can_fork, forks_safely, shared_array
+from mltrees.hist.xgboost.exact_columns import (  # noqa: F401 - names of this module before the split
     NodePartition,
     SortedColumns,
     _Level,
@@ -76,8 +78,8 @@ from mltrees.hist.exact_columns import (  # noqa: F401 - names of this module be
     _sums_through,
     _Workspace,
 )
-from mltrees.hist.exact_scan import SPARSE_CUTS, SPARSE_SUMS, ExactScan  # noqa: F401
-from mltrees.hist.exact_workers import (
+from mltrees.hist.xgboost.exact_scan import SPARSE_CUTS, SPARSE_SUMS, ExactScan  # noqa: F401
+from mltrees.hist.xgboost.exact_workers import (
     Request,
     Route,
     Scan,
@@ -85,9 +87,7 @@ from mltrees.hist.exact_workers import (
     WorkerLoop,
     _balanced_shares,
 )
-from mltrees.hist.grower import GrowerBase, GrownTree, binary_tree, draw_features
-from mltrees.hist.processes import ForkedWorkers, can_fork, forks_safely, shared_array
-from mltrees.hist.splitting import MIN_LOSS_CHANGE, SplitParams, leaf_weight, node_score
+from mltrees.hist.xgboost.splitting import MIN_LOSS_CHANGE, SplitParams, leaf_weight, node_score
 from mltrees.tree._tree import LEAF, MISSING_NONE
 
 __all__ = ["ExactGrower", "NodePartition", "SortedColumns"]
@@ -193,7 +193,7 @@ class ExactGrower(GrowerBase, ExactScan, WorkerLoop):
     def _route(self, by_feature, level, route, go_left_row):
         """Mark in ``go_left_row`` the rows sent left by the splits on features held here.
 
-        ``route`` is a :class:`~mltrees.hist.exact_workers.Route`,
+        ``route`` is a :class:`~mltrees.hist.xgboost.exact_workers.Route`,
         an entry per split node of ``level``; ``go_left_row`` is False
         beforehand. In the order of its split feature, a node's rows that go
         left are its first ``lead`` and, if ``default_left``, its last

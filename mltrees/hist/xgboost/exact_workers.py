@@ -1,6 +1,6 @@
 """Exact greedy's worker processes: what each serves, and the messages they exchange, chapter 13.
 
-With several cores, :class:`~mltrees.hist.exact.ExactGrower` hands shares
+With several cores, :class:`~mltrees.hist.xgboost.exact.ExactGrower` hands shares
 of the features to forked worker processes
 (:class:`~mltrees.hist.processes.ForkedWorkers`); each keeps, regroups,
 scans and routes its share, level by level (:meth:`WorkerLoop._serve`).
@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mltrees.hist.candidates import SplitCandidates
-from mltrees.hist.exact_columns import _Level
+from mltrees.hist.xgboost.exact_columns import _Level
 
 __all__ = ["Found", "Request", "Route", "Scan", "TreeStart", "WorkerLoop"]
 
@@ -89,7 +89,7 @@ def _balanced_shares(features, costs, n_shares) -> list:
 
 
 class WorkerLoop:
-    """The worker side of :class:`~mltrees.hist.exact.ExactGrower` (see the module)."""
+    """The worker side of :class:`~mltrees.hist.xgboost.exact.ExactGrower` (see the module)."""
 
     def _serve(self, connection, share):
         """A forked worker's loop: regroup and scan the features of ``share``, level by level.

@@ -1,6 +1,6 @@
 r"""XGBoost's CPU quantile sketch, rule for rule: the cuts of ``hist`` and ``approx`` (chapter 13).
 
-:mod:`mltrees.hist.sketch` builds the weighted quantile summaries of the
+:mod:`mltrees.hist.xgboost.quantile_summary` builds the weighted quantile summaries of the
 paper's appendix; this module follows, operation by operation and in
 float32, the summary XGBoost 3.2 builds on the CPU for ``tree_method="hist"``
 (``src/common/quantile.h``: ``WQSummary``, ``QuantileSketchTemplate``;
@@ -78,8 +78,9 @@ class XGBoostSummary:
     r"""A ``WQSummary<float, float>``: values and float32 rank bounds.
 
     ``rmin``, ``rmax`` and ``wmin`` are :math:`\tilde r^-`, :math:`\tilde r^+`
-    and :math:`\tilde\omega` of :class:`~mltrees.hist.sketch.WeightedQuantileSummary`,
-    in float32 as XGBoost keeps them.
+    and :math:`\tilde\omega` of
+    :class:`~mltrees.hist.xgboost.quantile_summary.WeightedQuantileSummary`, in
+    float32 as XGBoost keeps them.
     """
 
     value: np.ndarray

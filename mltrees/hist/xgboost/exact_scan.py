@@ -3,12 +3,12 @@
 For every node of a level, the rows are scanned in the order of a feature
 and the gain :eq:`eq-xgb-gain` of each cut between two consecutive distinct
 values comes from running sums of ``g`` and ``h``
-(:mod:`~mltrees.hist.exact_columns`). The unrounded gain of every cut picks
+(:mod:`~mltrees.hist.xgboost.exact_columns`). The unrounded gain of every cut picks
 the few cuts of each node within the float32 rounding error of the best,
 and only those get XGBoost's float32 gain, so the winner and its ties are
 those of rounding every cut; the scan directions and end-of-scan cuts are
-XGBoost's (see :mod:`mltrees.hist.exact`). :class:`ExactScan` is the part
-of :class:`~mltrees.hist.exact.ExactGrower` that does this; it reads the
+XGBoost's (see :mod:`mltrees.hist.xgboost.exact`). :class:`ExactScan` is the part
+of :class:`~mltrees.hist.xgboost.exact.ExactGrower` that does this; it reads the
 grower's ``params``, ``columns``, ``_XT``, ``_scratch``, ``_executor``,
 ``_approximate``, ``_min_h``, ``_shift_exact_enough`` and
 ``_empty_child_invalid``.
@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from mltrees.hist.candidates import SplitCandidates
-from mltrees.hist.exact_columns import _prefix, _running_sums, _sums_through
-from mltrees.hist.splitting import split_gain
+from mltrees.hist.xgboost.exact_columns import _prefix, _running_sums, _sums_through
+from mltrees.hist.xgboost.splitting import split_gain
 
 __all__ = ["ExactScan"]
 
@@ -54,7 +54,7 @@ _ABSOLUTE_TOLERANCE = 1e-30  # float32 scores underflow below ~1e-38
 
 
 class ExactScan:
-    """Scanning and choosing, for :class:`~mltrees.hist.exact.ExactGrower` (see the module)."""
+    """Scanning and choosing, for :class:`~mltrees.hist.xgboost.exact.ExactGrower` (see above)."""
 
     def _scan_share(self, by_feature, level, partition, go_left_row, scanned):
         """:meth:`_advance` every feature of ``by_feature`` in turn: ``[(j, candidates)]``."""

@@ -36,15 +36,7 @@ from dataclasses import replace as dataclass_replace
 import numpy as np
 
 from mltrees.hist.binning import BinnedData
-from mltrees.hist.bundling import (
-    bundle_codes,
-    bundled_stride,
-    find_bundles,
-    most_frequent_bins,
-    unbundle_map,
-)
 from mltrees.hist.candidates import SplitCandidates
-from mltrees.hist.categorical import CategoricalParams, find_categorical_splits
 from mltrees.hist.grower import (
     GrowerBase,
     GrownTree,
@@ -53,7 +45,15 @@ from mltrees.hist.grower import (
     partition_segment,
 )
 from mltrees.hist.histogram import children_histograms, leaf_histogram
-from mltrees.hist.leafwise_splitting import (
+from mltrees.hist.lightgbm.bundling import (
+    bundle_codes,
+    bundled_stride,
+    find_bundles,
+    most_frequent_bins,
+    unbundle_map,
+)
+from mltrees.hist.lightgbm.categorical import CategoricalParams, find_categorical_splits
+from mltrees.hist.lightgbm.splitting import (
     EPSILON,
     LeafwiseParams,
     find_leaf_splits,
@@ -106,7 +106,7 @@ class LeafwiseGrower(GrowerBase):
     most_frequent_bin : ndarray of int, optional
         LightGBM's most frequent bin of each feature. When it is bin 0,
         LightGBM keeps no entry for it (which changes its estimated counts,
-        see :func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`);
+        see :func:`~mltrees.hist.lightgbm.splitting.find_leaf_splits`);
         otherwise a built histogram's entry for it is recomputed as the
         node's total minus the other bins, as LightGBM's ``FixHistogram``.
     params : LeafwiseParams
@@ -118,20 +118,20 @@ class LeafwiseGrower(GrowerBase):
         Multiplied into the leaf values (shrinkage).
     n_threads : int
     bundle : bool
-        Exclusive feature bundling (:mod:`~mltrees.hist.bundling`).
+        Exclusive feature bundling (:mod:`~mltrees.hist.lightgbm.bundling`).
     max_conflict_rate : float
         Rows on which bundled features may conflict, as a share (the
-        paper's bundling, :func:`~mltrees.hist.bundling.find_bundles`).
+        paper's bundling, :func:`~mltrees.hist.lightgbm.bundling.find_bundles`).
     bundles : list of ndarray of int, optional
         The bundles to use, a partition of the features (LightGBM's, from
-        :func:`~mltrees.hist.lightgbm_binning.lightgbm_feature_bundles`);
+        :func:`~mltrees.hist.lightgbm.binning.lightgbm_feature_bundles`);
         ``max_conflict_rate`` is then not used.
     usable : ndarray of bool, optional
         The features that may be split; the others are never tried
         (LightGBM drops them from the data set).
     categorical : ndarray of bool, optional
         Categorical features: their codes are category bins (bin 0: missing
-        and rare), split by :func:`~mltrees.hist.categorical.find_categorical_splits`.
+        and rare), split by :func:`~mltrees.hist.lightgbm.categorical.find_categorical_splits`.
     categorical_params : CategoricalParams
     """
 
@@ -597,7 +597,7 @@ class LeafwiseGrower(GrowerBase):
 
         The choices of :meth:`grow` (the leaf to split, its best split, the
         subtraction trick, the stopping rules) made from sums the store
-        returns; ``rows`` (:class:`~mltrees.hist.leafwise_rows.LeafwiseRows`
+        returns; ``rows`` (:class:`~mltrees.hist.lightgbm.rows.LeafwiseRows`
         describes one partition's answers, :mod:`mltrees.dask.lightgbm` sums
         them over a cluster's partitions) answers:
 

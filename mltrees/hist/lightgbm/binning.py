@@ -31,8 +31,8 @@ import numpy as np
 
 from mltrees._search import count_below
 from mltrees.hist.binning import BinnedData
-from mltrees.hist.bundling import lightgbm_bundles
-from mltrees.hist.categorical import encode_categories
+from mltrees.hist.lightgbm.bundling import lightgbm_bundles
+from mltrees.hist.lightgbm.categorical import encode_categories
 
 __all__ = [
     "ZERO_THRESHOLD",
@@ -246,7 +246,7 @@ def fit_lightgbm_bins(
     (LightGBM's choice, see :func:`_most_frequent_bins`). Bounds are found on ``subsample_for_bin``
     rows drawn with ``rng`` when there are more. ``categories`` maps a
     categorical feature to its categories in bin order
-    (:func:`~mltrees.hist.categorical.category_bins`): its codes are category
+    (:func:`~mltrees.hist.lightgbm.categorical.category_bins`): its codes are category
     bins, bin 0 for missing and rare values, and it has no edges.
     """
     categories = categories or {}
@@ -330,7 +330,7 @@ def most_frequent_bins_of_counts(counts: np.ndarray, n: int, zero: np.ndarray) -
     value 0 stands in for it. LightGBM keeps no histogram entry for bin 0
     when it is that bin, and recomputes that bin's entry as the node's total
     minus the other bins otherwise, which decides float ties and how counts
-    are estimated in a scan (:func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`).
+    are estimated in a scan (:func:`~mltrees.hist.lightgbm.splitting.find_leaf_splits`).
     """
     most_frequent = np.zeros(counts.shape[0], dtype=np.intp)
     for j in range(counts.shape[0]):
@@ -362,7 +362,7 @@ def lightgbm_feature_bundles(
 ) -> list[np.ndarray]:
     """LightGBM 4's bundles of ``X``'s features, as a partition of all features.
 
-    :func:`~mltrees.hist.bundling.lightgbm_bundles` on the rows LightGBM
+    :func:`~mltrees.hist.lightgbm.bundling.lightgbm_bundles` on the rows LightGBM
     believes each feature occupies. A feature whose most frequent bin is the
     bin of 0 occupies its non-zero (``|x| > 1e-35``) and missing values, as
     LightGBM samples them. For any other feature LightGBM keeps the rows
@@ -434,7 +434,7 @@ def used_features(
     counts every row, the same up to ``subsample_for_bin`` rows. Such a
     feature is dropped from the data set: it is never split, even where the
     counts estimated from the hessians
-    (:func:`~mltrees.hist.leafwise_splitting.find_leaf_splits`) would allow
+    (:func:`~mltrees.hist.lightgbm.splitting.find_leaf_splits`) would allow
     it, and it takes no part in bundling.
 
     Returns a boolean mask over the features. ``has_missing`` marks the

@@ -1,6 +1,6 @@
 """One partition of the rows of an oblivious tree, as a row store answers (chapter on scale).
 
-:meth:`~mltrees.hist.oblivious.ObliviousGrower.grow_rows` grows an
+:meth:`~mltrees.hist.catboost.oblivious.ObliviousGrower.grow_rows` grows an
 oblivious tree from sums over rows only: per level, the row count of every
 node and the ``(S, W)`` histograms of every (node, column, bin); at the
 end, the sums of every leaf. Sums over disjoint sets of rows add up, so a
@@ -8,8 +8,8 @@ partition of the rows computes its own with the functions of this module
 and the partitions' answers are added (:mod:`mltrees.dask.oblivious`).
 
 Each partition sums its rows in row order with the same ``np.bincount``
-calls as the one-machine grower (:func:`~mltrees.hist.oblivious._histograms`,
-:func:`~mltrees.hist.oblivious_leaves.leaf_sums`); a sum over several
+calls as the one-machine grower (:func:`~mltrees.hist.catboost.oblivious._histograms`,
+:func:`~mltrees.hist.catboost.leaves.leaf_sums`); a sum over several
 partitions then differs from one machine's only by the order of the
 additions (partial sums added), about one unit in the last place.
 
@@ -25,8 +25,8 @@ from dataclasses import replace as dataclass_replace
 
 import numpy as np
 
-from mltrees.hist.oblivious import HistogramLayout, _bin_sums, _entry_weights, leaf_index
-from mltrees.hist.oblivious_leaves import leaf_sums
+from mltrees.hist.catboost.leaves import leaf_sums
+from mltrees.hist.catboost.oblivious import HistogramLayout, _bin_sums, _entry_weights, leaf_index
 
 __all__ = ["ObliviousPart", "ObliviousRows"]
 
@@ -38,9 +38,9 @@ class ObliviousPart:
     Attributes
     ----------
     codes : ndarray of uint8, shape (n_columns, n_rows)
-        Feature-major border codes (:func:`~mltrees.hist.oblivious_binning.encode_borders`).
+        Feature-major border codes (:func:`~mltrees.hist.catboost.borders.encode_borders`).
     layout : HistogramLayout
-        :meth:`~mltrees.hist.oblivious.HistogramLayout.build` of the codes:
+        :meth:`~mltrees.hist.catboost.oblivious.HistogramLayout.build` of the codes:
         the cell of every (column, code), laid out as on the driver.
     y : ndarray of float64, shape (n_rows,)
         Targets as the loss reads them (float32 labels, or class codes).
@@ -73,7 +73,8 @@ class ObliviousRows:
     S : ndarray, shape (n_rows, n_outputs)
         ``w (y - F)`` of the round.
     curvature : ndarray of shape (n_rows, 1), or tuple ``(w, p)``
-        What a leaf's step divides by (:meth:`~mltrees.hist.oblivious.ObliviousGrower.grow`).
+        What a leaf's step divides by
+        (:meth:`~mltrees.hist.catboost.oblivious.ObliviousGrower.grow`).
     unit : bool
         Whether every weight of the whole data is 1 (``W`` histograms then count rows).
     node : ndarray of intp, shape (n_rows,)
@@ -96,7 +97,7 @@ class ObliviousRows:
 
         The answer is ``(counts, bin sums, leaf sums or None)``: the rows of
         each of the ``2**level`` nodes, the sums of every (channel, node,
-        cell) of :func:`~mltrees.hist.oblivious._bin_sums` (an empty array
+        cell) of :func:`~mltrees.hist.catboost.oblivious._bin_sums` (an empty array
         when ``leaves``: the level is the tree's last) and, with ``leaves``,
         :meth:`leaf_statistics` of the nodes as leaves.
         """
@@ -121,7 +122,7 @@ class ObliviousRows:
 
         ``(sums, curvature sums, weight, count, gradient)``: the first two
         by leaf of the first ``n_levels`` levels (``leaf & mask``,
-        :func:`~mltrees.hist.oblivious_leaves.leaf_sums`), the last three
+        :func:`~mltrees.hist.catboost.leaves.leaf_sums`), the last three
         (``Σ w``, rows, ``Σ S``) by leaf of all ``n_leaves``.
         """
         mask = (1 << n_levels) - 1

@@ -592,7 +592,7 @@ def lightgbm_bundles(rows_of, nonzero_count, used, n_sample: int, n_data: int | 
         Non-zero (or missing) values of each feature in the sample: the
         order of the second pass.
     used : ndarray of bool, shape (n_features,)
-        The features LightGBM keeps (:func:`~mltrees.hist.lightgbm_binning.used_features`).
+        The features LightGBM keeps (:func:`~mltrees.hist.lightgbm.binning.used_features`).
     n_sample : int
         Rows of the bin sample.
     n_data : int, optional

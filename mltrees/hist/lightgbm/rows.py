@@ -1,6 +1,6 @@
 """One partition of the rows of a leaf-wise tree, as a row store answers (chapter on scale).
 
-:meth:`~mltrees.hist.leafwise.LeafwiseGrower.grow_rows` grows LightGBM's
+:meth:`~mltrees.hist.lightgbm.leafwise.LeafwiseGrower.grow_rows` grows LightGBM's
 leaf-wise tree from sums over rows only: the root's totals and histogram,
 then per split the rows sent left and the histogram of the smaller child.
 Sums over disjoint sets of rows add up, so a partition of the rows answers

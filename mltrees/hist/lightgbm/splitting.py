@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mltrees.hist.candidates import SplitCandidates
-from mltrees.hist.splitting import threshold_l1
+from mltrees.hist.xgboost.splitting import threshold_l1
 
 __all__ = ["LeafwiseParams", "find_leaf_splits", "leaf_gain", "leaf_output"]
 
@@ -379,7 +379,7 @@ def __getattr__(name: str):
         import warnings
 
         warnings.warn(
-            "mltrees.hist.leafwise_splitting.LeafSplits is deprecated: use "
+            "mltrees.hist.lightgbm.splitting.LeafSplits is deprecated: use "
             "mltrees.hist.candidates.SplitCandidates",
             DeprecationWarning,
             stacklevel=2,

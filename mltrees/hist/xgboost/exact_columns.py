@@ -7,7 +7,7 @@ after a level is split, a stable partition (:class:`NodePartition`)
 regroups every feature's order by child, so no level sorts. One cumulative
 sum of ``g + i h`` over a feature's order (:func:`_running_sums`) then gives
 the children's sums at every cut of every node (:class:`_Level` holds what
-the scans of a level share). Used by :mod:`mltrees.hist.exact`.
+the scans of a level share). Used by :mod:`mltrees.hist.xgboost.exact`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
-from mltrees.hist.splitting import node_score
+from mltrees.hist.xgboost.splitting import node_score
 
 __all__ = ["NodePartition", "SortedColumns"]
 

@@ -631,7 +631,7 @@ def __getattr__(name: str):
         import warnings
 
         warnings.warn(
-            "mltrees.hist.splitting.BestSplits is deprecated: use "
+            "mltrees.hist.xgboost.splitting.BestSplits is deprecated: use "
             "mltrees.hist.candidates.SplitCandidates",
             DeprecationWarning,
             stacklevel=2,
