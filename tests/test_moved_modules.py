@@ -3,28 +3,19 @@
 import importlib
 import pickle
 import sys
+from pathlib import Path
 
 import pytest
 
-MOVED = {
-    "xgboost_sketch": "xgboost.cuts",
-    "sketch": "xgboost.quantile_summary",
-    "splitting": "xgboost.splitting",
-    "exact": "xgboost.exact",
-    "exact_columns": "xgboost.exact_columns",
-    "exact_scan": "xgboost.exact_scan",
-    "exact_workers": "xgboost.exact_workers",
-    "lightgbm_binning": "lightgbm.binning",
-    "leafwise": "lightgbm.leafwise",
-    "leafwise_splitting": "lightgbm.splitting",
-    "goss": "lightgbm.goss",
-    "bundling": "lightgbm.bundling",
-    "categorical": "lightgbm.categorical",
-    "oblivious": "catboost.oblivious",
-    "oblivious_binning": "catboost.borders",
-    "oblivious_ctr": "catboost.ctr",
-    "oblivious_leaves": "catboost.leaves",
-}
+import mltrees.hist
+from mltrees.hist._moved import MOVED
+
+
+def test_every_old_path_has_a_module_and_the_new_one_exists():
+    hist = Path(mltrees.hist.__file__).parent
+    for old, new in MOVED.items():
+        assert (hist / f"{old}.py").read_text().count(f'"mltrees.hist.{new}"') == 1
+        assert (hist / (new.replace(".", "/") + ".py")).exists()
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))

@@ -14,7 +14,28 @@ import importlib
 import sys
 import warnings
 
-__all__ = ["alias"]
+__all__ = ["MOVED", "alias"]
+
+#: old module name in ``mltrees.hist`` -> its new path under ``mltrees.hist``
+MOVED = {
+    "xgboost_sketch": "xgboost.cuts",
+    "sketch": "xgboost.quantile_summary",
+    "splitting": "xgboost.splitting",
+    "exact": "xgboost.exact",
+    "exact_columns": "xgboost.exact_columns",
+    "exact_scan": "xgboost.exact_scan",
+    "exact_workers": "xgboost.exact_workers",
+    "lightgbm_binning": "lightgbm.binning",
+    "leafwise": "lightgbm.leafwise",
+    "leafwise_splitting": "lightgbm.splitting",
+    "goss": "lightgbm.goss",
+    "bundling": "lightgbm.bundling",
+    "categorical": "lightgbm.categorical",
+    "oblivious": "catboost.oblivious",
+    "oblivious_binning": "catboost.borders",
+    "oblivious_ctr": "catboost.ctr",
+    "oblivious_leaves": "catboost.leaves",
+}
 
 
 def alias(old: str, new: str) -> None:
