@@ -39,9 +39,14 @@ DOC_EQUATION = re.compile(r"eq-[a-z0-9-]+")
 
 
 def public_modules() -> list[str]:
+    """Every public module, without the deprecated old paths of moved modules."""
+    from mltrees.hist._moved import MOVED
+
+    old_paths = {f"mltrees.hist.{old}" for old in MOVED}
     names = ["mltrees"]
     for info in pkgutil.walk_packages(mltrees.__path__, "mltrees."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
+        private = any(part.startswith("_") for part in info.name.split("."))
+        if not private and info.name not in old_paths:
             names.append(info.name)
     return names
 

@@ -40,14 +40,19 @@ are written once.
   (SciPy's sparse kernel that :func:`~mltrees.hist.histogram.leaf_histogram`
   uses, checked at import for its signature and summation order).
 
-**Library rules**, by chapter:
+The binned data (:mod:`~mltrees.hist.binning`: XGBoost's cuts, ``x < cut``
+in float32) and the depth-wise grower (:mod:`~mltrees.hist.grower`) stay at
+the top: XGBoost, gradient boosting's histogram mode and the Dask trainer
+all use them.
 
-* XGBoost (chapter 13): :mod:`~mltrees.hist.binning` (cuts, ``x < cut`` in
-  float32), :mod:`~mltrees.hist.xgboost.quantile_summary` and :mod:`~mltrees.hist.xgboost.cuts`
-  (the weighted quantile sketch, and XGBoost's own), :mod:`~mltrees.hist.xgboost.splitting`
-  (the regularised objective, leaf weights, gains, the best split of every
-  node; also scikit-learn's variance rule for gradient boosting's histogram
-  mode), :mod:`~mltrees.hist.grower` (the depth-wise policy on histograms)
+**Library rules**, one folder per library (:mod:`mltrees.hist.xgboost`,
+:mod:`mltrees.hist.lightgbm`, :mod:`mltrees.hist.catboost`), by chapter:
+
+* XGBoost (chapter 13): :mod:`~mltrees.hist.xgboost.quantile_summary` and
+  :mod:`~mltrees.hist.xgboost.cuts` (the weighted quantile sketch, and
+  XGBoost's own), :mod:`~mltrees.hist.xgboost.splitting` (the regularised
+  objective, leaf weights, gains, the best split of every node; also
+  scikit-learn's variance rule for gradient boosting's histogram mode),
   and the exact greedy method, which needs no histograms:
   :mod:`~mltrees.hist.xgboost.exact` (the grower), :mod:`~mltrees.hist.xgboost.exact_columns`
   (sorted columns, regrouped level by level), :mod:`~mltrees.hist.xgboost.exact_scan`

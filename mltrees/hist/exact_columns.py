@@ -1,0 +1,5 @@
+"""Deprecated: moved to :mod:`mltrees.hist.xgboost.exact_columns`."""
+
+from mltrees.hist._moved import alias
+
+alias(__name__, "mltrees.hist.xgboost.exact_columns")
