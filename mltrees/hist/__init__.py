@@ -62,14 +62,16 @@ all use them.
   <= bound`` in float64, zero in a bin of its own),
   :mod:`~mltrees.hist.lightgbm.splitting` (its split scan and leaf output),
   :mod:`~mltrees.hist.lightgbm.leafwise` (the leaf-wise policy),
+  :mod:`~mltrees.hist.lightgbm.rows` (one partition's rows for the Dask learner),
   :mod:`~mltrees.hist.lightgbm.categorical`, :mod:`~mltrees.hist.lightgbm.bundling` (EFB) and
   :mod:`~mltrees.hist.lightgbm.goss`;
 * CatBoost (chapter 15): :mod:`~mltrees.hist.catboost.borders` (borders,
   ``x > border`` in float32), :mod:`~mltrees.hist.catboost.ctr` (statistics
   of categorical features), :mod:`~mltrees.hist.catboost.oblivious` (oblivious
   trees, L2 and Cosine scores, ordered boosting's scores, the oblivious
-  policy) and :mod:`~mltrees.hist.catboost.leaves` (the leaves' Newton and
-  gradient steps, rounded as CatBoost's).
+  policy), :mod:`~mltrees.hist.catboost.leaves` (the leaves' Newton and
+  gradient steps, rounded as CatBoost's) and :mod:`~mltrees.hist.catboost.rows`
+  (one partition's rows for the Dask learner).
 
 **The grower contract.** A boosting loop drives a grower through:
 
@@ -87,7 +89,9 @@ Four policies honour it: :class:`~mltrees.hist.grower.DepthwiseGrower`
 boosting's variance rule), :class:`~mltrees.hist.xgboost.exact.ExactGrower`
 (``grow(g, h, features)``), :class:`~mltrees.hist.lightgbm.leafwise.LeafwiseGrower`
 (``grow(g, h, features, rows)``; ``rows`` the sampled rows, GOSS or
-bagging) and :class:`~mltrees.hist.catboost.oblivious.ObliviousGrower`
+bagging; ``grow_many(jobs)`` grows the trees of a multiclass round in
+lock-step, one split scan per step for every class, each tree the one
+``grow`` would give) and :class:`~mltrees.hist.catboost.oblivious.ObliviousGrower`
 (``grow(S, curvature, features, scoring)``: CatBoost's ``S = w (y - F)``
 and the leaf step's curvature; ``scoring`` the entries' ``S`` of ordered
 boosting), whose :class:`~mltrees.hist.catboost.oblivious.GrownObliviousTree` holds
