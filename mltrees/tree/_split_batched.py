@@ -29,6 +29,7 @@ from mltrees.tree._cuts import (
     tie_tolerance,
 )
 from mltrees.tree._data import CATEGORICAL
+from mltrees.tree._statistics import ClassificationStatistics
 
 # (row, feature) pairs scored in one pass at most: a level with more rows is
 # scored a few features at a time, so the pair arrays stay bounded (and a
@@ -39,6 +40,9 @@ BATCHED_PAIRS_MAX = 1 << 17
 # 6,000 rows of 28 continuous features, one sort of all pairs made CART's fit
 # 1.6x slower than a sort per feature.
 SORTED_PAIRS_MAX = 1 << 14
+# Unit-weight classes are counted in a dense (cell, class) table while it has
+# at most this many entries per (row, feature) pair, or this many in all.
+CLASS_TABLE_PER_PAIR, CLASS_TABLE_MIN = 2, 1 << 15
 
 
 def batched_features(specs, stats_model, rules, feature_mask, row_of) -> np.ndarray:
@@ -101,7 +105,10 @@ def score_features_together(
     for first in range(0, n_total, width):
         slots = slice(first, min(first + width, n_total))
         g = slots.stop - first
-        block = columns[:, rows] if whole else np.take(columns[features[slots]], rows, axis=1)
+        if rows.size == codes.shape[0]:  # every row (rows are distinct): no gather
+            block = columns if whole else columns[features[slots]]
+        else:
+            block = columns[:, rows] if whole else np.take(columns[features[slots]], rows, axis=1)
         if block.dtype.kind == "i" and block.size and block.min() < 0:
             return None
         # Cell = (node, feature, code), numbered node-major: entries come out
@@ -110,13 +117,16 @@ def score_features_together(
         n_cells = int(table.code_offset[slots.stop] - offset[0])
         cell = block + (offset - offset[0])[:, None]
         cell += node * n_cells
-        present, entry_stats = _numbered_cell_statistics(
-            stats_model,
-            cell.reshape(-1),
-            n_nodes * n_cells,
-            _stacked(rows, g),
-            counts=rules.min_samples_leaf > 1,  # the cuts' row counts serve only that limit
-        )
+        counted = _class_cell_counts(stats_model, cell, n_nodes * n_cells, rows)
+        if counted is None:
+            counted = _numbered_cell_statistics(
+                stats_model,
+                cell.reshape(-1),
+                n_nodes * n_cells,
+                _stacked(rows, g),
+                counts=rules.min_samples_leaf > 1,  # the cuts' row counts serve only that limit
+            )
+        present, entry_stats = counted
         del block, cell
         entry_node, entry_cell = np.divmod(present, n_cells)
         entry_cell += offset[0]  # the code's place among all features' codes
@@ -156,6 +166,37 @@ def numeric_thresholds(specs, features, feature_index, left, right):
     if found.any():
         out[found] = _thresholds(specs, features, feature_index[found], left[found], right[found])
     return out
+
+
+def _class_cell_counts(stats_model, cell, n_cells, rows):
+    """Row and class counts of every non-empty cell, for unit-weight classes; else None.
+
+    ``cell`` (features x rows, overwritten) numbers each (row, feature) pair's
+    cell. With unit weights the statistics are counts, so one ``bincount`` of
+    (cell, class) pairs gives them all -- the rows' classes broadcast over the
+    features, no stacked copy of the rows, no numbering of the cells first.
+    Counts are whole numbers: the same floats as
+    :meth:`~mltrees.tree._statistics.ClassificationStatistics.aggregate`.
+    Used only where the (cell, class) table is not much larger than the
+    pairs: a sparse table costs more to clear and scan than the pairs to
+    number (the marking of :func:`~mltrees.tree._cuts._numbered_cell_statistics`).
+    """
+    if type(stats_model) is not ClassificationStatistics or not stats_model._unit_weights:
+        return None
+    k = stats_model.n_classes
+    if n_cells * k > max(CLASS_TABLE_PER_PAIR * cell.size, CLASS_TABLE_MIN):
+        return None
+    cell *= k
+    cell += stats_model.y[rows]
+    counts = np.bincount(cell.reshape(-1), minlength=n_cells * k).reshape(n_cells, k)
+    total = counts[:, 0].copy()  # class by class: a sum over short rows is a slow reduction
+    for c in range(1, k):
+        total += counts[:, c]
+    present = total.nonzero()[0]
+    stats = np.empty((present.size, 1 + k), order="F")  # the layout aggregate returns
+    stats[:, 1:] = counts[present]
+    stats[:, 0] = total[present]
+    return present, stats
 
 
 def _stacked(a: np.ndarray, copies: int) -> np.ndarray:
