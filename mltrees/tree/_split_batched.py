@@ -29,7 +29,7 @@ from mltrees.tree._cuts import (
     tie_tolerance,
 )
 from mltrees.tree._data import CATEGORICAL
-from mltrees.tree._statistics import ClassificationStatistics
+from mltrees.tree._statistics import ClassificationStatistics, RegressionStatistics
 
 # (row, feature) pairs scored in one pass at most: a level with more rows is
 # scored a few features at a time, so the pair arrays stay bounded (and a
@@ -40,9 +40,10 @@ BATCHED_PAIRS_MAX = 1 << 17
 # 6,000 rows of 28 continuous features, one sort of all pairs made CART's fit
 # 1.6x slower than a sort per feature.
 SORTED_PAIRS_MAX = 1 << 14
-# Unit-weight classes are counted in a dense (cell, class) table while it has
-# at most this many entries per (row, feature) pair, or this many in all.
-CLASS_TABLE_PER_PAIR, CLASS_TABLE_MIN = 2, 1 << 15
+# Cell statistics are summed in dense tables indexed by the cell (for unit-weight
+# classes: by the (cell, class) pair) while a table has at most this many
+# entries per (row, feature) pair, or this many in all.
+CELL_TABLE_PER_PAIR, CELL_TABLE_MIN = 2, 1 << 15
 
 
 def batched_features(specs, stats_model, rules, feature_mask, row_of) -> np.ndarray:
@@ -117,7 +118,9 @@ def score_features_together(
         n_cells = int(table.code_offset[slots.stop] - offset[0])
         cell = block + (offset - offset[0])[:, None]
         cell += node * n_cells
-        counted = _class_cell_counts(stats_model, cell, n_nodes * n_cells, rows)
+        counted = _dense_cell_statistics(
+            stats_model, cell, n_nodes * n_cells, rows, rules.min_samples_leaf > 1
+        )
         if counted is None:
             counted = _numbered_cell_statistics(
                 stats_model,
@@ -168,34 +171,57 @@ def numeric_thresholds(specs, features, feature_index, left, right):
     return out
 
 
-def _class_cell_counts(stats_model, cell, n_cells, rows):
-    """Row and class counts of every non-empty cell, for unit-weight classes; else None.
+def _dense_cell_statistics(stats_model, cell, n_cells, rows, counts):
+    """Statistics of every non-empty cell from dense per-cell sums; None where not used.
 
-    ``cell`` (features x rows, overwritten) numbers each (row, feature) pair's
-    cell. With unit weights the statistics are counts, so one ``bincount`` of
-    (cell, class) pairs gives them all -- the rows' classes broadcast over the
-    features, no stacked copy of the rows, no numbering of the cells first.
-    Counts are whole numbers: the same floats as
-    :meth:`~mltrees.tree._statistics.ClassificationStatistics.aggregate`.
-    Used only where the (cell, class) table is not much larger than the
-    pairs: a sparse table costs more to clear and scan than the pairs to
-    number (the marking of :func:`~mltrees.tree._cuts._numbered_cell_statistics`).
+    ``cell`` (features x rows, may be overwritten) numbers each (row,
+    feature) pair's cell. The sums are ``bincount`` tables indexed by the
+    cell itself, each cell's rows added in pair order -- the order
+    :meth:`~mltrees.tree._statistics.ClassificationStatistics.aggregate`
+    adds them in, so the statistics are the same floats -- without marking
+    and numbering the cells first. With unit-weight classes one ``bincount``
+    of (cell, class) pairs gives every count, the rows' classes broadcast
+    over the features. Used for class counts and squared error, where the
+    tables are at most :data:`CELL_TABLE_PER_PAIR` entries per pair (or
+    :data:`CELL_TABLE_MIN` in all): a sparse table costs more to clear and
+    scan than the pairs cost to number.
     """
-    if type(stats_model) is not ClassificationStatistics or not stats_model._unit_weights:
+    kind = type(stats_model)
+    if kind is ClassificationStatistics and stats_model._unit_weights:
+        k = stats_model.n_classes
+        if n_cells * k > max(CELL_TABLE_PER_PAIR * cell.size, CELL_TABLE_MIN):
+            return None
+        cell *= k
+        cell += stats_model.y[rows]
+        table = np.bincount(cell.reshape(-1), minlength=n_cells * k).reshape(n_cells, k)
+        total = table[:, 0].copy()  # class by class: a sum over short rows is a slow reduction
+        for c in range(1, k):
+            total += table[:, c]
+        present = total.nonzero()[0]
+        stats = np.empty((present.size, 1 + k), order="F")  # the layout aggregate returns
+        stats[:, 1:] = table[present]
+        stats[:, 0] = total[present]
+        return present, stats
+    if kind is not RegressionStatistics or n_cells > max(
+        CELL_TABLE_PER_PAIR * cell.size, CELL_TABLE_MIN
+    ):
         return None
-    k = stats_model.n_classes
-    if n_cells * k > max(CLASS_TABLE_PER_PAIR * cell.size, CLASS_TABLE_MIN):
-        return None
-    cell *= k
-    cell += stats_model.y[rows]
-    counts = np.bincount(cell.reshape(-1), minlength=n_cells * k).reshape(n_cells, k)
-    total = counts[:, 0].copy()  # class by class: a sum over short rows is a slow reduction
-    for c in range(1, k):
-        total += counts[:, c]
-    present = total.nonzero()[0]
-    stats = np.empty((present.size, 1 + k), order="F")  # the layout aggregate returns
-    stats[:, 1:] = counts[present]
-    stats[:, 0] = total[present]
+    cell = cell.reshape(-1)
+    n_rows = np.bincount(cell, minlength=n_cells)
+    present = n_rows.nonzero()[0]
+    stats = np.empty((present.size, 4), order="F")  # (count, Σw, Σwy, Σwy²)
+    weighted = (stats_model.wy, stats_model.wy2)
+    if stats_model._unit_weights:
+        stats[:, 1] = n_rows[present]
+        stats[:, 0] = stats[:, 1] if counts else np.nan
+    else:
+        stats[:, 0] = n_rows[present] if counts else np.nan
+        weighted = (stats_model.w, *weighted)
+    copies = cell.size // rows.size
+    for c, values in enumerate(weighted, start=4 - len(weighted)):
+        stats[:, c] = np.bincount(cell, weights=_stacked(values[rows], copies), minlength=n_cells)[
+            present
+        ]
     return present, stats
 
 
@@ -259,17 +285,18 @@ def _feature_table(specs, features) -> _FeatureTable:
     """The :class:`_FeatureTable` of ``features``, reused while the specs are the same."""
     global _last_table
     values = [specs[j].values for j in features]
-    cached_values, cached_features, table = _last_table
+    key = features.tobytes()  # cheaper to compare than np.array_equal, once per level
+    cached_values, cached_key, table = _last_table
     if (
         cached_values is not None
+        and cached_key == key
         and len(cached_values) == len(values)
         and all(a is b for a, b in zip(cached_values, values, strict=True))
-        and np.array_equal(cached_features, features)
     ):
         return table
     table = _FeatureTable(specs, features)
     small = sum(v.size for v in values) <= CACHED_VALUES_MAX
-    _last_table = (values, features.copy(), table) if small else (None, None, None)
+    _last_table = (values, key, table) if small else (None, None, None)
     return table
 
 
