@@ -356,12 +356,16 @@ class _LightGBMRounds(BoostingLoop):
             )
             g, h = np.zeros_like(g), np.zeros_like(h)
             g[rows], h[rows] = g_rows, h_rows
-        stage = []
-        for k in range(score.shape[1]):
-            if self.trained[k]:
-                stage.append(grower.grow(g[:, k], h[:, k], features, rows))
-            else:  # a class LightGBM does not train: one leaf
-                stage.append(grower.grow(np.zeros(n), np.zeros(n), np.zeros(0, int), rows))
+        # The classes' trees grow together (LeafwiseGrower.grow_many); a class
+        # LightGBM does not train gets one leaf (no feature to split).
+        stage = grower.grow_many(
+            [
+                (g[:, k], h[:, k], features, rows)
+                if self.trained[k]
+                else (np.zeros(n), np.zeros(n), np.zeros(0, int), rows)
+                for k in range(score.shape[1])
+            ]
+        )
         split = [grown.tree.node_count > 1 for grown in stage]
         if not any(split) and m > 0:
             return None  # LightGBM: no leaf of any class can be split, training ends

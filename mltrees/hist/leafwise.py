@@ -22,7 +22,9 @@ LightGBM's bookkeeping, which decides the order and so the tree:
 Every leaf's rows are a contiguous segment of ``order``, so splitting one
 is a partition of its segment, and the tree comes back with the leaf of
 every row, as from the depth-wise grower (the same ``grow`` / ``close``
-contract).
+contract). ``grow_many`` grows a multiclass round's trees in lock-step, so
+that one split search serves the new leaves of every class: on small data a
+split costs mostly the fixed cost of its NumPy calls, not their arithmetic.
 """
 
 from __future__ import annotations
@@ -63,6 +65,10 @@ from mltrees.tree._tree import CATEGORICAL_NODE, LEAF, NUMERIC_NODE
 __all__ = ["LeafwiseGrower", "route_binned"]
 
 NARROW_BINS = 16  # features with at most this many bins are scanned in their own block
+# ... unless padding them to the wide features' bins adds at most this many
+# cells to a scan: a scan of a few thousand cells costs about one more scan's
+# fixed cost (some thirty NumPy passes), so small data is scanned in one block.
+PADDING_CELLS = 4096
 
 
 def route_binned(tree_arrays: dict, data: BinnedData, rows: np.ndarray) -> np.ndarray:
@@ -161,6 +167,7 @@ class LeafwiseGrower(GrowerBase):
         self._all_wide = bool(self._n_bins.min(initial=NARROW_BINS + 1) > NARROW_BINS)
         self._full_shape = (self.data.n_features, 2, self.data.stride)
         self._cells = self._histogram_cells()
+        self._plans = {}  # scans of a set of features: what they read (_plan)
 
     def _histogram_cells(self) -> np.ndarray | None:
         """Flat positions of the cells a row can fill in a ``(feature, statistic, bin)`` histogram.
@@ -368,6 +375,56 @@ class LeafwiseGrower(GrowerBase):
         ``rows`` (sorted) are the rows in this tree's sample (bagging, GOSS);
         the others get their leaf by walking the grown tree.
         """
+        return self.grow_many([(g, h, features, rows)])[0]
+
+    def grow_many(self, jobs: list) -> list[GrownTree]:
+        """Grow several independent trees in lock-step: one tree per ``(g, h, features, rows)``.
+
+        A multiclass round grows one tree per class from the same rows; each
+        tree splits one leaf at a time, as :meth:`grow`, but the split search
+        of the new leaves of every tree runs as one scan (:meth:`_best` on all
+        their histograms at once), so a round of ``K`` classes pays the fixed
+        cost of a scan once per step instead of ``K`` times. A leaf's best
+        split does not depend on the other leaves scanned with it, so every
+        tree is the one :meth:`grow` would grow alone.
+        """
+        growths = [self._growth(*job) for job in jobs]
+        grown: list = [None] * len(growths)
+        pending = {}  # tree -> its leaves waiting for their best splits
+        for i in range(len(growths)):
+            self._advance(growths, i, None, pending, grown)
+        while pending:
+            clock = time.perf_counter()
+            trees = list(pending)
+            requests = [pending.pop(i) for i in trees]
+            if len(requests) == 1:
+                found = [self._best(*requests[0], True)]
+            else:
+                together = self._best(
+                    *(np.concatenate(parts) for parts in zip(*requests, strict=True)), True
+                )
+                ends = np.cumsum([len(request[1]) for request in requests]).tolist()
+                found = _split_candidates(together, ends)
+            self._tick("splits", clock)
+            for i, result in zip(trees, found, strict=True):
+                self._advance(growths, i, result, pending, grown)
+        return grown
+
+    @staticmethod
+    def _advance(growths, i, result, pending, grown) -> None:
+        """Resume tree ``i`` with its leaves' best splits; keep its next request or its tree."""
+        try:
+            pending[i] = growths[i].send(result)
+        except StopIteration as done:
+            grown[i] = done.value
+
+    def _growth(self, g, h, features, rows):
+        """The growth of one tree, as a generator (see :meth:`grow_many`).
+
+        It yields the ``(hist, totals, counts, mask)`` of leaves whose best
+        splits it needs, is sent their :class:`SplitCandidates`, and returns
+        the :class:`~mltrees.hist.grower.GrownTree`.
+        """
         data, params = self.data, self.params
         n = data.n_rows
         n_features = data.n_features
@@ -397,16 +454,18 @@ class LeafwiseGrower(GrowerBase):
         root_rows = None if rows is None else order
         root_hist = self._histogram(root_rows, statistics, np.flatnonzero(used), totals[0])
         hist = [self._pack(root_hist)]
-        clock = self._tick("histograms", clock)
-        found = self._best(root_hist[None], totals[0][None], np.array([m]), used[None], True)
+        self._tick("histograms", clock)
+        found = yield root_hist[None], totals[0][None], np.array([m]), used[None]
+        clock = time.perf_counter()
         del root_hist
         splittable = [found.splittable[0]]
-        best = [_one(found, 0)]
+        # A leaf's best split stays a row of its scan's arrays, (found, i),
+        # read out field by field only when the leaf is split.
+        best = [(found, 0)]
         gain_of = np.full(self.num_leaves, -np.inf)
         feature_of = np.full(self.num_leaves, n_features, dtype=np.intp)
         if m >= min_rows:
-            gain_of[0], feature_of[0] = best[0].gain, best[0].feature
-        clock = self._tick("splits", clock)
+            gain_of[0], feature_of[0] = _gain(found, 0), found.feature[0]
 
         nodes = {
             "feature": [LEAF],
@@ -430,7 +489,7 @@ class LeafwiseGrower(GrowerBase):
                 break
             top = np.flatnonzero(gain_of == largest)
             leaf = int(top[np.argmin(feature_of[top])])  # lower feature, then lower leaf id
-            split = best[leaf]
+            split = _one(*best[leaf])
             f, b, dl = split.feature, split.split_bin, split.default_left
             s, c = start[leaf], count[leaf]
             segment = order[s : s + c]
@@ -448,7 +507,7 @@ class LeafwiseGrower(GrowerBase):
                 # float noise (lightgbm stops there on its check left_count > 0).
                 # An empty leaf would hold a value of noise: the leaf is not split.
                 gain_of[leaf] = -np.inf
-                best[leaf] = SplitCandidates(gain=-np.inf, feature=n_features)
+                best[leaf] = None
                 continue
             n_leaves += 1
             partition_segment(order, s, c, go_left)
@@ -499,7 +558,7 @@ class LeafwiseGrower(GrowerBase):
             )
             if stop:  # neither child will be split: no histograms needed
                 for q in (leaf, right):
-                    best[q] = SplitCandidates(gain=-np.inf, feature=n_features)
+                    best[q] = None
                     hist[q] = None
                 continue
             # Build the child with fewer rows; the other is the parent minus it.
@@ -514,19 +573,18 @@ class LeafwiseGrower(GrowerBase):
             )
             pair = children_histograms(parent_hist[None], built[None], np.array([small == right]))
             hist[leaf], hist[right] = self._pack(pair[0]), self._pack(pair[1])
-            clock = self._tick("histograms", clock)
-            found = self._best(
+            self._tick("histograms", clock)
+            found = yield (
                 pair,
                 np.stack([totals[leaf], totals[right]]),
                 np.array([n_left, c - n_left]),
                 np.stack([usable, usable]),
-                True,
             )
+            clock = time.perf_counter()
             for i, q in enumerate((leaf, right)):
                 splittable[q] = found.splittable[i] & usable
-                best[q] = _one(found, i)
-                gain_of[q], feature_of[q] = best[q].gain, best[q].feature
-            clock = self._tick("splits", clock)
+                best[q] = (found, i)
+                gain_of[q], feature_of[q] = _gain(found, i), found.feature[i]
         grown = self._assemble(nodes, order, start, count, node_of, rows)
         self._tick("partition", clock)
         return grown
@@ -548,7 +606,12 @@ class LeafwiseGrower(GrowerBase):
         n_leaves = hist.shape[0]
         usable = mask.any(axis=0)
         columns = np.flatnonzero(usable)
-        if self.categorical is None and allowed and columns.size and self._all_wide:
+        if (
+            self.categorical is None
+            and allowed
+            and columns.size
+            and (self._all_wide or self._one_block(columns, n_leaves))
+        ):
             # One scan of numeric features (most data): its result as it is.
             found = self._scan_numeric(hist, totals, counts, mask, columns)
             feature = columns[found.feature]
@@ -586,7 +649,10 @@ class LeafwiseGrower(GrowerBase):
         # Features of few bins (one-hot columns, flags) are scanned apart from
         # the wide ones, so that they do not pay for 255 cuts each.
         narrow = self._n_bins[numeric] <= NARROW_BINS
-        for columns in (numeric[narrow], numeric[~narrow]):
+        blocks = (numeric[narrow], numeric[~narrow])
+        if self._one_block(numeric, n_leaves):
+            blocks = (numeric,)
+        for columns in blocks:
             if not columns.size:
                 continue
             found = self._scan_numeric(hist, totals, counts, mask, columns)
@@ -647,25 +713,61 @@ class LeafwiseGrower(GrowerBase):
             best.gain[:] = -np.inf
         return best
 
+    def _one_block(self, columns: np.ndarray, n_leaves: int) -> bool:
+        """Whether the numeric features ``columns`` are scanned in one block, narrow ones padded.
+
+        Every feature's gains are the same in either layout (padding bins are
+        empty, and adding 0.0 changes no sum); only the cost differs.
+        """
+        return n_leaves * self._plan(columns).padding <= PADDING_CELLS
+
+    def _plan(self, columns: np.ndarray) -> _ScanPlan:
+        """What a scan of the numeric features ``columns`` reads, computed once per set of columns.
+
+        A tree scans the same few sets of features over and over (all of
+        them, mostly); on small data, working these out again at every split
+        cost as much as a third of the scan.
+        """
+        key = columns.tobytes()
+        plan = self._plans.get(key)
+        if plan is None:
+            data = self.data
+            n_bins = self._n_bins[columns]
+            width = int(n_bins.max(initial=0))
+            narrow = n_bins <= NARROW_BINS
+            padding = 0
+            if narrow.any() and not narrow.all():
+                padding = int(np.count_nonzero(narrow) * (width - n_bins[narrow].max()))
+            first = None if self.most_frequent_bin is None else self.most_frequent_bin[columns] == 0
+            plan = _ScanPlan(
+                columns=None if columns.size == data.n_features else columns,
+                n_bins=n_bins,
+                bins=np.r_[0:width, data.stride - 1] if width + 1 < data.stride else None,
+                has_missing=self.has_missing[columns],
+                most_frequent_first=first,
+                padding=padding,
+            )
+            self._plans[key] = plan
+        return plan
+
     def _scan_numeric(self, hist, totals, counts, mask, columns):
         """:func:`find_leaf_splits` on the numeric features ``columns``, cut to their bins."""
-        data = self.data
-        n_bins = self._n_bins[columns]
-        width = int(n_bins.max())
+        plan = self._plan(columns)
         sub = hist
-        if width + 1 < data.stride:  # the value bins, then the missing bin
-            sub = sub[..., np.r_[0:width, data.stride - 1]]
-        if columns.size < data.n_features:
-            sub = sub[:, columns]
+        if plan.bins is not None:  # the value bins, then the missing bin
+            sub = sub[..., plan.bins]
+        if plan.columns is not None:
+            sub = sub[:, plan.columns]
+            mask = mask[:, plan.columns]
         return find_leaf_splits(
             sub.transpose(0, 1, 3, 2),
             totals,
             counts,
-            n_bins,
-            self.has_missing[columns],
+            plan.n_bins,
+            plan.has_missing,
             self.params,
-            mask[:, columns],
-            None if self.most_frequent_bin is None else self.most_frequent_bin[columns] == 0,
+            mask,
+            plan.most_frequent_first,
         )
 
     def _assemble(self, nodes, order, start, count, node_of, rows) -> GrownTree:
@@ -756,6 +858,24 @@ class LeafwiseGrower(GrowerBase):
         )
 
 
+@dataclass(frozen=True)
+class _ScanPlan:
+    """The features of a scan and what it reads of their histograms (:meth:`LeafwiseGrower._plan`).
+
+    ``columns`` None: every feature. ``bins`` None: the whole stride; else
+    the value bins of the widest feature, then the missing bin. ``padding``:
+    the empty cells per leaf that padding the narrow features to the widest
+    adds to a scan of all of them in one block.
+    """
+
+    columns: np.ndarray | None
+    n_bins: np.ndarray
+    bins: np.ndarray | None
+    has_missing: np.ndarray
+    most_frequent_first: np.ndarray | None
+    padding: int
+
+
 def _subtree_gain(nodes: dict, H: np.ndarray) -> np.ndarray:
     """Each node's "impurity": the split gains of its subtree, per unit of hessian.
 
@@ -775,6 +895,26 @@ def _subtree_gain(nodes: dict, H: np.ndarray) -> np.ndarray:
         np.add.at(below, parent[at], below[at])
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(H > 0, below / np.where(H > 0, H, 1.0), 0.0)
+
+
+def _split_candidates(found: SplitCandidates, ends: list[int]) -> list[SplitCandidates]:
+    """``found`` cut into consecutive groups of nodes, ending at each of ``ends``."""
+    fields = {
+        name: values
+        for name in SplitCandidates.__slots__
+        if (values := getattr(found, name)) is not None
+    }
+    starts = [0, *ends[:-1]]
+    return [
+        SplitCandidates(**{name: values[a:b] for name, values in fields.items()})
+        for a, b in zip(starts, ends, strict=True)
+    ]
+
+
+def _gain(found: SplitCandidates, i: int) -> float:
+    """Leaf ``i``'s best gain; no split (a NaN gain included) is ``-inf``, as in :func:`_one`."""
+    gain = found.gain[i]
+    return gain if np.isfinite(gain) else -np.inf
 
 
 def _one(found: SplitCandidates, i: int) -> SplitCandidates:

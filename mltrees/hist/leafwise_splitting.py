@@ -141,7 +141,9 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
     right_C = top_down_H * (n / sum_H)
     right_C += 0.5
     np.floor(right_C, out=right_C)
-    np.cumsum(right_C, axis=2, out=right_C)
+    # Whole numbers: their running sum is exact in integers too, where
+    # NumPy's cumsum runs several times faster than in floats.
+    right_C = np.cumsum(right_C.astype(np.int64), axis=2)
     # LightGBM starts the right hessian at its epsilon: (ε + h_top) + h_next ...
     right_H = top_down_H.copy()
     right_H[:, :, 0] += EPSILON
@@ -177,22 +179,27 @@ def _plain_reverse_scan(hist, totals, counts, n_bins, params: LeafwiseParams, al
     # Per feature the first best of the reverse scan (the largest threshold);
     # across features the best gain net of the shift, ties to the lower feature.
     best_k = np.argmax(gain, axis=2)
-    net = np.take_along_axis(gain, best_k[:, :, None], axis=2)[:, :, 0] - shift[:, :, 0]
+    leaf, each = np.arange(n_leaves), np.arange(n_features)
+    net = gain[leaf[:, None], each, best_k] - shift[:, :, 0]
     feature = np.argmax(net, axis=1)
-    leaf = np.arange(n_leaves)
     k = best_k[leaf, feature]
     best_gain = net[leaf, feature]
     found = np.isfinite(best_gain)
     lG, lH = left_G[leaf, feature, k], left_H[leaf, feature, k]
+    # Both sides' (G, 𝓗) and the hessians of their values, as LightGBM's SplitInfo.
+    sides = np.empty((3, n_leaves, 2))
+    sides[0, :, 0], sides[0, :, 1] = lG, lH - EPSILON
+    sides[1, :, 0], sides[1, :, 1] = totals[:, 0] - lG, sum_H[:, 0, 0] - lH - EPSILON
+    sides[2, :, 0], sides[2, :, 1] = lH, sum_H[:, 0, 0] - lH
     return SplitCandidates(
         gain=np.where(found, best_gain, -np.inf),
         feature=feature.astype(np.intp),
         split_bin=(width - 2 - k).astype(np.intp),
         default_left=np.ones(n_leaves, dtype=bool),
-        left=np.column_stack([lG, lH - EPSILON]),
-        right=np.column_stack([totals[:, 0] - lG, sum_H[:, 0, 0] - lH - EPSILON]),
+        left=sides[0],
+        right=sides[1],
         splittable=np.isfinite(gain.max(axis=2)) | nan_passed,
-        out_H=np.column_stack([lH, sum_H[:, 0, 0] - lH]),
+        out_H=sides[2],
     )
 
 

@@ -24,6 +24,7 @@ Bins are found on at most ``subsample_for_bin`` rows, as LightGBM does.
 
 from __future__ import annotations
 
+import bisect
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -65,18 +66,38 @@ def _greedy_bounds(values: np.ndarray, counts: np.ndarray, max_bin: int, min_dat
     if n <= max_bin:
         if min_data_in_bin <= 1:
             inner = _midpoint_bounds(values, np.arange(n - 1))
-        else:  # at most max_bin values: a short loop over values, never over rows
-            inner, in_bin = [], 0
-            for i in range(n - 1):
-                in_bin += int(counts[i])
-                if in_bin >= min_data_in_bin:
-                    bound = float(np.nextafter((values[i] + values[i + 1]) / 2.0, np.inf))
-                    if not inner or bound > np.nextafter(inner[-1], np.inf):
-                        inner.append(bound)
-                        in_bin = 0
-            inner = np.array(inner)
+        else:
+            inner = _merged_bounds(values, counts, min_data_in_bin)
         return np.concatenate([np.unique(inner), [np.inf]])
     return _greedy_many(values, counts, max_bin, min_data_in_bin)
+
+
+def _merged_bounds(values: np.ndarray, counts: np.ndarray, min_data_in_bin: int) -> np.ndarray:
+    """Bounds between few distinct ``values``, each bin holding ``min_data_in_bin`` rows.
+
+    LightGBM walks the values, adding each one's count to the open bin, and
+    closes the bin after a value once it holds ``min_data_in_bin`` rows, at
+    the midpoint to the next value, unless that bound is within one ulp of
+    the last one (then the bin stays open). The loop here runs over bins:
+    a binary search in the running counts finds where the open bin fills.
+    """
+    bounds = _midpoint_bounds(values, np.arange(values.size - 1))
+    above = np.nextafter(bounds, np.inf).tolist()
+    running = [0, *np.cumsum(counts).tolist()]  # Python ints: a scalar search is cheaper
+    inner = []
+    opened = 0  # the open bin starts at value ``opened``
+    i = 0
+    while True:
+        # The first value from i on after which the open bin holds enough rows.
+        full = bisect.bisect_left(running, running[opened] + min_data_in_bin) - 1
+        i = max(i, full)
+        if i > values.size - 2:
+            break
+        if not inner or bounds[i] > above[inner[-1]]:
+            inner.append(i)
+            opened = i + 1
+        i += 1
+    return bounds[inner]
 
 
 def _greedy_many(values, counts, max_bin: int, min_data_in_bin: int) -> np.ndarray:
@@ -93,40 +114,43 @@ def _greedy_many(values, counts, max_bin: int, min_data_in_bin: int) -> np.ndarr
     if min_data_in_bin > 0:
         max_bin = max(1, min(max_bin, total // min_data_in_bin))
     big = counts >= total / max_bin
-    big_at = np.flatnonzero(big)
-    rest_bins = max_bin - big_at.size
+    rest_bins = max_bin - int(np.count_nonzero(big))
     rest = float(total - counts[big].sum())
-    # float64, so that a search with a float key does not convert the array each time
-    cum = np.concatenate([[0.0], np.cumsum(counts, dtype=np.float64)])
-    ordinary = np.concatenate([[0], np.cumsum(np.where(big, 0, counts))])
+    # Python lists: the loop reads single entries and searches them (bisect),
+    # which costs a fraction of NumPy's per-call overhead.
+    big_at = np.flatnonzero(big).tolist()
+    cum = [0.0, *np.cumsum(counts, dtype=np.float64).tolist()]
+    ordinary = [0, *np.cumsum(np.where(big, 0, counts)).tolist()]
+    is_big = big.tolist()
     mean = rest / rest_bins if rest_bins > 0 else np.inf
-    upper, lower = [], [values[0]]
+    closing = []  # the last value of each closed bin
     i = 0
     while i < n - 1:
         # First j >= i closing the bin i..j: j heavy, or the bin full, or
         # the next value heavy and the bin at least half full.
-        k = int(big_at.searchsorted(i))
-        heavy = int(big_at[k]) if k < big_at.size else n
-        full = int(cum.searchsorted(cum[i] + mean, side="left")) - 1
+        k = bisect.bisect_left(big_at, i)
+        heavy = big_at[k] if k < len(big_at) else n
+        full = bisect.bisect_left(cum, cum[i] + mean) - 1
         j = min(heavy, max(full, i))
-        k = int(big_at.searchsorted(i + 1))
-        before_heavy = int(big_at[k]) - 1 if k < big_at.size else n
+        k = bisect.bisect_left(big_at, i + 1)
+        before_heavy = big_at[k] - 1 if k < len(big_at) else n
         if before_heavy < j and cum[before_heavy + 1] - cum[i] >= max(1.0, mean * 0.5):
             j = before_heavy
         if j > n - 2:
             break
-        upper.append(values[j])
-        lower.append(values[j + 1])
-        if len(upper) >= max_bin - 1:
+        closing.append(j)
+        if len(closing) >= max_bin - 1:
             break
         rest -= float(ordinary[j + 1] - ordinary[i])
-        if not big[j]:
+        if not is_big[j]:
             rest_bins -= 1
             mean = rest / rest_bins if rest_bins > 0 else np.inf
         i = j + 1
-    if not upper:
+    if not closing:
         return np.array([np.inf])
-    inner = np.nextafter((np.array(upper) + np.array(lower[1:])) / 2.0, np.inf)
+    closing = np.array(closing)
+    upper, lower = values[closing], values[closing + 1]
+    inner = np.nextafter((upper + lower) / 2.0, np.inf)
     keep = np.concatenate([[True], inner[1:] > np.nextafter(inner[:-1], np.inf)])
     return np.concatenate([inner[keep], [np.inf]])
 

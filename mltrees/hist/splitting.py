@@ -36,6 +36,7 @@ split learns a default direction.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -90,22 +91,22 @@ class SplitParams:
     def _f(self, value: float) -> float:
         return float(np.float32(value)) if self.float32 else float(value)
 
-    @property
+    @cached_property
     def lam(self) -> float:
         """λ as the arithmetic uses it."""
         return self._f(self.reg_lambda)
 
-    @property
+    @cached_property
     def alpha(self) -> float:
         """λ₁ as the arithmetic uses it."""
         return self._f(self.reg_alpha)
 
-    @property
+    @cached_property
     def delta(self) -> float:
         """max_delta_step as the arithmetic uses it."""
         return self._f(self.max_delta_step)
 
-    @property
+    @cached_property
     def mcw(self) -> float:
         """min_child_weight as the arithmetic uses it."""
         return self._f(self.min_child_weight)
@@ -197,6 +198,9 @@ def gain_given_weight(G, H, w, params: SplitParams):
 
 def node_score(G, H, params: SplitParams):
     """A leaf's score at its optimal weight: ``gain_given_weight(G, 𝓗, w*)``."""
+    if params.float32 and params.max_delta_step == 0:
+        # XGBoost's T(G)² / (𝓗 + λ) reads no weight: skip computing it.
+        return gain_given_weight(G, H, None, params)
     with np.errstate(divide="ignore", invalid="ignore"):
         return gain_given_weight(G, H, leaf_weight(G, H, params), params)
 
@@ -209,11 +213,25 @@ def split_gain(GL, HL, GR, HR, parent_score, params: SplitParams):
     """
     HL = np.asarray(HL, dtype=np.float64)
     HR = np.asarray(HR, dtype=np.float64)
-    children = node_score(GL, HL, params) + node_score(GR, HR, params)
+    if params.float32 and params.max_delta_step == 0:
+        # gain_given_weight's score without its guard of 𝓗 > 0, which every
+        # valid split meets (the others get -inf below).
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            children = _score_f32(GL, HL, params) + _score_f32(GR, HR, params)
+    else:
+        children = node_score(GL, HL, params) + node_score(GR, HR, params)
     gain = params.round(children - params.round(parent_score))
     mcw = params.mcw
-    valid = (HL > 0) & (HR > 0) & (mcw <= HL) & (mcw <= HR)
+    valid = (mcw <= HL) & (mcw <= HR)
+    if not mcw > 0:  # else implied
+        valid &= (HL > 0) & (HR > 0)
     return np.where(valid, gain, params.round(-np.inf))
+
+
+def _score_f32(G, H, params: SplitParams) -> np.ndarray:
+    """XGBoost's score ``f32(T(G)²) / f32(𝓗 + λ)``: :func:`gain_given_weight`, no clipping."""
+    squared = np.square(threshold_l1(G, params.alpha)).astype(np.float32)
+    return squared / (H + params.lam).astype(np.float32)
 
 
 def local_proposals(hist: np.ndarray, n_proposals: int) -> np.ndarray:
@@ -291,62 +309,87 @@ def find_best_splits(
         )
         for start in range(0, max(n_nodes, 1), NODES_PER_CHUNK)
     ]
+    if len(parts) == 1:
+        return SplitCandidates(*parts[0])
     return SplitCandidates(*(np.concatenate(arrays) for arrays in zip(*parts, strict=True)))
 
 
 def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
-    n_nodes, _, stride, _ = hist.shape
+    n_nodes, n_features, stride, _ = hist.shape
     n_cuts = stride - 1  # cuts after bins 0 .. stride - 2
-    node = np.arange(n_nodes)
-    missing = hist[:, :, n_cuts, :]  # (n, F, 2)
-    prefix = np.cumsum(hist[:, :, :n_cuts, :], axis=2)  # left sums, missing to the right
-    total = totals[:, None, None, :]
-    parent_score = node_score(totals[:, 0], totals[:, 1], params)[:, None, None]
     neg = params.round(-np.inf)
-    # Cuts beyond a feature's last bin repeat its last cut: never candidates.
-    allowed = np.arange(n_cuts)[None, None, :] < n_bins[None, :, None]
+    # (Σg, Σh) of a bin as one complex number: one comparison, one cumulative
+    # sum for both (complex addition adds the parts apart, so the sums are
+    # the float64 running sums bit for bit).
+    sums = np.ascontiguousarray(hist[..., :2]).view(np.complex128)[..., 0]
+    # The cuts to score, in (node, feature, bin) order: after a non-empty bin
+    # (see _backward_candidates), or every cut with local proposals; cuts
+    # past a feature's last bin repeat its last cut.
+    bins = sums[:, :, :n_cuts]
+    if cut_mask is None:
+        scored = sums != 0  # the missing bins' entries are dropped below
+    else:
+        scored = np.zeros(sums.shape, dtype=bool)
+        scored[:, :, :n_cuts] = np.arange(n_cuts) < n_bins[:, None]
     if feature_mask is not None:
-        allowed = allowed & feature_mask[:, :, None]
+        scored &= feature_mask[:, :, None]
+    # One flat index: np.nonzero of a 3-D mask is several times slower.
+    cell = scored.ravel().nonzero()[0]
+    q, cell = np.divmod(cell, n_features * stride)
+    j, b = np.divmod(cell, stride)
+    if cut_mask is None:
+        within = b < n_bins[j]
+        q, j, b = q[within], j[within], b[within]
+    prefix = bins.cumsum(axis=2)[q, j, b]  # left sums, missing values right
+    G, H = prefix.real, prefix.imag
+    total_G, total_H = totals[:, 0], totals[:, 1]
+    parent_score = node_score(total_G, total_H, params)
 
-    # Forward scan: bins 0..b left, missing right; b = 0 .. n_cuts - 1.
-    right = total - prefix
-    gain = split_gain(
-        prefix[..., 0], prefix[..., 1], right[..., 0], right[..., 1], parent_score, params
-    )
-    forward_ok = allowed if cut_mask is None else allowed & cut_mask
-    gain = np.where(forward_ok, gain, neg).reshape(n_nodes, -1)
-    best = np.argmax(gain, axis=1)  # first maximum: lowest feature, then lowest cut
-    best_gain = gain[node, best]
-    feature, split_bin = np.divmod(best, n_cuts)
-    left = prefix[node, feature, split_bin]
+    # Forward scan: bins 0 .. b left, missing right; the first maximum (lowest
+    # feature, then lowest cut). A cut after an empty bin has the sums, so
+    # the gain, of the cut before it, bit for bit: it cannot come first.
+    gain = split_gain(G, H, total_G[q] - G, total_H[q] - H, parent_score[q], params)
+    if cut_mask is not None:
+        gain = np.where(cut_mask[q, j, b], gain, neg)
+    best_gain, at = _best_per_node(gain, q, np.arange(q.size), n_nodes)
+    # Without a valid cut: the first cut of feature 0, as a scan of every cut reports it.
+    feature = np.zeros(n_nodes, dtype=np.intp)
+    split_bin = np.zeros(n_nodes, dtype=np.intp)
+    left = hist[:, 0, 0, :2].copy()
+    found = best_gain > neg
+    if found.any():
+        k = at[found]
+        feature[found], split_bin[found] = j[k], b[k]
+        left[found] = np.column_stack([G[k], H[k]])
     default_left = np.zeros(n_nodes, dtype=bool)
 
-    # Backward scan (only where missing values exist): bins 0..b and missing
-    # left, b from n_cuts - 2 down to -1; index k of the arrays is b = k - 1.
-    has_missing = (missing[..., 0] != 0) | (missing[..., 1] != 0)  # (n, F)
+    # Backward scan (only where missing values exist): bins 0 .. b and missing
+    # left, scanned from the highest cut down: the lowest feature, then the highest cut.
+    missing = sums[:, :, n_cuts]
+    missing_G, missing_H = missing.real, missing.imag
+    has_missing = missing != 0  # (n, F)
+    if feature_mask is not None:
+        has_missing &= feature_mask
     if has_missing.any():
-        shifted = np.concatenate([np.zeros_like(prefix[:, :, :1]), prefix[:, :, :-1]], axis=2)
-        left_bwd = shifted + missing[:, :, None, :]
-        right = total - left_bwd
+        q_b, j_b, last, G_b, H_b = _backward_candidates(q, j, b, G, H, has_missing, n_bins)
+        G_b += missing_G[q_b, j_b]
+        H_b += missing_H[q_b, j_b]
         gain = split_gain(
-            left_bwd[..., 0], left_bwd[..., 1], right[..., 0], right[..., 1], parent_score, params
+            G_b, H_b, total_G[q_b] - G_b, total_H[q_b] - H_b, parent_score[q_b], params
         )
-        backward_ok = allowed & has_missing[:, :, None]
-        if cut_mask is not None:
-            backward_ok &= np.concatenate(
-                [np.ones_like(cut_mask[:, :, :1]), cut_mask[:, :, :-1]], 2
-            )
-        gain = np.where(backward_ok, gain, neg)[:, :, ::-1].reshape(n_nodes, -1)
-        best = np.argmax(gain, axis=1)  # scanned from the highest cut down
-        gain_b = gain[node, best]
-        feature_b, reversed_k = np.divmod(best, n_cuts)
+        if cut_mask is not None:  # the cut after bin ``last`` (-1: none, always allowed)
+            allowed = np.concatenate([np.ones_like(cut_mask[:, :, :1]), cut_mask], axis=2)
+            gain = np.where(allowed[q_b, j_b, last + 1], gain, neg)
+        gain_b, at = _best_per_node(gain, q_b, j_b * stride - last, n_nodes)
+        found = at >= 0
+        at = np.where(found, at, 0)
+        feature_b = np.where(found, j_b[at], 0)
         # XGBoost scans a feature forward, then backward: at equal gains the
         # lower feature wins, and within a feature the forward candidate.
-        take = (gain_b > best_gain) | ((gain_b == best_gain) & (feature_b < feature))
-        k = n_cuts - 1 - reversed_k
+        take = found & ((gain_b > best_gain) | ((gain_b == best_gain) & (feature_b < feature)))
         feature = np.where(take, feature_b, feature)
-        split_bin = np.where(take, k - 1, split_bin)
-        left = np.where(take[:, None], left_bwd[node, feature_b, k], left)
+        split_bin = np.where(take, last[at], split_bin)
+        left = np.where(take[:, None], np.column_stack([G_b[at], H_b[at]]), left)
         best_gain = np.where(take, gain_b, best_gain)
         default_left = take
     # A candidate must beat 0 (XGBoost starts from an empty split of loss 0).
@@ -358,6 +401,59 @@ def _best_of_chunk(hist, totals, n_bins, params, feature_mask, cut_mask):
         default_left,
         left,
         totals - left,
+    )
+
+
+def _best_per_node(gain: np.ndarray, node: np.ndarray, key: np.ndarray, n_nodes: int):
+    """Each node's largest gain, and the index of the candidate of least ``key`` reaching it.
+
+    ``key`` orders the candidates as a scan meets them. A node without
+    candidates gets ``-inf`` and index -1; a NaN gain, as ``np.argmax``
+    takes it, makes the node's maximum NaN (index -1).
+    """
+    maxima = np.full(n_nodes, -np.inf, dtype=gain.dtype)
+    np.maximum.at(maxima, node, gain)
+    best = (gain == maxima.take(node)).nonzero()[0]
+    first = np.full(n_nodes, np.iinfo(np.intp).max)
+    np.minimum.at(first, node[best], key[best])
+    chosen = best[key[best] == first[node[best]]]
+    at = np.full(n_nodes, -1, dtype=np.intp)
+    at[node[chosen]] = chosen
+    return maxima, at
+
+
+def _backward_candidates(q, j, b, G, H, has_missing, n_bins):
+    """The cuts of the backward scan, one per run of cuts with equal sums.
+
+    The scored cuts (node ``q``, feature ``j``, after bin ``b``, left sums
+    ``G``, ``H``) are those after a non-empty bin: the cuts after it up to the
+    next non-empty bin send the same rows left, so they tie. Scanning down,
+    XGBoost meets the highest of such a run first: the run's candidate is
+    its ``last`` cut, the bin before the next scored one (the feature's last
+    cut ``n_bins - 2`` after the last). Before the first scored cut, a run
+    sends only the missing values left (sums 0 here). Only (node, feature)
+    pairs with missing values take part. Returns ``(q, j, last, G, H)``.
+    """
+    n_features = has_missing.shape[1]
+    keep = has_missing[q, j]
+    q, j, b, G, H = q[keep], j[keep], b[keep], G[keep], H[keep]
+    pair = q * n_features + j  # increasing
+    same_pair = np.append(pair[1:] == pair[:-1], False)
+    last = np.where(same_pair, np.append(b[1:], 0) - 1, n_bins[j] - 2)
+    valid = last >= b  # the cut after a feature's last bin is not scanned backward
+    # Nothing but the missing values left, up to the bin before the first scored cut.
+    q_m, j_m = np.divmod(np.flatnonzero(has_missing), n_features)
+    pair_m = q_m * n_features + j_m
+    last_m = n_bins[j_m] - 2  # a pair without scored cuts: all its cuts tie
+    if pair.size:
+        first = np.minimum(np.searchsorted(pair, pair_m), pair.size - 1)
+        last_m = np.where(pair[first] == pair_m, b[first] - 1, last_m)
+    return (
+        np.concatenate([q_m, q[valid]]),
+        np.concatenate([j_m, j[valid]]),
+        np.concatenate([last_m, last[valid]]),
+        np.concatenate([np.zeros(q_m.size), G[valid]]),
+        np.concatenate([np.zeros(q_m.size), H[valid]]),
     )
 
 
