@@ -8,19 +8,24 @@ the summed histograms (:eq:`eq-scale-allreduce`):
 
 * :class:`DaskRows` is a row store for
   :meth:`~mltrees.hist.grower.DepthwiseGrower.grow_rows`: it keeps one
-  :class:`~mltrees.hist.grower.NodeRows` per partition on the workers,
-  runs every request on all of them and sums the answers with
-  :func:`tree_sum`;
+  :class:`~mltrees.hist.grower.NodeRows` per partition on the workers, in
+  a :class:`PartitionGroup` (one Dask actor per worker), runs every
+  request on all of them and adds the answers along the fixed tree over
+  the partition indices (:func:`fold`);
 * :func:`merged_cuts` gives the global cut points: each partition
   summarises its columns (the weighted quantile sketch of
   :mod:`mltrees.hist.xgboost.quantile_summary`), the summaries are merged
   (:eq:`eq-xgb-sketch-merge`) and queried once.
 
-Every task is a function of its inputs, which it does not modify: the
-state of a partition (its row order, its leaves) at any level of any
+The state of a partition (its row order, its leaves) at any level of any
 tree is a function of the partition and of the splits chosen so far.
-When a worker dies, Dask recomputes what it held from that lineage, and
-the model is the same; when it cannot, the fit raises.
+The XGBoost learner keeps each partition's state in a Dask actor
+(:class:`PartitionGroup`), which changes it in place: a lost worker
+raises :class:`WorkerLost`, and the estimator fits once more from its
+input. :func:`tree_sum` (the merged sketch, the LightGBM and oblivious
+learners) is a graph of pure tasks, each a function of its inputs that it
+does not modify, which Dask recomputes from that lineage when a worker
+dies.
 """
 
 from __future__ import annotations
@@ -197,8 +202,9 @@ class PartitionGroup:
 
     * ``map(function, *args)``: ``function(state, *args)`` on every
       partition; the answers, in partition order (one round trip);
-    * ``sum(function, *args, combine=...)``: the same answers added in
-      partition order, :math:`((a_0 + a_1) + a_2) + \dots`
+    * ``sum(function, *args, combine=...)``: the same answers added along
+      the fixed binary tree over the partition indices (:func:`fold`): for
+      four partitions :math:`(a_0 + a_1) + (a_2 + a_3)`
       (:eq:`eq-scale-allreduce`), the same sum whichever worker held which
       partition;
     * ``post(function, *args)``: no round trip; runs on every partition

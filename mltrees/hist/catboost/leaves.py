@@ -236,9 +236,11 @@ def exp_approx_steps(steps, learning_rate: float) -> np.ndarray:
     ``exp(FastLogf(float32(e^δ)) · η)`` (``ApplyLearningRate`` of
     ``UpdateBodyTailApprox``), so in ``F`` a block's rows move by
     ``η · FastLogf(e^δ)`` (:func:`fast_logf`), not by ``η δ``. The
-    difference, up to about 1e-4 of a step, is invisible in the model's
-    leaf values (plain arithmetic there) but decides close split scores
-    in later rounds.
+    difference is absolute, up to about ``learning_rate × 1.2e-4`` whatever
+    the step (an empty leaf, ``δ = 0``, still moves by
+    ``η · FastLogf(1) ≈ -1.7e-6 η``); it is invisible in the model's leaf
+    values (plain arithmetic there) but decides close split scores in
+    later rounds.
     """
     with np.errstate(over="ignore"):  # e^δ beyond float32 is inf, as in CatBoost
         grown = np.exp(np.asarray(steps, dtype=np.float64)).astype(np.float32)
