@@ -2,7 +2,7 @@
 
 Public names: everything in ``mltrees.__all__`` and in the ``__all__`` of every
 module of the package whose dotted path has no component starting with an
-underscore (``mltrees.tree``, ``mltrees.tree.pruning``, ``mltrees.hist.goss``,
+underscore (``mltrees.tree``, ``mltrees.tree.pruning``, ``mltrees.hist.lightgbm.goss``,
 ``mltrees.inspection``, ``mltrees.io``, ``mltrees.datasets``, ...). A module
 states what it exports in ``__all__``; a private module (``mltrees.tree._grow``)
 exports nothing to users. ``mltrees.hist`` has no ``__all__`` of its own, so
@@ -39,9 +39,14 @@ DOC_EQUATION = re.compile(r"eq-[a-z0-9-]+")
 
 
 def public_modules() -> list[str]:
+    """Every public module, without the deprecated old paths of moved modules."""
+    from mltrees.hist._moved import MOVED
+
+    old_paths = {f"mltrees.hist.{old}" for old in MOVED}
     names = ["mltrees"]
     for info in pkgutil.walk_packages(mltrees.__path__, "mltrees."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
+        private = any(part.startswith("_") for part in info.name.split("."))
+        if not private and info.name not in old_paths:
             names.append(info.name)
     return names
 
@@ -106,7 +111,7 @@ def test_public_names_are_found(objects):
     for expected in (
         "mltrees.entropy",
         "mltrees.tree.pruning.prune_pessimistic",
-        "mltrees.hist.goss.goss_sample",
+        "mltrees.hist.lightgbm.goss.goss_sample",
         "mltrees.inspection.tree_shap",
         "mltrees.io.validate_tree",
         "mltrees.datasets.load_adult",

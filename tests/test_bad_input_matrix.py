@@ -166,6 +166,30 @@ ESTIMATORS = {
     "DaskXGBoostRegressor": Row(
         lambda: _n(D.DaskXGBoostRegressor(), 2), REG, **DASK, huge="refuse"
     ),
+    "DaskLightGBMClassifier": Row(
+        lambda: _n(D.DaskLightGBMClassifier(), 2),
+        CLF,
+        **DASK,
+        huge="refuse",
+        two_classes=True,
+        tree_per_class=True,
+        overrides={**NO_LIMIT, "classes_1000": SKIP},  # a tree per class and round
+    ),
+    "DaskLightGBMRegressor": Row(
+        lambda: _n(D.DaskLightGBMRegressor(), 2), REG, **DASK, huge="refuse", overrides=NO_LIMIT
+    ),
+    "DaskObliviousBoostingClassifier": Row(
+        lambda: _n(D.DaskObliviousBoostingClassifier(), 2),
+        CLF,
+        **DASK,
+        huge="refuse",
+        two_classes=True,
+        tree_per_class=True,
+        overrides={"classes_1000": SKIP},  # 1000 outputs per level's histograms
+    ),
+    "DaskObliviousBoostingRegressor": Row(
+        lambda: _n(D.DaskObliviousBoostingRegressor(), 2), REG, **DASK, huge="refuse"
+    ),
     "DaskRandomForestClassifier": Row(
         lambda: _n(D.DaskRandomForestClassifier(random_state=0), 3),
         CLF,
@@ -214,6 +238,10 @@ NAN_AT_DEFAULTS = {
     "XGBoostRegressor": True,
     "DaskXGBoostClassifier": True,
     "DaskXGBoostRegressor": True,
+    "DaskLightGBMClassifier": True,
+    "DaskLightGBMRegressor": True,
+    "DaskObliviousBoostingClassifier": True,
+    "DaskObliviousBoostingRegressor": True,
     "DaskRandomForestClassifier": True,
     "DaskRandomForestRegressor": True,
 }

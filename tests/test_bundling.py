@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from mltrees.hist.bundling import (
+from mltrees.hist.histogram import build_histograms
+from mltrees.hist.lightgbm.bundling import (
     bundle_codes,
     bundled_stride,
     conflict_matrix,
@@ -11,8 +12,7 @@ from mltrees.hist.bundling import (
     most_frequent_bins,
     unbundle_histogram,
 )
-from mltrees.hist.histogram import build_histograms
-from mltrees.hist.splitting import SplitParams, find_best_splits
+from mltrees.hist.xgboost.splitting import SplitParams, find_best_splits
 
 
 def _one_hot(categories, n_categories):

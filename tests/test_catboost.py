@@ -17,9 +17,10 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 from mltrees import ObliviousBoostingClassifier, ObliviousBoostingRegressor
 from mltrees.datasets import load_adult, load_higgs, load_penguins
-from mltrees.hist.oblivious import doubling_blocks, leaf_index, level_scores
-from mltrees.hist.oblivious_binning import MaxHeap, greedy_log_sum_borders, midpoint_borders
-from mltrees.hist.oblivious_ctr import ctr_codes
+from mltrees.hist.catboost.borders import MaxHeap, greedy_log_sum_borders, midpoint_borders
+from mltrees.hist.catboost.ctr import ctr_codes
+from mltrees.hist.catboost.leaves import exp_approx_steps, fast_logf
+from mltrees.hist.catboost.oblivious import doubling_blocks, leaf_index, level_scores
 from mltrees.inspection import importance
 
 catboost = pytest.importorskip("catboost")
@@ -380,6 +381,25 @@ def test_doubling_blocks_follow_catboost_sizes():
     assert ends[0] == 100
     assert ends[-1] == 100_000
     assert np.all(ends[1:-1] == 2 * ends[:-2])
+
+
+def test_fast_logf_is_a_float32_logarithm_within_its_documented_error():
+    """CatBoost's FastLogf (Mineiro's fastlog): a float32 logarithm with |error| about 1e-4.
+
+    Its exact bits are checked against catboost's own approximations in
+    tests/differential/test_catboost_regressions.py; here, what it is: a
+    logarithm accurate to 1.2e-4 over float32's range, so that a step of
+    ordered boosting moves by at most the learning rate times that.
+    """
+    x = np.geomspace(1e-30, 1e30, 200_001).astype(np.float32)
+    got = fast_logf(x)
+    assert got.dtype == np.float32
+    error = got.astype(np.float64) - np.log(x.astype(np.float64))
+    assert np.abs(error).max() < 1.2e-4
+    assert np.abs(error).max() > 1e-5  # an approximation, not a float logarithm
+    steps = np.array([[-0.5], [0.0], [0.25]])
+    moved = exp_approx_steps(steps, 0.3)
+    np.testing.assert_allclose(moved, 0.3 * steps, rtol=0, atol=0.3 * 1.2e-4)
 
 
 def test_ctr_codes_count_catboost_borders():

@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mltrees.hist.exact as exact
 import mltrees.hist.processes as processes
+import mltrees.hist.xgboost.exact as exact
 from mltrees import XGBoostClassifier, XGBoostRegressor
-from mltrees.hist.exact import SortedColumns
 from mltrees.hist.grower import leaf_values
 from mltrees.hist.processes import ForkedWorkers, can_fork, shared_array
-from mltrees.hist.splitting import SplitParams
+from mltrees.hist.xgboost.exact import SortedColumns
+from mltrees.hist.xgboost.splitting import SplitParams
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need Linux fork")
 
@@ -360,7 +360,7 @@ def test_the_packages_idle_prediction_threads_are_stopped_before_a_fork():
     script = """
 import threading
 import numpy as np
-import mltrees.hist.exact as exact
+import mltrees.hist.xgboost.exact as exact
 from mltrees import XGBoostRegressor, _threads
 made = []
 class Recorded(exact.ForkedWorkers):

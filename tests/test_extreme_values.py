@@ -89,6 +89,10 @@ EXPECTED = {
     "XGBoostRegressor": FLOAT32_ROW,
     "DaskXGBoostClassifier": FLOAT32_ROW,
     "DaskXGBoostRegressor": FLOAT32_ROW,
+    "DaskLightGBMClassifier": (LGB, {"huge": REFUSE}),
+    "DaskLightGBMRegressor": (LGB, {"huge": REFUSE}),
+    "DaskObliviousBoostingClassifier": FLOAT32_ROW,
+    "DaskObliviousBoostingRegressor": FLOAT32_ROW,
     "DaskRandomForestClassifier": SAMPLED,
     "DaskRandomForestRegressor": SAMPLED,
 }

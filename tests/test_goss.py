@@ -5,7 +5,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from mltrees.hist.goss import (
+from mltrees.hist.lightgbm.goss import (
     estimated_variance_gain,
     gain_bias,
     goss_active,

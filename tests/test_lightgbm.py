@@ -20,14 +20,14 @@ from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 
 from mltrees import LightGBMClassifier, LightGBMRegressor
 from mltrees.datasets import load_covertype, load_higgs
-from mltrees.hist.categorical import (
+from mltrees.hist.lightgbm.binning import ZERO_THRESHOLD, bin_upper_bounds
+from mltrees.hist.lightgbm.categorical import (
     CategoricalParams,
     category_bins,
     encode_categories,
     find_categorical_splits,
 )
-from mltrees.hist.leafwise_splitting import LeafwiseParams, find_leaf_splits, leaf_gain, leaf_output
-from mltrees.hist.lightgbm_binning import ZERO_THRESHOLD, bin_upper_bounds
+from mltrees.hist.lightgbm.splitting import LeafwiseParams, find_leaf_splits, leaf_gain, leaf_output
 
 lightgbm = pytest.importorskip("lightgbm")
 
@@ -583,7 +583,7 @@ def _one_tree_per_bin(model, x):
     ],
 )
 def test_zero_bin_and_proportional_sides_group_values_as_lightgbm(case, x, n_bins, n_groups):
-    from mltrees.hist.lightgbm_binning import fit_lightgbm_bins
+    from mltrees.hist.lightgbm.binning import fit_lightgbm_bins
 
     codes = fit_lightgbm_bins(x[:, None], max_bin=255)[0]
     library = lightgbm.Dataset(x[:, None], x, params={"verbose": -1}).construct()
@@ -677,8 +677,8 @@ def test_rows_follow_the_bundles_view_when_bundled_features_conflict():
     features see their default bin there; the rows must be partitioned by that
     view, or histograms got by subtraction stop summing their own rows.
     """
-    from mltrees.hist.leafwise import LeafwiseGrower
-    from mltrees.hist.lightgbm_binning import fit_lightgbm_bins
+    from mltrees.hist.lightgbm.binning import fit_lightgbm_bins
+    from mltrees.hist.lightgbm.leafwise import LeafwiseGrower
 
     rng = np.random.default_rng(7)
     n, p = 2000, 60
@@ -796,7 +796,7 @@ def test_waiting_leaves_keep_only_the_fillable_histogram_cells(enable_bundle, mo
 
     The model is the one grown with full histograms, bit for bit.
     """
-    from mltrees.hist.leafwise import LeafwiseGrower
+    from mltrees.hist.lightgbm.leafwise import LeafwiseGrower
 
     rng = np.random.default_rng(31)
     levels = rng.integers(0, 6, size=(3000, 8))

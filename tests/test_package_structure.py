@@ -189,6 +189,8 @@ SEAMS = {
     ("ensemble", "mltrees.tree._split"): "the node statistics that ensembles of trees reuse",
     ("dask", "mltrees.ensemble.xgboost"): "the distributed XGBoost subclasses the local one",
     ("dask", "mltrees.ensemble._common"): "the local ensembles' target checks, shared",
+    ("dask", "mltrees.ensemble.catboost"): "the Dask oblivious boosting subclasses the local one",
+    ("dask", "mltrees.ensemble.lightgbm"): "the Dask LightGBM subclasses the local one",
     ("mltrees.io._builtin", "mltrees.*"): "the format's allow-list names every class a file holds",
     ("mltrees.io.importers", "mltrees.ensemble._walk"): "imported models predict with the walk",
     ("*", "mltrees.tree._drawable"): "what the estimators' _drawable_tree hooks share",

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mltrees.hist.sketch import (
+from mltrees.hist.xgboost.quantile_summary import (
     DEFAULT_BLOCK_SIZE,
     WeightedQuantileSummary,
     weighted_quantile_sketch,

@@ -7,8 +7,8 @@ from mltrees.hist.candidates import SplitCandidates
 
 
 def test_old_names_of_the_record_warn_and_give_the_one_record():
-    import mltrees.hist.leafwise_splitting as leafwise_splitting
-    import mltrees.hist.splitting as splitting
+    import mltrees.hist.lightgbm.splitting as leafwise_splitting
+    import mltrees.hist.xgboost.splitting as splitting
 
     with pytest.warns(DeprecationWarning, match="SplitCandidates"):
         assert splitting.BestSplits is SplitCandidates

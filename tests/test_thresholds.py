@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import mltrees as M
 from mltrees._midpoint import midpoint
-from mltrees.hist.oblivious_binning import midpoint_borders
+from mltrees.hist.catboost.borders import midpoint_borders
 from mltrees.tree.oblique import best_threshold
 
 LARGEST = float(np.finfo(np.float64).max)

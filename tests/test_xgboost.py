@@ -15,13 +15,13 @@ from _reference_models import xgboost_trees
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_iris, load_wine
 
 from mltrees import XGBoostClassifier, XGBoostRegressor
-from mltrees.hist import exact, exact_scan
 from mltrees.hist.binning import BinnedData, fit_cuts, weighted_quantile_cuts
-from mltrees.hist.exact import ExactGrower, NodePartition, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower, leaf_values, segment_positions, stable_partition
 from mltrees.hist.histogram import GROUPS_PER_PASS, build_histograms
 from mltrees.hist.processes import can_fork
-from mltrees.hist.splitting import (
+from mltrees.hist.xgboost import exact, exact_scan
+from mltrees.hist.xgboost.exact import ExactGrower, NodePartition, SortedColumns
+from mltrees.hist.xgboost.splitting import (
     SplitParams,
     find_best_splits,
     gain_given_weight,
@@ -474,7 +474,7 @@ def test_approx_proposals_are_weighted_by_hessians():
     earlier exact quantiles but not of XGBoost, whose two sketches differ:
     on this table their first trees differ at max_bin=8.)
     """
-    from mltrees.hist.xgboost_sketch import xgboost_approx_cuts
+    from mltrees.hist.xgboost.cuts import xgboost_approx_cuts
 
     X, y = _data("breast_cancer")
     hist = XGBoostClassifier(n_estimators=5, max_bin=8).fit(X, y)
@@ -958,7 +958,7 @@ def test_hist_cuts_depend_on_the_row_order_only_beyond_one_block(n):
     """Chapter 13: the summary size grows with the column (2049 only up to 4098
     values at 256 bins); a column that fits one block of ``2 limit`` entries
     (8194 values) has cuts independent of the row order, in XGBoost and here."""
-    from mltrees.hist.xgboost_sketch import xgboost_cuts, xgboost_limit_size
+    from mltrees.hist.xgboost.cuts import xgboost_cuts, xgboost_limit_size
 
     rng = np.random.default_rng(n)
     column = rng.normal(size=n).astype(np.float32)
@@ -981,7 +981,7 @@ def test_limit_size_follows_limit_size_level_by_hand():
     (``limit = min(n, ceil(L / eps) + 1)``, smallest L with ``2^L limit >= n``,
     eps = 1/2048 at 256 bins): L = 1 gives min(n, 2049) while 2 * 2049 >= n,
     L = 2 gives 4097 while 4 * 4097 >= n, and a million needs L = 7 (14337)."""
-    from mltrees.hist.xgboost_sketch import xgboost_limit_size
+    from mltrees.hist.xgboost.cuts import xgboost_limit_size
 
     expected = {1: 1, 1_000: 1_000, 2_048: 2_048, 2_049: 2_049, 4_098: 2_049, 4_099: 4_097}
     expected |= {16_388: 4_097, 16_389: 6_145, 10**6: 14_337}
@@ -1001,7 +1001,7 @@ def test_hist_cuts_of_few_distinct_values_do_not_depend_on_the_row_order(n, dist
     """Chapter 13: beyond one block, a column with at most ``limit`` distinct
     values (8193 at 50,000 values) is still summarised exactly: its cuts are
     the same in every row order, in XGBoost and here."""
-    from mltrees.hist.xgboost_sketch import xgboost_cuts, xgboost_limit_size
+    from mltrees.hist.xgboost.cuts import xgboost_cuts, xgboost_limit_size
 
     assert n > 2 * xgboost_limit_size(n, 256)  # more than one block
     assert distinct <= xgboost_limit_size(n, 256)
@@ -1021,7 +1021,7 @@ def test_approx_sorted_sketch_merges_rare_values_below_max_bin():
     per value under ``approx`` with a changing hessian: nine rare values, 9 of
     10,000 rows, never reach the sorted sketch's first goal S / 256 and share
     one bin; ``hist`` and ``approx`` with a constant hessian keep all ten."""
-    from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
+    from mltrees.hist.xgboost.cuts import xgboost_approx_cuts, xgboost_cuts
 
     rng = np.random.default_rng(13)
     values = rng.permutation(np.r_[np.arange(9), np.full(9_991, 10)].astype(np.float32))

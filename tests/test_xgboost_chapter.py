@@ -18,7 +18,7 @@ from sklearn.datasets import load_breast_cancer
 from mltrees import XGBoostClassifier, XGBoostRegressor
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.grower import DepthwiseGrower
-from mltrees.hist.splitting import SplitParams, leaf_weight, node_score, split_gain
+from mltrees.hist.xgboost.splitting import SplitParams, leaf_weight, node_score, split_gain
 
 
 def _float32_rows(X):

@@ -4,12 +4,17 @@ A split needs only sums of per-row statistics, and sums of partitions add
 up. :class:`DaskXGBoostClassifier` and :class:`DaskXGBoostRegressor` train
 the histogram learner of :mod:`mltrees.hist` on data spread over the
 workers of a ``dask.distributed`` cluster: every worker bins its rows
-against global cut points (a merged quantile sketch), builds the
-histograms of its rows, and the histograms are summed by a tree reduction
-before the split search. The fitted model is an ordinary
+against one machine's cut points (each column cut in global row order on
+one worker, :func:`exact_cuts`; or, with ``sketch_eps``, a merged quantile
+sketch), keeps them in memory (:class:`PartitionGroup`, one Dask actor per
+worker, called directly in about 2 ms), builds the histograms of its rows,
+and the driver adds them in partition order before the split search. The
+fitted model is an ordinary
 :class:`~mltrees.ensemble.xgboost.XGBoostClassifier` /
-:class:`~mltrees.ensemble.xgboost.XGBoostRegressor` (the same trees as on
-one machine when the cut points coincide).
+:class:`~mltrees.ensemble.xgboost.XGBoostRegressor` with one machine's
+trees: the same cuts, the same splits (histograms added in another order
+than one machine's, so leaf values agree to rounding, and a split whose
+gain ties another's to the last bits could go either way).
 
 :class:`DaskRandomForestClassifier` and :class:`DaskRandomForestRegressor`
 grow whole trees on the workers, each on a Poisson bootstrap sample drawn
@@ -35,7 +40,14 @@ except ImportError:  # the same error, with the command that installs the extra
     import_optional("distributed", extra="dask", feature="mltrees.dask")
     raise
 
-from mltrees.dask.allreduce import DaskRows, merged_cuts, tree_sum
+from mltrees.dask.allreduce import (
+    DaskRows,
+    PartitionGroup,
+    WorkerLost,
+    exact_cuts,
+    merged_cuts,
+    tree_sum,
+)
 from mltrees.dask.cost import (
     histogram_bytes,
     local_feature_gains,
@@ -44,14 +56,23 @@ from mltrees.dask.cost import (
     tree_reduce_bytes,
 )
 from mltrees.dask.forest import DaskRandomForestClassifier, DaskRandomForestRegressor
+from mltrees.dask.lightgbm import DaskLightGBMClassifier, DaskLightGBMRegressor
+from mltrees.dask.oblivious import DaskObliviousBoostingClassifier, DaskObliviousBoostingRegressor
 from mltrees.dask.xgboost import DaskXGBoostClassifier, DaskXGBoostRegressor
 
 __all__ = [
+    "DaskLightGBMClassifier",
+    "DaskLightGBMRegressor",
+    "DaskObliviousBoostingClassifier",
+    "DaskObliviousBoostingRegressor",
     "DaskRandomForestClassifier",
     "DaskRandomForestRegressor",
     "DaskRows",
     "DaskXGBoostClassifier",
     "DaskXGBoostRegressor",
+    "PartitionGroup",
+    "WorkerLost",
+    "exact_cuts",
     "histogram_bytes",
     "local_feature_gains",
     "merged_cuts",

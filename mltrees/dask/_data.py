@@ -152,8 +152,11 @@ def clean_part(X, y, w):
     return X, y, w
 
 
-def partitions(client, X, y, w) -> list:
-    """Futures of the cleaned partitions ``(X, y, w)``, recomputable from the collections."""
+def partitions(client, X, y, w, clean=clean_part) -> list:
+    """Futures of the cleaned partitions ``(X, y, w)``, recomputable from the collections.
+
+    ``clean(X, y, w)`` prepares each partition (:func:`clean_part` by default).
+    """
     xs = X.to_delayed().ravel()
     ys = y.to_delayed().ravel()
     ws = [None] * len(xs) if w is None else list(w.to_delayed().ravel())
@@ -161,9 +164,7 @@ def partitions(client, X, y, w) -> list:
     n = len(xs)
     xf, yf = futures[:n], futures[n : 2 * n]
     wf = futures[2 * n :] if w is not None else [None] * n
-    return [
-        client.submit(clean_part, a, b, c, pure=False) for a, b, c in zip(xf, yf, wf, strict=True)
-    ]
+    return [client.submit(clean, a, b, c, pure=False) for a, b, c in zip(xf, yf, wf, strict=True)]
 
 
 def n_workers(client) -> int:

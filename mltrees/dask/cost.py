@@ -117,7 +117,7 @@ def local_feature_gains(X, g, h, partitions, max_bin: int = 256) -> np.ndarray:
     """
     from mltrees.hist.binning import BinnedData
     from mltrees.hist.histogram import build_histograms
-    from mltrees.hist.splitting import SplitParams, find_best_splits
+    from mltrees.hist.xgboost.splitting import SplitParams, find_best_splits
 
     values = np.asarray(X, dtype=np.float32)
     if values.ndim != 2:

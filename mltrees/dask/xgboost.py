@@ -2,20 +2,30 @@
 
 :class:`DaskXGBoostRegressor` and :class:`DaskXGBoostClassifier` are the
 estimators of :mod:`mltrees.ensemble.xgboost` with a ``fit`` that reads
-dask collections. Every boosting round:
+dask collections. Before the first round, the cut points are one
+machine's (:func:`~mltrees.dask.allreduce.exact_cuts`), and each worker
+bins the partitions it holds and keeps them, with their margins, in a
+:class:`~mltrees.dask.allreduce.PartitionGroup`. Every boosting round:
 
 1. each partition computes the gradients and hessians of its rows at its
    margins (:eq:`eq-xgb-taylor`), on the worker that holds it;
 2. the driver's :class:`~mltrees.hist.grower.DepthwiseGrower` grows the
    tree on a :class:`~mltrees.dask.allreduce.DaskRows`: each level's
    histograms are the sums of the partitions' (:eq:`eq-scale-allreduce`),
-   so the driver picks the splits one machine would pick;
+   so the driver picks the splits one machine would pick; a level costs
+   one call to the workers (about 2 ms of latency), which split their rows
+   and build the next level's histograms;
 3. each partition adds its rows' leaf values to its margins.
+
+Sums are added in partition order, never in the order the workers answer:
+the model does not depend on which worker held which partition.
 
 The fitted estimator *is* an
 :class:`~mltrees.ensemble.xgboost.XGBoostRegressor` /
 :class:`~mltrees.ensemble.xgboost.XGBoostClassifier` (a subclass), with
-the same trees as one machine grows on the same cut points; it predicts
+the trees one machine grows on the same rows (with ``sketch_eps`` or
+``cuts`` given: on the same cut points; the sums of the histograms are
+added in another order, so leaf values agree to rounding); it predicts
 on numpy arrays and pandas frames as those do, and lazily on dask
 collections (one task per block). :meth:`to_local` returns the plain
 estimator, without the client.
@@ -23,6 +33,7 @@ estimator, without the client.
 
 from __future__ import annotations
 
+import time
 from typing import Self
 
 import numpy as np
@@ -40,10 +51,20 @@ from mltrees.dask._data import (
     partitions,
 )
 from mltrees.dask._malloc import prepare_workers
-from mltrees.dask.allreduce import DaskRows, bin_partition, header, merged_cuts, tree_sum
+from mltrees.dask.allreduce import (
+    DaskRows,
+    PartitionGroup,
+    WorkerLost,
+    bin_partition,
+    exact_cuts,
+    header,
+    merged_cuts,
+    tree_sum,
+)
 from mltrees.ensemble._common import class_codes, real_targets
 from mltrees.ensemble.xgboost import (
     _XGB_PARAMS,
+    UNLIMITED_DEPTH,
     XGBoostClassifier,
     XGBoostRegressor,
     _Objective,
@@ -51,33 +72,48 @@ from mltrees.ensemble.xgboost import (
     softmax_base_margin,
 )
 from mltrees.hist.boosting import BoostingLoop
-from mltrees.hist.grower import DepthwiseGrower
+from mltrees.hist.grower import DepthwiseGrower, NodeRows
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
 
 __all__ = ["DaskXGBoostClassifier", "DaskXGBoostRegressor"]
 
 
-# ---------------------------------------------------------------- worker tasks
-def _bin(part, cuts, minimum, encode_target):
-    X, y, w = part
-    return bin_partition(X, cuts, minimum), encode_target(y), w
+# ---------------------------------------------------------------- worker state
+class _Partition:
+    """What a worker keeps of one partition during a fit (a :class:`PartitionGroup` state).
+
+    Its rows binned with the global cuts, their targets and weights, their
+    float32 margins (grown by float32 additions, as on one machine and in
+    XGBoost), the round's gradients and hessians, the tree being grown
+    (a :class:`~mltrees.hist.grower.NodeRows`) and the leaf of every row in
+    each of the round's trees.
+    """
+
+    def __init__(self, part, cuts, minimum, encode_target, base_margin):
+        X, y, w = part
+        self.data = bin_partition(X, cuts, minimum)
+        self.y, self.w = encode_target(y), w
+        self.margin = np.tile(base_margin, (self.data.n_rows, 1)).astype(np.float32)
+        self.g = self.h = self.rows = None
+        self.leaves = {}
+
+    def node_rows(self, k: int, features) -> NodeRows:
+        return NodeRows(self.data, self.g[:, k], self.h[:, k], features=features)
 
 
-def _start_margin(binned, base_margin):
-    # float32 margins grown by float32 additions, as on one machine (and in XGBoost)
-    return np.tile(base_margin, (binned[0].n_rows, 1)).astype(np.float32)
+def _n_rows(state):
+    return state.data.n_rows
 
 
-def _statistics(binned, margin, objective, unit_weights):
-    _, y, w = binned
-    return newton_statistics(objective, y, margin, None if unit_weights else w)
+def _statistics(state, objective, unit_weights):
+    state.g, state.h = newton_statistics(
+        objective, state.y, state.margin, None if unit_weights else state.w
+    )
 
 
-def _add_leaves(margin, leaf_of_rows, values):
-    out = margin.copy()
-    for k, (leaf, value) in enumerate(zip(leaf_of_rows, values, strict=True)):
-        out[:, k] += value[leaf].astype(np.float32)
-    return out
+def _add_leaves(state, values):
+    for k, value in enumerate(values):
+        state.margin[:, k] += value[state.leaves.pop(k)].astype(np.float32)
 
 
 def _target_sums(part):
@@ -106,10 +142,6 @@ def _class_weights(part, encode_target, n_classes):
     return np.bincount(encode_target(y), weights=w, minlength=n_classes)
 
 
-def _rows(binned):
-    return binned[0].n_rows
-
-
 def _as_float(y):
     return np.asarray(y, dtype=np.float64)
 
@@ -129,10 +161,21 @@ _DASK_PARAMS = """
         The cluster to train on; None: the session's default client.
     cuts : list of array_like or None, default None
         Cut points per feature (bin ``b`` holds ``cuts[j][b-1] <= x < cuts[j][b]``,
-        the last one above every value). None: from the summaries of the
-        partitions, merged (:func:`~mltrees.dask.allreduce.merged_cuts`).
+        the last one above every value). None: computed from the data, as
+        ``sketch_eps`` says.
     sketch_eps : float or None, default None
-        Rank error ε of the merged summaries; None: ``1 / (8 max_bin)``.
+        None: the cut points of one machine, bit for bit
+        (:func:`~mltrees.dask.allreduce.exact_cuts`: each column, in the
+        global row order of the partitions, is cut on one worker by
+        XGBoost's one-machine sketch; ``n_rows × n_features × 4`` bytes
+        shuffled once per fit), so that the model is the one
+        :class:`~mltrees.ensemble.xgboost.XGBoostClassifier` /
+        ``XGBoostRegressor`` fits on the same rows in the same order. A
+        float in (0, 1]: the partitions' quantile summaries merged with rank
+        error ε (:func:`~mltrees.dask.allreduce.merged_cuts`), which moves
+        summaries only; the cuts are then one machine's for features with at
+        most ``max_bin`` distinct values, and within ε of their target
+        ranks otherwise.
     n_partitions : int or None, default None
         Partitions a numpy or pandas ``X`` is cut into (None: one per
         worker); dask collections keep their own.
@@ -142,36 +185,28 @@ _DASK_PARAMS = """
 class _DaskRounds(BoostingLoop):
     """The hooks of the boosting loop with the rows on the workers.
 
-    The statistics and the margins stay on the workers, one future per
-    partition; a tree grows through a :class:`~mltrees.dask.allreduce.DaskRows`
-    store whose histograms are summed over the partitions.
+    The partitions' binned rows, statistics and margins stay on the workers
+    in a :class:`~mltrees.dask.allreduce.PartitionGroup`; a tree grows
+    through a :class:`~mltrees.dask.allreduce.DaskRows` whose histograms are
+    summed over the partitions. Computing the gradients and adding a round's
+    trees to the margins are posted: they ride on the next call.
     """
 
-    def __init__(self, grower, *, model, client, binned, margins, objective, n_rows, **loop):
+    def __init__(self, grower, *, model, group, objective, n_rows, **loop):
         super().__init__(grower, **loop)
-        self.model, self.client, self.binned, self.margins = model, client, binned, margins
+        self.model, self.group = model, group
         self.objective, self.n_rows = objective, n_rows
 
     def statistics(self, m):
-        unit = self.model._unit_weights
-        return [
-            self.client.submit(_statistics, b, margin, self.objective, unit, pure=False)
-            for b, margin in zip(self.binned, self.margins, strict=True)
-        ]
+        self.group.post(_statistics, self.objective, self.model._unit_weights)
 
     def grow_stage(self, m, statistics, features):
-        client, stage = self.client, []
+        stage = []
         for k in range(self.objective.n_outputs):
-            rows = DaskRows(client, self.binned, statistics, k, features, self.n_rows)
+            rows = DaskRows(self.group, k, features, self.n_rows, self.grower.max_depth)
             stage.append(self.grower.grow_rows(rows, features))
             self.model.round_trips_ += rows.round_trips
-        values = [grown.tree.value[:, 0] for grown in stage]
-        self.margins = [
-            client.submit(
-                _add_leaves, margin, [grown.leaf_of_row[p] for grown in stage], values, pure=False
-            )
-            for p, margin in enumerate(self.margins)
-        ]
+        self.group.post(_add_leaves, [grown.tree.value[:, 0] for grown in stage])
         return stage
 
 
@@ -196,8 +231,23 @@ class _DaskXGBoost:
             raise ValueError(f"sketch_eps must lie in (0, 1], got {self.sketch_eps!r}")
 
     def _dask_fit(self, X, y, sample_weight):
+        """Fit; once more from the input collections if a worker is lost mid-fit.
+
+        The partitions' states live in the workers' memory
+        (:class:`~mltrees.dask.allreduce.PartitionGroup`): a lost worker ends
+        the attempt, and the fit starts again from the collections, which
+        Dask recomputes. Every step is a function of the partitions and of
+        the parameters, so the second attempt gives the model the first
+        would have; a second loss raises.
+        """
         self._validate_params()
         self._dask_params_check()
+        try:
+            return self._dask_fit_once(X, y, sample_weight)
+        except WorkerLost:
+            return self._dask_fit_once(X, y, sample_weight)
+
+    def _dask_fit_once(self, X, y, sample_weight):
         client = get_client(self.client)
         prepare_workers(client)  # NumPy temporaries off mmap in the workers (see _malloc)
         n_parts = self.n_partitions or n_workers(client)
@@ -210,9 +260,13 @@ class _DaskXGBoost:
         parts = partitions(client, Xd, yd, wd)
         objective, base_margin, encode_target, unit = self._dask_objective(client, parts)
         self._unit_weights = unit
-        if self.cuts is None:
-            eps = self.sketch_eps or 1.0 / (8 * self.max_bin)
-            cuts, minimum, _ = merged_cuts(client, parts, self.max_bin, eps)
+        self.timings_ = {}
+        clock = time.perf_counter()
+        if self.cuts is None and self.sketch_eps is None:
+            # One machine's cuts, bit for bit: every column in global row order on one worker.
+            cuts, minimum = exact_cuts(client, parts, self.n_features_in_, self.max_bin, unit)
+        elif self.cuts is None:
+            cuts, minimum, _ = merged_cuts(client, parts, self.max_bin, self.sketch_eps)
         else:
             cuts = [np.asarray(c, dtype=np.float32) for c in self.cuts]
             if len(cuts) != self.n_features_in_:
@@ -222,21 +276,32 @@ class _DaskXGBoost:
             if any(c.ndim != 1 or c.size == 0 or np.any(np.diff(c) <= 0) for c in cuts):
                 raise ValueError("every entry of cuts must be a non-empty increasing 1-D array")
             minimum = np.array([c[0] for c in cuts], dtype=np.float32)
-        binned = [client.submit(_bin, p, cuts, minimum, encode_target, pure=False) for p in parts]
-        del parts  # the raw partitions can go: the codes are all the learner reads
-        n_rows = int(sum(client.gather([client.submit(_rows, b, pure=False) for b in binned])))
-        margins = [client.submit(_start_margin, b, base_margin, pure=False) for b in binned]
-        trees = self._dask_boost(client, binned, margins, header(cuts, minimum), objective, n_rows)
+        clock = self._tick("cuts", clock)
+        group = PartitionGroup(client, parts, _Partition, cuts, minimum, encode_target, base_margin)
+        del parts  # the raw partitions can go: the workers' states hold all the learner reads
+        try:
+            n_rows = int(sum(group.map(_n_rows)))
+            clock = self._tick("binning", clock)
+            trees = self._dask_boost(group, header(cuts, minimum), objective, n_rows)
+            self._tick("trees", clock)
+            self.bytes_received_ = group.bytes_received
+        finally:
+            group.close()
         self._cuts = cuts
         return self._set_fitted(trees, [], 0, objective, base_margin, False)
 
-    def _dask_boost(self, client, binned, margins, data, objective, n_rows):
+    def _tick(self, stage: str, since: float) -> float:
+        now = time.perf_counter()
+        self.timings_[stage] = round(now - since, 6)
+        return now
+
+    def _dask_boost(self, group, data, objective, n_rows):
         """The boosting loop (:class:`~mltrees.hist.boosting.BoostingLoop`) on the workers' rows."""
         rng = np.random.default_rng(self.random_state)
         grower = DepthwiseGrower(
             data,
             self._split_params(objective),
-            max_depth=self.max_depth,
+            max_depth=self.max_depth if self.max_depth > 0 else UNLIMITED_DEPTH,
             learning_rate=float(self.learning_rate),
             colsample_bylevel=float(self.colsample_bylevel),
             colsample_bynode=float(self.colsample_bynode),
@@ -250,9 +315,7 @@ class _DaskXGBoost:
             n_features=data.n_features,
             column_share=float(self.colsample_bytree),  # the same draw as on one machine
             model=self,
-            client=client,
-            binned=binned,
-            margins=margins,
+            group=group,
             objective=objective,
             n_rows=n_rows,
         )
@@ -260,8 +323,7 @@ class _DaskXGBoost:
         trees = rounds.run(
             self.n_estimators, verbose=0, patience=None, name=type(self).__name__, prefix="eval"
         ).trees
-        margins = rounds.margins
-        client.gather(margins)  # the last update, so that a failure there is not silent
+        group.flush()  # the last margin update, so that a failure there is not silent
         return trees
 
     # ------------------------------------------------------------ prediction
@@ -323,7 +385,13 @@ class DaskXGBoostRegressor(_DaskXGBoost, XGBoostRegressor):
     Attributes
     ----------
     round_trips_ : int
-        Driver-worker round trips of the fit (one per histogram level and per split).
+        Driver-worker calls made while growing the trees: per tree, the
+        root and one per level, and one more per level whose smaller
+        children were guessed wrong.
+    bytes_received_ : int
+        Bytes of the answers (histograms, counts, totals) the driver received.
+    timings_ : dict
+        Seconds spent on the cut points, the binning and the trees.
 
     Examples
     --------
@@ -457,7 +525,12 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
     ----------
     classes_ : ndarray
     round_trips_ : int
-        Driver-worker round trips of the fit.
+        Driver-worker calls made while growing the trees (see
+        :class:`DaskXGBoostRegressor`).
+    bytes_received_ : int
+        Bytes of the answers the driver received.
+    timings_ : dict
+        Seconds spent on the cut points, the binning and the trees.
 
     Examples
     --------

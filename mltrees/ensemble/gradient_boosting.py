@@ -50,7 +50,7 @@ from mltrees.ensemble._common import (
 )
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.grower import DepthwiseGrower
-from mltrees.hist.splitting import VarianceRule
+from mltrees.hist.xgboost.splitting import VarianceRule
 from mltrees.losses import HuberLoss, MultinomialLogLoss, get_loss
 from mltrees.tree._data import NUMERIC, bin_features, encode_features, validate_fit_input
 from mltrees.tree._split import RegressionStatistics
@@ -104,7 +104,7 @@ class _BaseGradientBoosting(BaseEstimator):
 
         Numeric features binned once (``max_bins``) go to
         :class:`~mltrees.hist.grower.DepthwiseGrower` with CART's variance
-        rule (:class:`~mltrees.hist.splitting.VarianceRule`): the same trees
+        rule (:class:`~mltrees.hist.xgboost.splitting.VarianceRule`): the same trees
         as the tree engine, which keeps the exact mode and categorical features.
         """
         if self.max_bins is None or any(spec.kind != NUMERIC for spec in specs):

@@ -2,12 +2,12 @@
 
 Each round computes the gradients ``g_i`` and hessians ``h_i`` of the loss
 at the current scores (:eq:`eq-xgb-taylor`), grows a tree on them leaf by
-leaf (:class:`~mltrees.hist.leafwise.LeafwiseGrower`), and adds
+leaf (:class:`~mltrees.hist.lightgbm.leafwise.LeafwiseGrower`), and adds
 ``learning_rate * w*`` of each row's leaf to its score.
 
 The rules follow LightGBM 4.7 where they decide the model: bins
-(:mod:`~mltrees.hist.lightgbm_binning`), feature bundles, split scans and
-estimated counts (:mod:`~mltrees.hist.leafwise_splitting`), float32 labels,
+(:mod:`~mltrees.hist.lightgbm.binning`), feature bundles, split scans and
+estimated counts (:mod:`~mltrees.hist.lightgbm.splitting`), float32 labels,
 weights and gradients, the starting score (``boost_from_average``), the
 multiclass hessian ``K/(K-1) p(1-p)``, and the end of training when a round
 can split no leaf. So the raw scores equal the ``lightgbm`` 4.7 package's
@@ -47,15 +47,15 @@ from mltrees.ensemble._common import (
     library_rng,
 )
 from mltrees.hist.boosting import BoostingLoop, EvalSets
-from mltrees.hist.categorical import CategoricalParams, category_bins, encode_categories
-from mltrees.hist.goss import goss_active, goss_sample
-from mltrees.hist.leafwise import LeafwiseGrower
-from mltrees.hist.leafwise_splitting import LeafwiseParams
-from mltrees.hist.lightgbm_binning import (
+from mltrees.hist.lightgbm.binning import (
     fit_lightgbm_bins,
     lightgbm_feature_bundles,
     used_features,
 )
+from mltrees.hist.lightgbm.categorical import CategoricalParams, category_bins, encode_categories
+from mltrees.hist.lightgbm.goss import goss_active, goss_sample
+from mltrees.hist.lightgbm.leafwise import LeafwiseGrower
+from mltrees.hist.lightgbm.splitting import LeafwiseParams
 from mltrees.tree._data import validate_fit_input
 from mltrees.tree._tree import available_cores
 
@@ -113,7 +113,7 @@ _LGB_PARAMS = """
         ``category`` columns of ``X`` (their codes; an ordered category column
         is read as the number of its code, as LightGBM does). Splits send a set of categories left
         and everything else right, unseen categories and missing values
-        included, as LightGBM does (:mod:`~mltrees.hist.categorical`).
+        included, as LightGBM does (:mod:`~mltrees.hist.lightgbm.categorical`).
     cat_smooth, cat_l2 : float, default 10.0
         The smoothing of the sort key ``G / (𝓗 + cat_smooth)`` (categories
         with fewer estimated rows are not scanned) and the extra λ of
@@ -130,7 +130,7 @@ _LGB_PARAMS = """
         on bundles of features that are rarely non-default together.
     max_conflict_rate : float in [0, 1) or None, default None
         None: LightGBM 4's bundles, group for group
-        (:func:`~mltrees.hist.bundling.lightgbm_bundles`; a bundle may share
+        (:func:`~mltrees.hist.lightgbm.bundling.lightgbm_bundles`; a bundle may share
         one conflicting row per 10,000 rows, so it is lossless below 10,000
         rows). A number: the paper's greedy bundling (Ke et al. 2017) with this
         share of conflicting rows per bundle (0: lossless), which LightGBM 4
@@ -356,12 +356,16 @@ class _LightGBMRounds(BoostingLoop):
             )
             g, h = np.zeros_like(g), np.zeros_like(h)
             g[rows], h[rows] = g_rows, h_rows
-        stage = []
-        for k in range(score.shape[1]):
-            if self.trained[k]:
-                stage.append(grower.grow(g[:, k], h[:, k], features, rows))
-            else:  # a class LightGBM does not train: one leaf
-                stage.append(grower.grow(np.zeros(n), np.zeros(n), np.zeros(0, int), rows))
+        # The classes' trees grow together (LeafwiseGrower.grow_many); a class
+        # LightGBM does not train gets one leaf (no feature to split).
+        stage = grower.grow_many(
+            [
+                (g[:, k], h[:, k], features, rows)
+                if self.trained[k]
+                else (np.zeros(n), np.zeros(n), np.zeros(0, int), rows)
+                for k in range(score.shape[1])
+            ]
+        )
         split = [grown.tree.node_count > 1 for grown in stage]
         if not any(split) and m > 0:
             return None  # LightGBM: no leaf of any class can be split, training ends

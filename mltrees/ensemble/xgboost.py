@@ -10,13 +10,13 @@ grower's row -> leaf assignment rather than by walking the tree.
 ``tree_method``:
 
 * ``"hist"``: features are binned once by XGBoost's quantile sketch
-  (:mod:`mltrees.hist.xgboost_sketch`, weighted by ``sample_weight``): one
+  (:mod:`mltrees.hist.xgboost.cuts`, weighted by ``sample_weight``): one
   bin per distinct value up to ``max_bin`` + 1 of them, XGBoost 3.2's cut
   points bit for bit beyond;
 * ``"approx"``: the bins are proposed anew for every tree from quantiles
   weighted by the tree's hessians (:eq:`eq-xgb-sketch-weight`), the paper's
   global proposal, by XGBoost's sketch of sorted columns
-  (:func:`~mltrees.hist.xgboost_sketch.xgboost_approx_cuts`); ``sketch="local"``
+  (:func:`~mltrees.hist.xgboost.cuts.xgboost_approx_cuts`); ``sketch="local"``
   proposes them anew at every node instead (Algorithm 2's local variant, which
   XGBoost does not offer);
 * ``"exact"``: every distinct value is a candidate (Algorithm 1).
@@ -73,10 +73,10 @@ from mltrees.ensemble._common import (
 )
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.boosting import BoostingLoop, EvalSets
-from mltrees.hist.exact import ExactGrower, SortedColumns
 from mltrees.hist.grower import DepthwiseGrower
-from mltrees.hist.splitting import SplitParams
-from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
+from mltrees.hist.xgboost.cuts import xgboost_approx_cuts, xgboost_cuts
+from mltrees.hist.xgboost.exact import ExactGrower, SortedColumns
+from mltrees.hist.xgboost.splitting import SplitParams
 from mltrees.losses import BinomialLogLoss, MultinomialLogLoss, PoissonLoss, SquaredError
 from mltrees.tree._data import validate_fit_input
 from mltrees.tree._tree import available_cores
@@ -252,9 +252,9 @@ def xgboost_binned(
 ) -> BinnedData:
     """The bins of ``hist`` (or ``approx``): every feature cut by XGBoost's quantile sketch.
 
-    ``sketch`` is :func:`~mltrees.hist.xgboost_sketch.xgboost_cuts` (``hist``,
+    ``sketch`` is :func:`~mltrees.hist.xgboost.cuts.xgboost_cuts` (``hist``,
     weighted by the sample weights; None or all equal to 1: unit weights) or
-    :func:`~mltrees.hist.xgboost_sketch.xgboost_approx_cuts` (``approx``,
+    :func:`~mltrees.hist.xgboost.cuts.xgboost_approx_cuts` (``approx``,
     weighted by hessians times sample weights): XGBoost 3.2's cut points bit
     for bit, one batch of rows on one machine. A split that sends only
     missing values left gets XGBoost's lower bound as its threshold.

@@ -40,31 +40,38 @@ are written once.
   (SciPy's sparse kernel that :func:`~mltrees.hist.histogram.leaf_histogram`
   uses, checked at import for its signature and summation order).
 
-**Library rules**, by chapter:
+The binned data (:mod:`~mltrees.hist.binning`: XGBoost's cuts, ``x < cut``
+in float32) and the depth-wise grower (:mod:`~mltrees.hist.grower`) stay at
+the top: XGBoost, gradient boosting's histogram mode and the Dask trainer
+all use them.
 
-* XGBoost (chapter 13): :mod:`~mltrees.hist.binning` (cuts, ``x < cut`` in
-  float32), :mod:`~mltrees.hist.sketch` and :mod:`~mltrees.hist.xgboost_sketch`
-  (the weighted quantile sketch, and XGBoost's own), :mod:`~mltrees.hist.splitting`
-  (the regularised objective, leaf weights, gains, the best split of every
-  node; also scikit-learn's variance rule for gradient boosting's histogram
-  mode), :mod:`~mltrees.hist.grower` (the depth-wise policy on histograms)
+**Library rules**, one folder per library (:mod:`mltrees.hist.xgboost`,
+:mod:`mltrees.hist.lightgbm`, :mod:`mltrees.hist.catboost`), by chapter:
+
+* XGBoost (chapter 13): :mod:`~mltrees.hist.xgboost.quantile_summary` and
+  :mod:`~mltrees.hist.xgboost.cuts` (the weighted quantile sketch, and
+  XGBoost's own), :mod:`~mltrees.hist.xgboost.splitting` (the regularised
+  objective, leaf weights, gains, the best split of every node; also
+  scikit-learn's variance rule for gradient boosting's histogram mode),
   and the exact greedy method, which needs no histograms:
-  :mod:`~mltrees.hist.exact` (the grower), :mod:`~mltrees.hist.exact_columns`
-  (sorted columns, regrouped level by level), :mod:`~mltrees.hist.exact_scan`
-  (the scan of every cut, in XGBoost's float32), :mod:`~mltrees.hist.exact_workers`
+  :mod:`~mltrees.hist.xgboost.exact` (the grower), :mod:`~mltrees.hist.xgboost.exact_columns`
+  (sorted columns, regrouped level by level), :mod:`~mltrees.hist.xgboost.exact_scan`
+  (the scan of every cut, in XGBoost's float32), :mod:`~mltrees.hist.xgboost.exact_workers`
   (the worker processes' loop and typed messages);
-* LightGBM (chapter 14): :mod:`~mltrees.hist.lightgbm_binning` (bounds, ``x
+* LightGBM (chapter 14): :mod:`~mltrees.hist.lightgbm.binning` (bounds, ``x
   <= bound`` in float64, zero in a bin of its own),
-  :mod:`~mltrees.hist.leafwise_splitting` (its split scan and leaf output),
-  :mod:`~mltrees.hist.leafwise` (the leaf-wise policy),
-  :mod:`~mltrees.hist.categorical`, :mod:`~mltrees.hist.bundling` (EFB) and
-  :mod:`~mltrees.hist.goss`;
-* CatBoost (chapter 15): :mod:`~mltrees.hist.oblivious_binning` (borders,
-  ``x > border`` in float32), :mod:`~mltrees.hist.oblivious_ctr` (statistics
-  of categorical features), :mod:`~mltrees.hist.oblivious` (oblivious
+  :mod:`~mltrees.hist.lightgbm.splitting` (its split scan and leaf output),
+  :mod:`~mltrees.hist.lightgbm.leafwise` (the leaf-wise policy),
+  :mod:`~mltrees.hist.lightgbm.rows` (one partition's rows for the Dask learner),
+  :mod:`~mltrees.hist.lightgbm.categorical`, :mod:`~mltrees.hist.lightgbm.bundling` (EFB) and
+  :mod:`~mltrees.hist.lightgbm.goss`;
+* CatBoost (chapter 15): :mod:`~mltrees.hist.catboost.borders` (borders,
+  ``x > border`` in float32), :mod:`~mltrees.hist.catboost.ctr` (statistics
+  of categorical features), :mod:`~mltrees.hist.catboost.oblivious` (oblivious
   trees, L2 and Cosine scores, ordered boosting's scores, the oblivious
-  policy) and :mod:`~mltrees.hist.oblivious_leaves` (the leaves' Newton and
-  gradient steps, rounded as CatBoost's).
+  policy), :mod:`~mltrees.hist.catboost.leaves` (the leaves' Newton and
+  gradient steps, rounded as CatBoost's) and :mod:`~mltrees.hist.catboost.rows`
+  (one partition's rows for the Dask learner).
 
 **The grower contract.** A boosting loop drives a grower through:
 
@@ -79,19 +86,24 @@ are written once.
 
 Four policies honour it: :class:`~mltrees.hist.grower.DepthwiseGrower`
 (``grow(g, h, features, count)``; ``count`` the row counts of gradient
-boosting's variance rule), :class:`~mltrees.hist.exact.ExactGrower`
-(``grow(g, h, features)``), :class:`~mltrees.hist.leafwise.LeafwiseGrower`
+boosting's variance rule), :class:`~mltrees.hist.xgboost.exact.ExactGrower`
+(``grow(g, h, features)``), :class:`~mltrees.hist.lightgbm.leafwise.LeafwiseGrower`
 (``grow(g, h, features, rows)``; ``rows`` the sampled rows, GOSS or
-bagging) and :class:`~mltrees.hist.oblivious.ObliviousGrower`
+bagging; ``grow_many(jobs)`` grows the trees of a multiclass round in
+lock-step, one split scan per step for every class, each tree the one
+``grow`` would give) and :class:`~mltrees.hist.catboost.oblivious.ObliviousGrower`
 (``grow(S, curvature, features, scoring)``: CatBoost's ``S = w (y - F)``
 and the leaf step's curvature; ``scoring`` the entries' ``S`` of ordered
-boosting), whose :class:`~mltrees.hist.oblivious.GrownObliviousTree` holds
-an :class:`~mltrees.hist.oblivious.ObliviousTree`, the leaf index of every
-row and one gain per level. The depth-wise grower also grows on a row store
-(``grow_rows``): its rows may live on other machines, which is how
-:mod:`mltrees.dask` trains; it drives its split rule
-(:class:`~mltrees.hist.splitting.SplitParams` for XGBoost,
-:class:`~mltrees.hist.splitting.VarianceRule` for gradient boosting's CART
+boosting), whose :class:`~mltrees.hist.catboost.oblivious.GrownObliviousTree` holds
+an :class:`~mltrees.hist.catboost.oblivious.ObliviousTree`, the leaf index of every
+row and one gain per level. The depth-wise, leaf-wise and oblivious growers
+also grow on a row store (``grow_rows``): its rows may live on other
+machines, which is how :mod:`mltrees.dask` trains (one partition's answers:
+:class:`~mltrees.hist.grower.NodeRows`,
+:class:`~mltrees.hist.lightgbm.rows.LeafwiseRows`,
+:class:`~mltrees.hist.catboost.rows.ObliviousRows`); the depth-wise one drives its split rule
+(:class:`~mltrees.hist.xgboost.splitting.SplitParams` for XGBoost,
+:class:`~mltrees.hist.xgboost.splitting.VarianceRule` for gradient boosting's CART
 trees) through the rule's ``needs_squares``, ``node_weights``, ``choose``
 and ``impurity``, without asking for its type.
 

@@ -8,7 +8,7 @@ training value), so a split "bins ``0 .. b`` to the left" is the test
 (NaN) gets the code ``missing_code``, one past the largest bin of any
 feature, so that histograms of all features share one stride.
 
-The cut points of a feature are XGBoost's (:mod:`mltrees.hist.xgboost_sketch`):
+The cut points of a feature are XGBoost's (:mod:`mltrees.hist.xgboost.cuts`):
 
 * all its distinct training values but the smallest when there are at most
   ``max_bin`` of them: every value then has its own bin, and a split on bins
@@ -26,12 +26,12 @@ Values are compared in float32, as XGBoost stores its data.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from mltrees._search import count_below
-from mltrees.hist.xgboost_sketch import xgboost_cuts
+from mltrees.hist.xgboost.cuts import xgboost_cuts
 
 __all__ = [
     "BinnedData",
@@ -96,7 +96,7 @@ def sorted_weighted_quantile_cuts(
 def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None) -> np.ndarray:
     """The cut points of one feature, the upper sentinel included: XGBoost's ``hist`` cuts.
 
-    :func:`~mltrees.hist.xgboost_sketch.xgboost_cuts` without the lower bound.
+    :func:`~mltrees.hist.xgboost.cuts.xgboost_cuts` without the lower bound.
 
     Parameters
     ----------
@@ -114,7 +114,7 @@ def fit_cuts(values: np.ndarray, max_bin: int, weights: np.ndarray | None = None
 def summary_cuts(summary, max_bin: int, exact: bool) -> np.ndarray:
     """The cut points of one feature from a weighted quantile summary, sentinel included.
 
-    The summary (:class:`~mltrees.hist.sketch.WeightedQuantileSummary`) is
+    The summary (:class:`~mltrees.hist.xgboost.quantile_summary.WeightedQuantileSummary`) is
     what workers holding parts of the data merge (:eq:`eq-xgb-sketch-merge`).
     When it is ``exact`` (no part was pruned) and keeps at most ``max_bin``
     values, they are all the distinct values and the cuts are
@@ -160,6 +160,7 @@ class BinnedData:
     minimum: np.ndarray
     missing_code: int
     edges: list | None = None
+    _tables: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def stride(self) -> int:
@@ -201,9 +202,12 @@ class BinnedData:
         value when ``cuts`` are given.
         """
         columns = np.ascontiguousarray(X.T, dtype=np.float32)
-        with ThreadPoolExecutor(max(1, n_threads)) as pool:
+        # One thread: no pool (its hand-offs cost more than small columns).
+        pool = ThreadPoolExecutor(n_threads) if n_threads > 1 else None
+        each = map if pool is None else pool.map
+        try:
             if cuts is None:
-                found = list(pool.map(lambda col: sketch(col, max_bin, weights), columns))
+                found = list(each(lambda col: sketch(col, max_bin, weights), columns))
                 cuts = [cut for cut, _ in found]
                 if minimum is None:
                     minimum = [low for _, low in found]
@@ -214,7 +218,10 @@ class BinnedData:
             def encode_column(j):
                 codes[j] = encode(columns[j], cuts[j], missing_code)
 
-            list(pool.map(encode_column, range(len(cuts))))
+            list(each(encode_column, range(len(cuts))))
+        finally:
+            if pool is not None:
+                pool.shutdown()
         if minimum is None:
             minimum = [np.nanmin(c) if not np.isnan(c).all() else 0.0 for c in columns]
         minimum = np.asarray(minimum, dtype=np.float32)
@@ -244,6 +251,39 @@ class BinnedData:
         if split_bin < 0:
             return self.minimum[feature]
         return self.cuts[feature][split_bin]
+
+    def split_thresholds(
+        self, feature: np.ndarray, split_bin: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`threshold` of many splits, and the float64 threshold of ``x <= t`` trees.
+
+        Returns the float32 cuts ``c`` of XGBoost's tests ``x < c`` and the
+        thresholds of the equivalent tests ``x <= t``: ``t`` is the float64
+        just below ``c``, which on float32 data sends the same values left.
+        With :attr:`edges` (bins made by the tree engine) the cuts are NaN
+        and ``t`` is the edge of bin ``split_bin``, or infinity after the last
+        bin (every number left, missing values right).
+        """
+        feature = np.asarray(feature, dtype=np.intp)
+        split_bin = np.asarray(split_bin, dtype=np.intp)
+        if self.edges is not None:
+            sizes, table = self._table("edges", self.edges, np.float64)
+            at = np.where(split_bin < 0, sizes[feature] + split_bin, split_bin)
+            return np.full(feature.size, np.nan, dtype=np.float32), table[feature, at]
+        _, table = self._table("cuts", self.cuts, np.float32)
+        cut = table[feature, np.maximum(split_bin, 0)]
+        cut = np.where(split_bin < 0, self.minimum[feature], cut).astype(np.float32)
+        return cut, np.nextafter(cut.astype(np.float64), -np.inf)
+
+    def _table(self, name: str, rows: list, dtype) -> tuple[np.ndarray, np.ndarray]:
+        """``rows`` (one array per feature) padded with infinity into one table, kept."""
+        if name not in self._tables:
+            sizes = np.array([len(row) for row in rows], dtype=np.intp)
+            table = np.full((len(rows), int(sizes.max(initial=0)) + 1), np.inf, dtype=dtype)
+            for j, row in enumerate(rows):  # once per data set, not per split
+                table[j, : sizes[j]] = row
+            self._tables[name] = (sizes, table)
+        return self._tables[name]
 
 
 def encode(values: np.ndarray, cuts: np.ndarray, missing_code: int) -> np.ndarray:

@@ -32,7 +32,7 @@ import numpy as np
 
 from mltrees.hist.binning import BinnedData
 from mltrees.hist.histogram import build_histograms, children_histograms
-from mltrees.hist.splitting import (
+from mltrees.hist.xgboost.splitting import (
     SplitParams,
     leaf_weight,
     local_proposals,
@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 NODES_PER_LOOP = 64  # up to this many split nodes a level is partitioned node by node
+ROWS_PER_LOOP = 1 << 16  # ... if they hold more rows than this
 
 
 @dataclass
@@ -61,8 +62,8 @@ class GrownTree:
     """A tree fresh from a grower: what every growth policy's ``grow`` returns.
 
     The oblivious policy returns its own kind,
-    :class:`~mltrees.hist.oblivious.GrownObliviousTree` (an
-    :class:`~mltrees.hist.oblivious.ObliviousTree`, the leaf index of every
+    :class:`~mltrees.hist.catboost.oblivious.GrownObliviousTree` (an
+    :class:`~mltrees.hist.catboost.oblivious.ObliviousTree`, the leaf index of every
     row, one gain per level, no ``split_value``).
 
     Attributes
@@ -162,9 +163,9 @@ def draw_features(rng: np.random.Generator, allowed: np.ndarray, share: float) -
 def segment_positions(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions ``start .. start + count - 1`` of every segment, and each one's segment."""
     counts = np.asarray(counts, dtype=np.intp)
-    segment = np.repeat(np.arange(counts.size), counts)
-    first = np.cumsum(counts) - counts
-    positions = np.arange(counts.sum(), dtype=np.intp) - first[segment] + starts[segment]
+    segment = np.arange(counts.size).repeat(counts)
+    shift = starts - (counts.cumsum() - counts)  # position - index among the entries
+    positions = np.arange(segment.size, dtype=np.intp) + shift.take(segment)
     return positions, segment
 
 
@@ -316,7 +317,9 @@ class NodeRows:
         ``guess`` (whether each right child will be the smaller) is for
         stores that build histograms ahead; this one builds them when asked.
         """
-        self.settle(ids, np.setdiff1d(np.arange(self.starts.size), nodes))
+        stays = np.ones(self.starts.size, dtype=bool)
+        stays[nodes] = False
+        self.settle(ids, np.flatnonzero(stays))
         starts, counts = self.starts[nodes], self.counts[nodes]
         n_left = self._partition(starts, counts, feature, split_bin, default_left)
         self.starts = np.column_stack([starts, starts + n_left]).reshape(-1)
@@ -326,12 +329,14 @@ class NodeRows:
     def _partition(self, starts, counts, feature, split_bin, default_left):
         """Send every split node's rows to its children; returns the left counts.
 
-        With few nodes, node by node on slices of ``order`` (a gather of one
-        byte per row and two compressions); with many, all at once
-        (:func:`stable_partition`), so that the loop never runs over many nodes.
+        With few nodes of many rows, node by node on slices of ``order`` (a
+        gather of one byte per row and two compressions); with many nodes, or
+        few rows, all at once (:func:`stable_partition`), so that the loop
+        never runs over many nodes, nor over nodes whose rows cost less than
+        the loop's calls.
         """
         data, order = self.data, self.order
-        if starts.size <= NODES_PER_LOOP:
+        if starts.size <= NODES_PER_LOOP and counts.sum() > ROWS_PER_LOOP:
             n_left = np.empty(starts.size, dtype=np.intp)
             for i, (start, count) in enumerate(zip(starts, counts, strict=True)):
                 rows = order[start : start + count]
@@ -489,7 +494,7 @@ class DepthwiseGrower(GrowerBase):
 
         Rows left out of a subsample take part with ``g = h = 0`` (and
         ``count = 0``): they change no sum, and still get a leaf in
-        ``leaf_of_row``. With a :class:`~mltrees.hist.splitting.VarianceRule`
+        ``leaf_of_row``. With a :class:`~mltrees.hist.xgboost.splitting.VarianceRule`
         (gradient boosting's CART trees) ``g = w r``, ``h = w`` and ``count``
         (1 for rows in the tree's sample) is a third statistic.
         """
@@ -525,13 +530,12 @@ class DepthwiseGrower(GrowerBase):
         totals = rows.totals()
         counts = np.array([rows.n_rows], dtype=np.intp)
         parents = np.array([-1], dtype=np.intp)
-        levels = []
+        levels = []  # per level: its nodes' sums and, for the split ones, their splits
         next_id = 1
         for depth in range(self.max_depth + 1):
             n_nodes = counts.size
             ids = next_id - n_nodes + np.arange(n_nodes)
             squares = rows.squares() if variance else None
-            weight = params.node_weights(totals, squares)
             split = np.zeros(n_nodes, dtype=bool)
             if depth < self.max_depth:
                 mask = self._feature_mask(n_nodes, tree_features)
@@ -541,31 +545,12 @@ class DepthwiseGrower(GrowerBase):
                 best, split = params.choose(hist, totals, squares, n_bins, mask, cuts)
                 clock = self._tick("splits", clock)
             s = np.flatnonzero(split)
-            level = {
-                "id": ids,
-                "parent": parents,
-                "depth": np.full(n_nodes, depth),
-                "G": totals[:, 0],
-                "H": totals[:, 1],
-                "count": counts,
-                "weight": weight,
-                "squares": squares if variance else np.zeros(n_nodes),
-                "feature": np.full(n_nodes, LEAF, dtype=np.intp),
-                "split_bin": np.full(n_nodes, -2, dtype=np.intp),
-                "default_left": np.zeros(n_nodes, dtype=bool),
-                "gain": np.zeros(n_nodes),
-                "first_child": np.zeros(n_nodes, dtype=np.intp),
-            }
+            level = _Level(parents, totals, counts, squares, s)
+            levels.append(level)
             if s.size == 0:
                 rows.settle(ids)
-                levels.append(level)
                 break
-            level["feature"][s] = best.feature[s]
-            level["split_bin"][s] = best.split_bin[s]
-            level["default_left"][s] = best.default_left[s]
-            level["gain"][s] = best.gain[s]
-            level["first_child"][s] = next_id + 2 * np.arange(s.size)
-            levels.append(level)
+            level.take_splits(best)
             next_id += 2 * s.size
 
             # The nodes that stay leaves leave the frontier; the split ones
@@ -573,16 +558,12 @@ class DepthwiseGrower(GrowerBase):
             # Which child has fewer rows, guessed from the hessian sums (exact
             # for unit hessians): a distributed store builds those histograms
             # in the same round trip as the partition.
-            guess = best.right[s][:, 1] < best.left[s][:, 1]
-            n_left = rows.split(
-                ids, s, best.feature[s], best.split_bin[s], best.default_left[s], guess
-            )
+            guess = level.right[:, 1] < level.left[:, 1]
+            n_left = rows.split(ids, s, level.feature, level.split_bin, level.default_left, guess)
             n_right = counts[s] - n_left
             clock = self._tick("partition", clock)
             child_counts = np.column_stack([n_left, n_right]).reshape(-1)
-            child_totals = np.stack([best.left[s], best.right[s]], axis=1).reshape(
-                -1, totals.shape[1]
-            )
+            child_totals = np.stack([level.left, level.right], axis=1).reshape(-1, totals.shape[1])
             # Build the smaller child of each pair; the larger is parent - smaller.
             small_is_right = n_right < n_left
             built = rows.histograms(2 * np.arange(s.size) + small_is_right)
@@ -596,46 +577,94 @@ class DepthwiseGrower(GrowerBase):
         return grown
 
     def _assemble(self, levels, leaf_of_row) -> GrownTree:
-        def cat(key):
-            return np.concatenate([level[key] for level in levels])
+        """The grown tree's arrays, from its levels (nodes numbered level by level)."""
 
-        feature = cat("feature")
-        n_nodes = feature.size
-        internal = feature != LEAF
-        split_bin = cat("split_bin")
-        split_value = np.full(n_nodes, np.nan, dtype=np.float32)
-        threshold = np.full(n_nodes, np.nan)
-        edges = self.data.edges
-        for node in np.flatnonzero(internal):  # one lookup per internal node, not per row
-            if edges is not None:  # bins with their own "x <= edge" thresholds
-                edge = edges[int(feature[node])]
-                b = int(split_bin[node])
-                # After the last bin: every number left, missing values right.
-                threshold[node] = edge[b] if b < edge.size else np.inf
-            else:
-                split_value[node] = self.data.threshold(int(feature[node]), int(split_bin[node]))
-        if edges is None:
-            threshold[internal] = np.nextafter(split_value[internal].astype(np.float64), -np.inf)
-        weight = cat("weight")
-        G, H = cat("G"), cat("H")
-        impurity = self.params.impurity(G, H, cat("squares"))
-        missing_slot = np.where(internal, np.where(cat("default_left"), 0, 1), MISSING_NONE)
+        def cat(key):
+            return np.concatenate([getattr(level, key) for level in levels])
+
+        sizes = np.array([level.counts.size for level in levels])
+        first_id = np.cumsum(sizes) - sizes
+        n_nodes = int(sizes.sum())
+        totals = cat("totals")
+        G, H = totals[:, 0], totals[:, 1]
+        squares = cat("squares") if self.params.needs_squares else np.zeros(n_nodes)
+        depth = np.repeat(np.arange(len(levels)), sizes)
+        split_levels = [k for k, level in enumerate(levels) if level.split.size]
+        internal = np.concatenate(
+            [first_id[k] + levels[k].split for k in split_levels] + [np.zeros(0, np.intp)]
+        )
+
+        def at_internal(key, fill, dtype):
+            values = np.full(n_nodes, fill, dtype=dtype)
+            if split_levels:
+                values[internal] = np.concatenate([getattr(levels[k], key) for k in split_levels])
+            return values
+
+        feature = at_internal("feature", LEAF, np.intp)
+        split_bin = at_internal("split_bin", -2, np.intp)
+        default_left = at_internal("default_left", False, bool)
+        gain = at_internal("gain", 0.0, np.float64)
+        first_child = np.zeros(n_nodes, dtype=np.intp)
+        first_child[internal] = 1 + 2 * np.arange(internal.size)  # children follow in order
+        split_value, threshold = self.data.split_thresholds(feature[internal], split_bin[internal])
+        split_value = _at(internal, split_value, n_nodes, np.float32)
+        threshold = _at(internal, threshold, n_nodes, np.float64)
+        weight = np.asarray(self.params.node_weights(totals, squares), dtype=np.float64)
+        impurity = self.params.impurity(G, H, squares)
+        is_internal = feature != LEAF
+        missing_slot = np.where(is_internal, np.where(default_left, 0, 1), MISSING_NONE)
         tree = binary_tree(
             feature=feature,
             threshold=threshold,
-            first_child=cat("first_child"),
+            first_child=first_child,
             value=self._scaled(weight).reshape(-1, 1),
             impurity=impurity,
-            n_node_samples=cat("count"),
+            n_node_samples=cat("counts"),
             weighted_n_node_samples=H,
-            depth=cat("depth"),
-            parent=cat("parent"),
+            depth=depth,
+            parent=cat("parents"),
             missing_slot=missing_slot.astype(np.int8),
         )
         return GrownTree(
             tree=tree,
             leaf_of_row=leaf_of_row,
             split_value=split_value,
-            gain=cat("gain"),
-            weight=np.asarray(weight, dtype=np.float64),
+            gain=gain,
+            weight=weight,
         )
+
+
+def _at(index: np.ndarray, values: np.ndarray, size: int, dtype) -> np.ndarray:
+    """An array of ``size`` NaNs holding ``values`` at ``index``."""
+    out = np.full(size, np.nan, dtype=dtype)
+    out[index] = values
+    return out
+
+
+@dataclass(eq=False)
+class _Level:
+    """One level of a tree being grown: its nodes and the splits of those that split.
+
+    ``parents``, ``totals`` (the sums ``(G, 𝓗, ...)`` of each node), ``counts``
+    and ``squares`` (or None) cover every node of the level; ``split`` lists
+    the nodes that split, and the other fields hold their splits, in that order.
+    """
+
+    parents: np.ndarray
+    totals: np.ndarray
+    counts: np.ndarray
+    squares: np.ndarray | None
+    split: np.ndarray
+    feature: np.ndarray | None = None
+    split_bin: np.ndarray | None = None
+    default_left: np.ndarray | None = None
+    gain: np.ndarray | None = None
+    left: np.ndarray | None = None
+    right: np.ndarray | None = None
+
+    def take_splits(self, best) -> None:
+        """Keep the splits of the split nodes from the level's best splits."""
+        s = self.split
+        self.feature, self.split_bin = best.feature[s], best.split_bin[s]
+        self.default_left, self.gain = best.default_left[s], best.gain[s]
+        self.left, self.right = best.left[s], best.right[s]

@@ -1,6 +1,6 @@
 """Worker processes forked from a grower, each serving a share of the features.
 
-Exact greedy split finding (:mod:`~mltrees.hist.exact`) makes some thirty
+Exact greedy split finding (:mod:`~mltrees.hist.xgboost.exact`) makes some thirty
 NumPy calls per feature and level, each of a few hundred microseconds on
 100k rows. Every call releases the interpreter lock and takes it back; with
 two threads, a contended hand-over waits for the operating system to wake
@@ -45,7 +45,7 @@ that one warning. The fork server (Python 3.14's default start method)
 would avoid the question, at the price of a fresh interpreter importing the
 package per session and of re-running an unguarded main script in every
 worker; the rule above keeps the milliseconds' start of a fork with which
-the size thresholds in :mod:`~mltrees.hist.exact` were measured.
+the size thresholds in :mod:`~mltrees.hist.xgboost.exact` were measured.
 """
 
 from __future__ import annotations

@@ -373,8 +373,8 @@ def register_builtin() -> None:
         StackingRegressor,
     )
     from mltrees.ensemble.xgboost import XGBoostClassifier, XGBoostRegressor, _Objective
-    from mltrees.hist.oblivious import ObliviousTree
-    from mltrees.hist.oblivious_ctr import CategoricalStatistics
+    from mltrees.hist.catboost.ctr import CategoricalStatistics
+    from mltrees.hist.catboost.oblivious import ObliviousTree
     from mltrees.incremental.hoeffding import HoeffdingTreeClassifier
     from mltrees.incremental.id5r import ID4Classifier, ID5RClassifier, _Node
     from mltrees.io.importers import ImportedTreeModel

@@ -444,7 +444,7 @@ def _check_fitted(fitted: dict, path: str, is_classifier: bool = False) -> None:
 
 
 def _is_oblivious(tree) -> bool:
-    from mltrees.hist.oblivious import ObliviousTree
+    from mltrees.hist.catboost.oblivious import ObliviousTree
 
     return type(tree) is ObliviousTree
 

@@ -21,19 +21,39 @@ NEG_INF = -np.inf
 DENSE_CELLS_PER_ROW, DENSE_CELLS_MAX = 8, 1 << 22
 
 
+def filled(shape, value, dtype=np.float64) -> np.ndarray:
+    """``np.full(shape, value, dtype)`` without its Python-level wrapper.
+
+    The growth loop makes about ten such arrays per level; on small levels
+    ``np.full``'s own overhead is a measurable part of the level's time.
+    """
+    out = np.empty(shape, dtype=dtype)
+    out.fill(value)
+    return out
+
+
 def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows, counts=True):
     """Statistics per non-empty (node, code) cell, sorted by node then code.
 
     ``counts=False``: the cells' row counts are not needed (NaN), see
     :meth:`~mltrees.tree._statistics.ClassificationStatistics.aggregate`.
     """
+    cell = node.astype(np.int64) * n_codes + code
+    present, stats = _numbered_cell_statistics(stats_model, cell, n_nodes * n_codes, rows, counts)
+    return (*np.divmod(present, n_codes), stats)
+
+
+def _numbered_cell_statistics(stats_model, cell, n_cells, rows, counts=True):
+    """Statistics per non-empty cell of ``cell`` (numbers below ``n_cells``), in cell order.
+
+    Returns the cells present (ascending) and their statistics, each summed
+    in row order.
+    """
     extra = {} if counts else {"counts": False}
-    n_cells = n_nodes * n_codes
     if n_cells <= max(min(DENSE_CELLS_PER_ROW * rows.size, DENSE_CELLS_MAX), 1 << 16):
         # Dense: mark the non-empty cells and number them, so the statistics
         # are summed (in row order, as the sort path does) into a table no
         # larger than the number of rows.
-        cell = node * n_codes + code
         # A byte per cell marks the non-empty ones (a bincount would take 8).
         occupied = np.zeros(n_cells, dtype=bool)
         occupied[cell] = True
@@ -41,12 +61,9 @@ def _cell_statistics(stats_model, node, code, n_nodes, n_codes, rows, counts=Tru
         del occupied
         compact = np.empty(n_cells, dtype=np.int32 if rows.size < 2**31 else np.intp)
         compact[present] = np.arange(present.size)
-        stats = stats_model.aggregate(compact[cell], present.size, rows, **extra)
-        return present // n_codes, present % n_codes, stats
-    cell = node.astype(np.int64) * n_codes + code  # sparse: sort the cells
-    unique_cells, inverse = _unique_with_inverse(cell)
-    stats = stats_model.aggregate(inverse, unique_cells.size, rows, **extra)
-    return unique_cells // n_codes, unique_cells % n_codes, stats
+        return present, stats_model.aggregate(compact[cell], present.size, rows, **extra)
+    unique_cells, inverse = _unique_with_inverse(cell)  # sparse: sort the cells
+    return unique_cells, stats_model.aggregate(inverse, unique_cells.size, rows, **extra)
 
 
 def _unique_with_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -98,6 +115,7 @@ def _best_ordered_cut(
     rules,
     cut_deviation=None,
     missing_stats=None,
+    tolerance=None,
 ):
     """Score every cut between consecutive entries of a node; return the best per node.
 
@@ -114,11 +132,12 @@ def _best_ordered_cut(
     order: every "missing right" cut comes before every "missing left" one,
     so "missing left" wins only if it is strictly (beyond rounding) better.
     A third array is returned: whether each node's best cut sends missing
-    values left.
+    values left. ``tolerance``: :func:`tie_tolerance` of the nodes, when the
+    caller has it.
     """
     n_nodes = node_stats.shape[0]
-    best_gain = np.full(n_nodes, NEG_INF)
-    best_entry = np.full(n_nodes, -1, dtype=np.intp)
+    best_gain = filled(n_nodes, NEG_INF)
+    best_entry = filled(n_nodes, -1, dtype=np.intp)
     if entry_node.size < 2 and (missing_stats is None or entry_node.size == 0):
         if missing_stats is None:
             return best_gain, best_entry
@@ -130,12 +149,14 @@ def _best_ordered_cut(
     # The count column (0) only serves min_samples_leaf: with a minimum of one
     # row, every cut inside a node's run leaves a row on each side.
     skip_count = rules.min_samples_leaf <= 1 and missing_stats is None
+    whole = getattr(stats_model, "whole_columns", ())
     for c in range(entry_stats.shape[1]):
         if c == 0 and skip_count:
             left.append(None)
             right.append(None)
             continue
-        left_c = _run_prefix_sums(entry_stats[:, c], starts, run)
+        prefix_sums = _whole_prefix_sums if c in whole else _run_prefix_sums
+        left_c = prefix_sums(entry_stats[:, c], starts, run)
         left.append(left_c)
         right.append(node_stats[entry_node, c] - left_c)
     last_of_run = np.zeros(entry_node.size, dtype=bool)  # the next entry starts a run
@@ -143,7 +164,9 @@ def _best_ordered_cut(
     last_of_run[-1] = True
     w_total = stats_model.weight(node_stats)[entry_node]
     # Gains within rounding noise of the best are ties.
-    tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)[entry_node]
+    if tolerance is None:
+        tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)
+    tolerance = tolerance[entry_node]
     if missing_stats is None:
         valid = _valid_cuts(stats_model, left, right, last_of_run, rules)
         if cut_deviation is None:
@@ -210,6 +233,17 @@ def _run_prefix_sums(column: np.ndarray, starts: np.ndarray, run: np.ndarray) ->
     if starts.size > 1:
         shifted[starts[1:]] -= np.add.reduceat(column, starts)[:-1]
     cumulative = np.cumsum(shifted)
+    return cumulative - (cumulative[starts] - column[starts])[run]
+
+
+def _whole_prefix_sums(column: np.ndarray, starts: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """:func:`_run_prefix_sums` of whole numbers (counts): one plain cumulative sum.
+
+    Every partial sum of whole numbers below ``2**53`` is exact, so the sum
+    before each run can be subtracted without the rounding that
+    :func:`_run_prefix_sums` guards against: the same floats, fewer calls.
+    """
+    cumulative = np.cumsum(column)
     return cumulative - (cumulative[starts] - column[starts])[run]
 
 

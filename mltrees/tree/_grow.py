@@ -31,13 +31,14 @@ Only the rows that met a missing value are listed that way
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import heapq
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
+from mltrees.tree._cuts import filled
 from mltrees.tree._data import CATEGORICAL
 from mltrees.tree._split import SMALL, FrontierSplits, SplitRules, find_splits
 from mltrees.tree._surrogate import find_surrogates
@@ -56,6 +57,12 @@ PURE = 1e-14  # impurity at or below this counts as a pure node
 # Levels of at most this many rows are routed with one gather of each row's
 # code at its node's feature; larger ones feature by feature (contiguous reads).
 ROUTE_GATHER_ROWS = 1 << 17
+_SURROGATE_COLUMNS = (
+    "surrogate_feature",
+    "surrogate_threshold",
+    "surrogate_low_slot",
+    "surrogate_agreement",
+)
 
 
 @dataclass
@@ -146,10 +153,8 @@ class _NodeStore:
             depth=cat("depth"),
             parent=cat("parent"),
             missing_slot=cat("missing_slot"),
-            surrogate_feature=cat("surrogate_feature"),
-            surrogate_threshold=cat("surrogate_threshold"),
-            surrogate_low_slot=cat("surrogate_low_slot"),
-            surrogate_agreement=cat("surrogate_agreement"),
+            # Levels without surrogate splits store none: the tree makes its zero-width columns.
+            **{key: cat(key) for key in _SURROGATE_COLUMNS if key in self.levels[0]},
         )
 
 
@@ -194,10 +199,13 @@ def grow_tree(
     if limits.max_leaf_nodes is not None:
         return grow_tree_best_first(codes, specs, stats_model, rules, limits, rng)
     if n_threads > 1:
-        with ThreadPoolExecutor(n_threads) as executor:
+        executor = _PoolOnDemand(n_threads)
+        try:
             return _grow_levels(
                 codes, specs, stats_model, rules, limits, rng, executor, leaf_of_row=leaf_of_row
             )
+        finally:
+            executor.shutdown()
     return _grow_levels(
         codes, specs, stats_model, rules, limits, rng, None, leaf_of_row=leaf_of_row
     )
@@ -248,23 +256,32 @@ def grow_trees_together(
     return _grow_levels(codes, specs, stats_model, rules, limits, None, None, roots)
 
 
+class _PoolOnDemand:
+    """A thread pool started by its first ``map``.
+
+    Small trees, whose levels never reach the threaded size, do not pay for
+    starting and joining it.
+    """
+
+    def __init__(self, n_threads: int):
+        self.n_threads, self.pool = n_threads, None
+
+    def map(self, function, iterable):
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(self.n_threads)
+        return self.pool.map(function, iterable)
+
+    def shutdown(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
 @dataclass
 class _Roots:
     """The trees grown together: each row's tree and each tree's generator."""
 
     of_row: np.ndarray
     rngs: list
-
-
-def _no_surrogates(n_nodes: int) -> dict[str, np.ndarray]:
-    """The surrogate columns of a level without surrogate splits: zero columns each."""
-    empty_int, empty_float = np.empty((n_nodes, 0), dtype=np.intp), np.empty((n_nodes, 0))
-    return {
-        "surrogate_feature": empty_int,
-        "surrogate_threshold": empty_float,
-        "surrogate_low_slot": empty_int.astype(np.int8),
-        "surrogate_agreement": empty_float,
-    }
 
 
 class _TreeDraws:
@@ -318,17 +335,18 @@ def _grow_levels(
         n_frontier = frontier_stats.shape[0]
         impurity = stats_model.impurity(frontier_stats)
         count = stats_model.count(frontier_stats)
+        node_weight = stats_model.weight(frontier_stats)
         cases = count if entries is None else entries.cases(count, first_id)
         splittable = _splittable(
             stats_model, frontier_stats, impurity, cases, depth < max_depth, rules, limits
         )
         splittable &= ~frontier_empty
-        feature = np.full(n_frontier, LEAF, dtype=np.intp)
-        threshold = np.full(n_frontier, np.nan)
-        first_child = np.full(n_frontier, -1, dtype=np.intp)
+        feature = filled(n_frontier, LEAF, dtype=np.intp)
+        threshold = filled(n_frontier, np.nan)
+        first_child = filled(n_frontier, -1, dtype=np.intp)
         n_children = np.zeros(n_frontier, dtype=np.intp)
-        missing_slot = np.full(n_frontier, MISSING_NONE, dtype=np.int8)  # a slot or MISSING_*
-        surrogate = _no_surrogates(n_frontier)
+        missing_slot = filled(n_frontier, MISSING_NONE, dtype=np.int8)  # a slot or MISSING_*
+        surrogate = {}  # no surrogate splits: the tree's zero-width columns (Tree)
         if n_surrogates:
             surrogate = {
                 "surrogate_feature": np.full((n_frontier, n_surrogates), LEAF, dtype=np.intp),
@@ -339,7 +357,7 @@ def _grow_levels(
         candidates = splittable.nonzero()[0]
         next_stats = None
         if candidates.size:
-            local = np.full(n_frontier, -1, dtype=np.intp)
+            local = filled(n_frontier, -1, dtype=np.intp)
             local[candidates] = np.arange(candidates.size)
             in_frontier = sample_node >= first_id
             rows = all_rows[in_frontier]
@@ -363,8 +381,9 @@ def _grow_levels(
                 rng if roots is None else _TreeDraws(roots.rngs, frontier_tree[candidates]),
                 None if entries is None else entries.row_of(),
                 executor,
+                impurity[candidates] if entries is None else None,
             )
-            weight = stats_model.weight(frontier_stats[candidates])
+            weight = node_weight[candidates]
             decrease = weight / total_weight[frontier_tree[candidates]] * splits.gain
             split = np.isfinite(splits.gain) & (decrease + 1e-12 >= limits.min_impurity_decrease)
             if limits.require_positive_gain:
@@ -429,8 +448,8 @@ def _grow_levels(
             value=frontier_value,
             impurity=impurity,
             n_node_samples=count.astype(np.intp),
-            weighted_n_node_samples=stats_model.weight(frontier_stats),
-            depth=np.full(n_frontier, depth, dtype=np.intp),
+            weighted_n_node_samples=node_weight,
+            depth=filled(n_frontier, depth, dtype=np.intp),
             parent=frontier_parent,
             missing_slot=missing_slot,
             tree=frontier_tree,
@@ -703,6 +722,7 @@ def _find_drawn_splits(
     rng,
     row_of=None,
     executor=None,
+    parent_impurity=None,
 ):
     """:func:`find_splits` with each node drawing ``max_features`` features (chapter 10).
 
@@ -715,7 +735,7 @@ def _find_drawn_splits(
     columns deep nodes stop early and the forest loses accuracy.
     """
 
-    def search(rows, node, n_nodes, node_stats, mask):
+    def search(rows, node, n_nodes, node_stats, mask, impurity=None):
         return find_splits(
             codes,
             specs,
@@ -728,15 +748,16 @@ def _find_drawn_splits(
             mask,
             row_of,
             executor,
+            impurity,
         )
 
     n_features = codes.shape[1]
     if max_features is None or max_features >= n_features:
-        return search(rows, node, n_nodes, node_stats, None)
+        return search(rows, node, n_nodes, node_stats, None, parent_impurity)
     order = np.argsort(rng.random((n_nodes, n_features)), axis=1)
     mask = np.zeros((n_nodes, n_features), dtype=bool)
     np.put_along_axis(mask, order[:, :max_features], True, axis=1)
-    splits = search(rows, node, n_nodes, node_stats, mask)
+    splits = search(rows, node, n_nodes, node_stats, mask, parent_impurity)
     failed = np.flatnonzero(~np.isfinite(splits.gain))
     if failed.size == 0:
         return splits
@@ -800,7 +821,9 @@ def _search_rules(rules, codes: np.ndarray):
         return rules
     if codes.dtype.kind == "i" and (codes < 0).any():
         return rules
-    return dataclasses.replace(rules, missing="error")
+    plain = copy.copy(rules)  # dataclasses.replace re-runs __init__: a cost per tree
+    plain.missing = "error"
+    return plain
 
 
 def _default_slots(learned, first_child_local, next_stats, stats_model):

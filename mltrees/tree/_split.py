@@ -52,13 +52,18 @@ from mltrees.tree._cuts import (  # noqa: F401  (re-exported for their importers
     _select,
     _subset_routes,
     _valid_cuts,
+    filled,
     tie_tolerance,
 )
 from mltrees.tree._data import (
     CATEGORICAL,
     FeatureSpec,
 )
-from mltrees.tree._split_batched import batched_features, score_features_together
+from mltrees.tree._split_batched import (
+    batched_features,
+    numeric_thresholds,
+    score_features_together,
+)
 from mltrees.tree._split_c45 import (  # noqa: F401  (re-exported for their importers)
     C45_AVERAGE_SLACK,
     C45_VALUE_GAP,
@@ -114,6 +119,7 @@ def find_splits(
     feature_mask: np.ndarray | None = None,
     row_of: np.ndarray | None = None,
     executor=None,
+    parent_impurity: np.ndarray | None = None,
 ) -> FrontierSplits:
     """Find the best split of every frontier node.
 
@@ -143,6 +149,8 @@ def find_splits(
         ``codes`` of every entry.
     executor : concurrent.futures.Executor, optional
         Scores the features of large levels in parallel.
+    parent_impurity : ndarray (n_nodes,), optional
+        ``stats_model.impurity(node_stats)``, when the caller has it.
 
     Returns
     -------
@@ -153,7 +161,8 @@ def find_splits(
         return _find_splits_drawn_features(
             codes, specs, rows, node, n_nodes, stats_model, node_stats, rules, feature_mask
         )
-    parent_impurity = stats_model.impurity(node_stats)
+    if parent_impurity is None:
+        parent_impurity = stats_model.impurity(node_stats)
     threaded = executor is not None and rows.size * n_features >= PARALLEL_CELLS
     together = np.zeros(0, dtype=np.intp)
     if not threaded:
@@ -162,12 +171,13 @@ def find_splits(
         # Every feature numeric and scored in one pass (CART and gradient
         # boosting on numbers): the level needs none of the per-feature
         # bookkeeping below, whose fixed costs dominate small levels.
+        tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)
         scored = score_features_together(
             codes, specs, together, rows, node, n_nodes, stats_model, node_stats,
-            parent_impurity, rules,
+            parent_impurity, rules, tolerance,
         )  # fmt: skip
         if scored is not None:
-            return _numeric_splits(stats_model, node_stats, parent_impurity, rules, *scored)
+            return _numeric_splits(specs, together, tolerance, rules, *scored)
     gains = np.full((n_nodes, n_features), NEG_INF)
     ratios = np.full((n_nodes, n_features), NEG_INF)
     thresholds = np.full((n_nodes, n_features), np.nan)
@@ -328,7 +338,14 @@ def find_splits(
             parent_impurity, rules,
         )  # fmt: skip
         if scored is not None:
-            gains[:, together], split_codes[:, together], thresholds[:, together] = scored
+            gains[:, together], split_codes[:, together], right_codes = scored
+            thresholds[:, together] = numeric_thresholds(
+                specs,
+                together,
+                np.tile(np.arange(together.size), n_nodes),
+                split_codes[:, together].reshape(-1),
+                right_codes.reshape(-1),
+            ).reshape(n_nodes, together.size)
             scored_together = set(together.tolist())
             remaining = [j for j in range(n_features) if j not in scored_together]
     if threaded:
@@ -376,28 +393,28 @@ def find_splits(
     )
 
 
-def _numeric_splits(
-    stats_model, node_stats, parent_impurity, rules, gains, split_codes, thresholds
-):
+def _numeric_splits(specs, features, tolerance, rules, gains, split_codes, right_codes):
     """:func:`find_splits`' choice when every feature was scored together.
 
     The largest gain wins, ties to the lowest feature (:func:`_select`); no
     feature had a missing value in the level, so a learned default direction
-    has nothing to learn (-1), as the per-feature path finds.
+    has nothing to learn (-1), as the per-feature path finds. Thresholds are
+    computed for the chosen features only. ``tolerance``: the nodes'
+    :func:`tie_tolerance`.
     """
-    tolerance = tie_tolerance(stats_model, node_stats, parent_impurity)
     chosen = _select(gains, None, "gain", tolerance)
     at = np.arange(chosen.size)
     best_gain = gains[at, chosen]
+    split_code = split_codes[at, chosen]
     missing_slot = None
     if rules.missing == "default_direction":
-        missing_slot = np.full(chosen.size, -1)
+        missing_slot = filled(chosen.size, -1, dtype=np.intp)
     return FrontierSplits(
         gain=best_gain,
         feature=chosen,
-        threshold=thresholds[at, chosen],
-        split_code=split_codes[at, chosen],
-        n_children=np.where(np.isfinite(best_gain), 2, 0),
+        threshold=numeric_thresholds(specs, features, chosen, split_code, right_codes[at, chosen]),
+        split_code=split_code,
+        n_children=np.isfinite(best_gain) * 2,  # 2 children, or none
         routes={},
         missing_slot=missing_slot,
     )

@@ -32,6 +32,9 @@ class ClassificationStatistics:
         # With unit weights the class weights are class counts: an integer
         # bincount, no weight gathered, and the row count is their sum.
         self._unit_weights = bool(np.all(weights == 1.0))
+        # Columns whose sums are whole numbers (exact in any order): the row
+        # count, and with unit weights every class count.
+        self.whole_columns = frozenset(range(1 + n_classes) if self._unit_weights else (0,))
         self._labels_of = (None, None)  # (rows, y[rows]) of the last call
 
     def _labels(self, rows: np.ndarray) -> np.ndarray:
@@ -178,6 +181,8 @@ class RegressionStatistics(_RegressionColumns):
         # Unit weights (regression trees and gradient boosting at their
         # defaults): Σw is the row count, exact in float64 up to 2**53 rows.
         self._unit_weights = bool(np.all(weights == 1.0))
+        # Columns whose sums are whole numbers (see ClassificationStatistics).
+        self.whole_columns = frozenset((0, 1) if self._unit_weights else (0,))
 
     def aggregate(
         self, group: np.ndarray, n_groups: int, rows: np.ndarray, counts: bool = True

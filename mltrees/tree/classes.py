@@ -236,7 +236,10 @@ class _BaseTree(BaseEstimator):
         """
         self._check_trainable_missing(codes, specs)
         rules, limits = self._growth_rules(codes, specs, stats_model, total_weight)
-        if rng is None:
+        if rng is None and (limits.max_features is not None or self.random_state is not None):
+            # Only feature subsets draw; without them and without a seed to
+            # check, no generator is seeded from the operating system's
+            # entropy (which costs more than a small level).
             rng = np.random.default_rng(self.random_state)
         n_threads = available_cores() if n_threads is None else int(n_threads)
         tree = grow_tree(codes, specs, stats_model, rules, limits, rng, n_threads, leaf_of_row)

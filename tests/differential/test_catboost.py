@@ -262,7 +262,7 @@ def _exact_tie(table: Table, params: dict, task: str, ours, theirs):
     category of larger string hash, which mltrees does not compute).
     """
     from mltrees.ensemble import catboost as ours_module
-    from mltrees.hist.oblivious import _first_redundant_level, leaf_index
+    from mltrees.hist.catboost.oblivious import _first_redundant_level, leaf_index
 
     X, _, _ = _frames(table)
     theirs_trees = _catboost_splits(theirs, ours, X)

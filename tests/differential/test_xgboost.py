@@ -59,8 +59,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from mltrees import XGBoostClassifier, XGBoostRegressor
-from mltrees.hist.splitting import MIN_LOSS_CHANGE, threshold_l1
-from mltrees.hist.xgboost_sketch import xgboost_approx_cuts, xgboost_cuts
+from mltrees.hist.xgboost.cuts import xgboost_approx_cuts, xgboost_cuts
+from mltrees.hist.xgboost.splitting import MIN_LOSS_CHANGE, threshold_l1
 
 from .conftest import PROFILE
 from .report import LATEST, record
@@ -586,7 +586,7 @@ def _cuts_with_equal_values_in_order(values, max_bin, weights, seed):
     them by increasing weight. Each block is summarised here by
     ``MakeSummary``'s rule with the equal values shuffled by ``seed``.
     """
-    from mltrees.hist import xgboost_sketch
+    from mltrees.hist.xgboost import cuts as xgboost_sketch
 
     rng = np.random.default_rng(seed)
 
@@ -733,7 +733,7 @@ def test_l1_with_max_delta_step_scores_without_the_l1_term(tree_method, objectiv
 
 def test_loss_change_equals_xgboost_bit_for_bit_on_stumps():
     """loss_chg of XGBoost 3.2's float32 arithmetic, with and without max_delta_step and α."""
-    from mltrees.hist.splitting import SplitParams, node_score, split_gain
+    from mltrees.hist.xgboost.splitting import SplitParams, node_score, split_gain
 
     for seed in range(60):
         rng = np.random.default_rng(seed)
