@@ -6,12 +6,16 @@
 
 Writes ``mltrees/datasets/benchmark_results/family.json`` (package data, read
 with ``mltrees.datasets.load_benchmark_results("family")``): for every (data set, algorithm,
-library, setting) the fit time and the predict time (best of three on the test
-rows), each as wall-clock and as CPU seconds of the process (all threads),
-the test accuracy (classification) or RMSE (regression), and the machine (CPU
-model, cores, load average before and after), the date and the versions of
-every library. The book's chapter on quick answers reads that file and draws
-it; it never runs this script.
+library, setting) the test accuracy (classification) or RMSE (regression),
+and the machine, the date and the versions of every library. The book's
+chapter on quick answers reads that file; it never runs this script.
+
+Scores only: a score does not depend on how busy the machine is, a time
+does. Fit and predict times are measured by ``bench_small.py``, which follows
+the protocol of ``benchmarks/README.md`` (one thread for every library, best
+of five fits, the load recorded and guarded) on these tables and six more.
+Times taken here once, with the libraries at their own thread counts on a
+shared machine, were up to 300 times off for the multi-threaded references.
 
 ``--update REASON`` measures only the selected rows and replaces them in the
 existing file, which keeps its other rows and records the re-measurement
@@ -43,10 +47,6 @@ marked ``matched`` change only what makes a pair comparable:
 * ``catboost`` with XGBoost's default budget (100 trees of depth 6, learning
   rate 0.3).
 
-The machine is shared: other processes may run during the measurement, and
-``load_before``/``load_after`` (1-minute load average) say how busy it was.
-Timings are single runs (predict: best of three); compare them within a factor
-of two, not to the percent.
 """
 
 from __future__ import annotations
@@ -58,7 +58,6 @@ import os
 import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -245,29 +244,14 @@ def models(task: str):
     return rows
 
 
-def measure(factory, X_train, y_train, X_test, y_test, task):
-    """Wall and CPU seconds of the fit, of the best of three predictions, and the score.
-
-    CPU time counts all threads of this process. On an idle machine the
-    wall time of a multi-threaded library is below its CPU time; under
-    contention both grow, the CPU time of OpenMP libraries too (their threads
-    spin while they wait), so neither is a clean measure on a busy machine.
-    """
+def measure(factory, X_train, y_train, X_test, y_test, task) -> float:
+    """The test accuracy (classification) or RMSE (regression) of one fit."""
     model = factory()
-    start, start_cpu = time.perf_counter(), time.process_time()
     model.fit(X_train, y_train)
-    fit_time, fit_cpu = time.perf_counter() - start, time.process_time() - start_cpu
-    best = best_cpu = float("inf")
-    for _ in range(3):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        predicted = np.asarray(model.predict(X_test)).reshape(len(X_test))
-        best = min(best, time.perf_counter() - start)
-        best_cpu = min(best_cpu, time.process_time() - start_cpu)
+    predicted = np.asarray(model.predict(X_test)).reshape(len(X_test))
     if task == "classification":
-        score = float(np.mean(predicted.astype(y_test.dtype) == y_test))
-    else:
-        score = float(np.sqrt(np.mean((predicted - y_test) ** 2)))
-    return fit_time, fit_cpu, best, best_cpu, score
+        return float(np.mean(predicted.astype(y_test.dtype) == y_test))
+    return float(np.sqrt(np.mean((predicted - y_test) ** 2)))
 
 
 def versions() -> dict:
@@ -330,9 +314,7 @@ def main(argv=None) -> int:
             label = f"{algorithm} {library}"
             if args.only and not any(word in label for word in args.only):
                 continue
-            fit_time, fit_cpu, predict_time, predict_cpu, score = measure(
-                factory, X_train, y_train, X_test, y_test, task
-            )
+            score = measure(factory, X_train, y_train, X_test, y_test, task)
             row = {
                 "dataset": name,
                 "task": task,
@@ -340,19 +322,12 @@ def main(argv=None) -> int:
                 "library": library,
                 "setting": setting,
                 "threads": threads,
-                "fit_seconds": round(fit_time, 4),
-                "fit_cpu_seconds": round(fit_cpu, 4),
-                "predict_seconds": round(predict_time, 5),
-                "predict_cpu_seconds": round(predict_cpu, 5),
                 "metric": "accuracy" if task == "classification" else "rmse",
                 "score": round(score, 5),
-                "load": load_average(),
             }
             results.append(row)
             print(
-                f"{name:10s} {algorithm:17s} {library:9s} {setting:8s} "
-                f"fit {fit_time:8.3f}s (cpu {fit_cpu:8.3f}s) predict {predict_time:8.4f}s "
-                f"{row['metric']} {score:.4f} load {row['load']}",
+                f"{name:10s} {algorithm:17s} {library:9s} {setting:8s} {row['metric']} {score:.4f}",
                 flush=True,
             )
     datasets = {}
@@ -376,14 +351,6 @@ def main(argv=None) -> int:
             "load_before": load_before,
             "load_after": load_average(),
         },
-        "caveat": (
-            "Shared machine: other jobs ran during the measurement (see the load "
-            "averages, overall and per row). Contention inflates wall-clock times, "
-            "most for multi-threaded libraries, whose OpenMP threads also spin and "
-            "inflate their CPU time. Single fits; predict is the best of three. "
-            "Compare timings within a factor of two, and only between rows of "
-            "similar load."
-        ),
         "versions": versions(),
         "datasets": datasets,
         "results": results,

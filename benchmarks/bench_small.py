@@ -294,11 +294,18 @@ def main(argv=None) -> int:
     print(f"unreliable (load above {MAX_LOAD} after {MAX_REPEATS} attempts): {unreliable}")
 
     if args.json is not None:
+        import subprocess
+
         import catboost
         import lightgbm
         import sklearn
         import xgboost
 
+        import mltrees
+
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
         document = {
             "script": "benchmarks/bench_small.py",
             "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -310,6 +317,8 @@ def main(argv=None) -> int:
                 "xgboost": xgboost.__version__,
                 "lightgbm": lightgbm.__version__,
                 "catboost": catboost.__version__,
+                "mltrees": mltrees.__version__,
+                "mltrees_commit": commit or "unknown",
             },
             "protocol": {
                 "threads": 1,

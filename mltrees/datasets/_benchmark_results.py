@@ -18,9 +18,14 @@ __all__ = ["BENCHMARK_RESULTS", "load_benchmark_results"]
 #: The stored measurements: name -> the script that writes them and what they hold.
 BENCHMARK_RESULTS = {
     "family": (
-        "benchmarks/bench_family.py: every algorithm of mltrees and its counterparts in "
-        "scikit-learn, XGBoost, LightGBM and CatBoost at users' defaults on Adult, "
-        "Covertype (20k), HIGGS (7.5k) and diabetes (chapter 19)"
+        "benchmarks/bench_family.py: the test scores of every algorithm of mltrees and its "
+        "counterparts in scikit-learn, XGBoost, LightGBM and CatBoost at users' defaults on "
+        "Adult, Covertype (20k), HIGGS (7.5k) and diabetes (chapter 19)"
+    ),
+    "small_data": (
+        "benchmarks/bench_small.py: fit and predict times of each family of mltrees at its "
+        "defaults against its reference at its defaults, one thread each, on ten tables of "
+        "242 to 26,048 training rows, under the protocol of benchmarks/README.md (chapter 19)"
     ),
     "forest_defaults": (
         "benchmarks/bench_forest.py --defaults: RandomForestClassifier's max_bins='auto' "
@@ -35,7 +40,7 @@ def load_benchmark_results(name: str) -> dict:
 
     Parameters
     ----------
-    name : {"family", "forest_defaults"}
+    name : {"family", "small_data", "forest_defaults"}
         Which measurement; :data:`BENCHMARK_RESULTS` says what each holds and
         which script in ``benchmarks/`` writes it.
 
