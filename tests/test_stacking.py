@@ -424,3 +424,33 @@ def test_fold_averages_and_forward_holdouts_come_back_from_a_model_file(higgs, t
     (tmp_path / "bad.json").write_text(text.replace('"n_classes": 3', '"n_classes": 2', 1))
     with pytest.raises(ModelFormatError, match="number of classes"):
         load_model(tmp_path / "bad.json")
+
+
+def test_passthrough_missing_values_at_predict_refused_by_name():
+    """Found by the long differential profile (20 continuous rows, NaN at predict only).
+
+    With ``passthrough=True`` the final estimator receives X's columns; a
+    final estimator that refuses NaN makes the stack refuse it too (its
+    ``allow_nan`` tag is False), already in ``transform``, naming the column
+    and the fix. scikit-learn's ``transform`` returns the NaN and its final
+    estimator fails at ``predict``: the named exception ``passthrough NaN
+    refused early`` of the differential test. Without passthrough both agree.
+    """
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 2)), rng.normal(size=20)
+    X_test = rng.normal(size=(6, 2))
+    X_test[[1, 4], 1] = np.nan
+    members = [("cart", mltrees.CARTRegressor(max_depth=2))]
+    ours = mltrees.StackingRegressor(members, cv=2, passthrough=True).fit(X, y)
+    theirs = sk_ensemble.StackingRegressor(members, cv=2, passthrough=True).fit(X, y)
+    for method in ("transform", "predict"):
+        with pytest.raises(ValueError, match=r"NaN\) in column '1'; passthrough=True hands"):
+            getattr(ours, method)(X_test)
+    assert np.isnan(theirs.transform(X_test)[[1, 4], -1]).all()
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        theirs.predict(X_test)
+    plain = mltrees.StackingRegressor(members, cv=2).fit(X, y)
+    np.testing.assert_array_equal(
+        plain.predict(X_test),
+        sk_ensemble.StackingRegressor(members, cv=2).fit(X, y).predict(X_test),
+    )
