@@ -52,18 +52,19 @@ from dataclasses import replace as dataclass_replace
 from typing import Self
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from mltrees._typing import ArrayLike, MatrixLike
-from mltrees._validation import real_targets, require_two_classes
+from mltrees._validation import real_targets
 from mltrees._value_range import check_neighbour_sums
-from mltrees.dask._data import as_dask_arrays, get_client, is_dask_collection, partitions
-from mltrees.dask._data import n_workers as count_workers
-from mltrees.dask._malloc import prepare_workers
-from mltrees.dask.allreduce import tree_sum
+from mltrees.dask._data import is_dask_collection, partitions
+from mltrees.dask._estimators import (
+    REDUCTION_RECORDS,
+    DaskBoosting,
+    cluster_classes,
+    fill_docstrings,
+)
 from mltrees.dask.reduction import ReductionLog, reduce_sum
-from mltrees.dask.xgboost import _DaskXGBoost, _union
-from mltrees.ensemble._common import StackedTrees, check_score_bound, class_codes, library_rng
+from mltrees.ensemble._common import StackedTrees, check_score_bound, library_rng
 from mltrees.ensemble.lightgbm import (
     _LGB_PARAMS,
     LightGBMClassifier,
@@ -116,21 +117,6 @@ def _sample_rows(part, rows):
 
 def _regression_targets(y):
     return real_targets(np.asarray(y)).astype(np.float32).astype(np.float64)
-
-
-def _classes(part):
-    classes, _ = class_codes(np.asarray(part[1]))
-    return classes, True
-
-
-class _Codes:
-    """Class labels to codes as float64 (picklable, for the workers)."""
-
-    def __init__(self, classes):
-        self.classes = classes
-
-    def __call__(self, y):
-        return np.searchsorted(self.classes, np.asarray(y)).astype(np.float64)
 
 
 def _part(part, edges, missing_code, targets, unit):
@@ -292,11 +278,11 @@ class _DaskLightGBMRounds(_LightGBMRounds):
         return stage
 
 
-class _DaskLightGBM:
+class _DaskLightGBM(DaskBoosting):
     """The distributed ``fit`` shared by the two estimators."""
 
-    _local_class = None
-    _lazy = _DaskXGBoost._lazy  # predictions on dask collections, block by block
+    _fitted_attribute = "_stack"
+    _cluster_only = REDUCTION_RECORDS
 
     def __init__(
         self,
@@ -371,16 +357,8 @@ class _DaskLightGBM:
     def _dask_fit(self, X, y, sample_weight, targets, classes_of):
         self._validate_params()
         self._dask_params_check()
-        client = get_client(self.client)
-        prepare_workers(client)
-        n_parts = self.n_partitions or count_workers(client)
-        Xd, yd, wd, names = as_dask_arrays(X, y, sample_weight, n_parts, dtype=np.float64)
-        F = int(Xd.shape[1])
-        self.n_features_in_ = F
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        client, Xd, yd, wd, names = self._cluster_input(X, y, sample_weight, np.float64)
+        F = self.n_features_in_
         self._pandas_categories, self._auto_categorical, self._categories = {}, [], {}
         raw = partitions(client, Xd, yd, wd, clean=_clean)
         targets, n_classes = classes_of(client, raw, targets)
@@ -490,30 +468,6 @@ class _DaskLightGBM:
         check_score_bound(self._stack.score_bound, self.init_score_, self.learning_rate)
         return self
 
-    def to_local(self):
-        """The fitted model as a plain mltrees estimator (no client, picklable, savable)."""
-        check_is_fitted(self, "_stack")
-        local_params = self._local_class().get_params()
-        model = self._local_class(
-            **{k: v for k, v in self.get_params().items() if k in local_params}
-        )
-        for name, value in vars(self).items():
-            if name not in local_params and name not in _CLUSTER_ONLY:
-                setattr(model, name, value)
-        return model
-
-
-# Parameters and records of the fit on the cluster, not of the model.
-_CLUSTER_ONLY = ("client", "n_partitions", "round_trips_", "reduction_seconds_", "reduction_bytes_")
-
-_DASK_PARAMS = """
-    client : distributed.Client or None, default None
-        The cluster to train on; None: the session's default client.
-    n_partitions : int or None, default None
-        Partitions a numpy or pandas ``X`` is cut into (None: one per
-        worker); dask collections keep their own.
-"""
-
 
 def _no_classes(client, parts, targets):
     return targets, 0
@@ -620,12 +574,7 @@ class DaskLightGBMClassifier(_DaskLightGBM, LightGBMClassifier):
         return self._dask_fit(X, y, sample_weight, None, self._dask_classes)
 
     def _dask_classes(self, client, parts, targets):
-        classes, _ = client.gather(
-            tree_sum(client, [client.submit(_classes, p, pure=False) for p in parts], _union)
-        )
-        self.classes_ = classes
-        require_two_classes(len(classes), type(self).__name__)
-        return _Codes(classes), len(classes)
+        return cluster_classes(self, client, parts)
 
     @staticmethod
     def _dask_objective(n_classes):
@@ -644,7 +593,4 @@ class DaskLightGBMClassifier(_DaskLightGBM, LightGBMClassifier):
         return super().predict_proba(X, num_iteration)
 
 
-for _cls in (DaskLightGBMRegressor, DaskLightGBMClassifier):
-    _cls.__doc__ = _cls.__doc__.replace("    {dask}\n", _DASK_PARAMS.lstrip("\n")).replace(
-        "    {params}\n", _LGB_PARAMS.lstrip("\n")
-    )
+fill_docstrings((DaskLightGBMRegressor, DaskLightGBMClassifier), _LGB_PARAMS)

@@ -49,18 +49,19 @@ import operator
 from typing import Self
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from mltrees._typing import ArrayLike, MatrixLike
-from mltrees._validation import require_two_classes
 from mltrees._value_range import check_float32_range
-from mltrees.dask._data import as_dask_arrays, get_client, is_dask_collection, partitions
+from mltrees.dask._data import is_dask_collection, partitions
 from mltrees.dask._data import n_workers as count_workers
-from mltrees.dask._malloc import prepare_workers
-from mltrees.dask.allreduce import tree_sum
+from mltrees.dask._estimators import (
+    REDUCTION_RECORDS,
+    DaskBoosting,
+    cluster_classes,
+    fill_docstrings,
+)
 from mltrees.dask.reduction import ReductionLog, reduce_sum
-from mltrees.dask.xgboost import _DaskXGBoost, _Encode, _union
-from mltrees.ensemble._common import check_score_bound, class_codes, real_targets
+from mltrees.ensemble._common import check_score_bound, real_targets
 from mltrees.ensemble.catboost import (
     _PARAMS,
     ObliviousBoostingClassifier,
@@ -115,11 +116,6 @@ def _group_borders(border_count, *blocks):
 
 def _regression_targets(y):
     return real_targets(np.asarray(y)).astype(np.float32).astype(np.float64)
-
-
-def _classes(part):
-    classes, _ = class_codes(np.asarray(part[1]))
-    return classes, True
 
 
 def _part(part, borders, n_borders, targets):
@@ -280,29 +276,11 @@ def _weighted_loss(part, F, pointwise, objective):
     return np.float64(np.dot(part.weight, pointwise(part.y, F, objective))), part.weight.sum()
 
 
-# Parameters and records of the fit on the cluster, not of the model.
-_CLUSTER_ONLY = (
-    "client",
-    "n_partitions",
-    "round_trips_",
-    "reduction_seconds_",
-    "reduction_bytes_",
-)
-
-_DASK_PARAMS = """
-    client : distributed.Client or None, default None
-        The cluster to train on; None: the session's default client.
-    n_partitions : int or None, default None
-        Partitions a numpy or pandas ``X`` is cut into (None: one per
-        worker); dask collections keep their own.
-"""
-
-
-class _DaskOblivious:
+class _DaskOblivious(DaskBoosting):
     """The distributed ``fit`` shared by the two estimators."""
 
-    _local_class = None
-    _lazy = _DaskXGBoost._lazy  # predictions on dask collections, block by block
+    _fitted_attribute = "_trees"
+    _cluster_only = REDUCTION_RECORDS
 
     def __init__(
         self,
@@ -345,16 +323,8 @@ class _DaskOblivious:
     def _dask_fit(self, X, y, sample_weight, targets, n_classes_of):
         self._validate_params()
         self._dask_params_check()
-        client = get_client(self.client)
-        prepare_workers(client)
-        n_parts = self.n_partitions or count_workers(client)
-        Xd, yd, wd, names = as_dask_arrays(X, y, sample_weight, n_parts, dtype=np.float64)
-        F_count = int(Xd.shape[1])
-        self.n_features_in_ = F_count
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        client, Xd, yd, wd, names = self._cluster_input(X, y, sample_weight, np.float64)
+        F_count = self.n_features_in_
         raw = partitions(client, Xd, yd, wd, clean=_clean(names))
         encode, n_classes = n_classes_of(client, raw)
 
@@ -447,18 +417,6 @@ class _DaskOblivious:
         z = np.exp(F - F.max(axis=1, keepdims=True))
         p = np.clip(z / z.sum(axis=1, keepdims=True), 1e-15, 1.0)
         return -np.log(p[np.arange(len(y)), y.astype(np.intp)])
-
-    def to_local(self):
-        """The fitted model as a plain mltrees estimator (no client, picklable, savable)."""
-        check_is_fitted(self, "_trees")
-        local_params = self._local_class().get_params()
-        model = self._local_class(
-            **{k: v for k, v in self.get_params().items() if k in local_params}
-        )
-        for name, value in vars(self).items():
-            if name not in local_params and name not in _CLUSTER_ONLY:
-                setattr(model, name, value)
-        return model
 
 
 class DaskObliviousBoostingRegressor(_DaskOblivious, ObliviousBoostingRegressor):
@@ -573,12 +531,7 @@ class DaskObliviousBoostingClassifier(_DaskOblivious, ObliviousBoostingClassifie
         return self._dask_fit(X, y, sample_weight, None, self._dask_classes)
 
     def _dask_classes(self, client, parts):
-        classes, _ = client.gather(
-            tree_sum(client, [client.submit(_classes, p, pure=False) for p in parts], _union)
-        )
-        self.classes_ = classes
-        require_two_classes(len(classes), type(self).__name__)
-        return _Codes(classes), len(classes)
+        return cluster_classes(self, client, parts)
 
     @staticmethod
     def _objective_of(n_classes):
@@ -606,14 +559,4 @@ class DaskObliviousBoostingClassifier(_DaskOblivious, ObliviousBoostingClassifie
         return super().predict_proba(X)
 
 
-class _Codes(_Encode):
-    """Class labels to codes as float64 (the oblivious losses read float targets)."""
-
-    def __call__(self, y):
-        return super().__call__(y).astype(np.float64)
-
-
-for _cls in (DaskObliviousBoostingRegressor, DaskObliviousBoostingClassifier):
-    _cls.__doc__ = _cls.__doc__.replace("    {dask}\n", _DASK_PARAMS.lstrip("\n")).replace(
-        "    {params}\n", _PARAMS.lstrip("\n")
-    )
+fill_docstrings((DaskObliviousBoostingRegressor, DaskObliviousBoostingClassifier), _PARAMS)

@@ -37,20 +37,11 @@ import time
 from typing import Self
 
 import numpy as np
-import pandas as pd
-from sklearn.utils.validation import check_is_fitted
 
 from mltrees._typing import ArrayLike, MatrixLike
 from mltrees._validation import require_two_classes
-from mltrees.dask._data import (
-    as_dask_arrays,
-    dataframe_module,
-    get_client,
-    is_dask_collection,
-    n_workers,
-    partitions,
-)
-from mltrees.dask._malloc import prepare_workers
+from mltrees.dask._data import is_dask_collection, partitions
+from mltrees.dask._estimators import DaskBoosting, _union, fill_docstrings
 from mltrees.dask.allreduce import (
     DaskRows,
     PartitionGroup,
@@ -133,10 +124,6 @@ def _classes(part):
     return classes, bool(np.all(w == 1.0))
 
 
-def _union(a, b):
-    return np.union1d(a[0], b[0]), a[1] and b[1]
-
-
 def _class_weights(part, encode_target, n_classes):
     _, y, w = part
     return np.bincount(encode_target(y), weights=w, minlength=n_classes)
@@ -210,10 +197,11 @@ class _DaskRounds(BoostingLoop):
         return stage
 
 
-class _DaskXGBoost:
+class _DaskXGBoost(DaskBoosting):
     """The distributed ``fit`` shared by the two estimators."""
 
-    _local_class = None
+    # Parameters of the fit on the cluster, not of the model.
+    _cluster_only = ("client", "cuts", "sketch_eps")
 
     def _dask_params_check(self):
         if self.tree_method != "hist":
@@ -248,15 +236,7 @@ class _DaskXGBoost:
             return self._dask_fit_once(X, y, sample_weight)
 
     def _dask_fit_once(self, X, y, sample_weight):
-        client = get_client(self.client)
-        prepare_workers(client)  # NumPy temporaries off mmap in the workers (see _malloc)
-        n_parts = self.n_partitions or n_workers(client)
-        Xd, yd, wd, names = as_dask_arrays(X, y, sample_weight, n_parts)
-        self.n_features_in_ = int(Xd.shape[1])
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
+        client, Xd, yd, wd, _ = self._cluster_input(X, y, sample_weight)
         parts = partitions(client, Xd, yd, wd)
         objective, base_margin, encode_target, unit = self._dask_objective(client, parts)
         self._unit_weights = unit
@@ -325,47 +305,6 @@ class _DaskXGBoost:
         ).trees
         group.flush()  # the last margin update, so that a failure there is not silent
         return trees
-
-    # ------------------------------------------------------------ prediction
-    def to_local(self):
-        """The fitted model as a plain mltrees estimator (no client, picklable)."""
-        check_is_fitted(self, "_stack")
-        local_params = self._local_class().get_params()
-        model = self._local_class(
-            **{k: v for k, v in self.get_params().items() if k in local_params}
-        )
-        for name, value in vars(self).items():
-            if name not in local_params and name not in ("client", "cuts", "sketch_eps"):
-                setattr(model, name, value)
-        return model
-
-    def _lazy(self, X, method: str, n_columns: int | None, dtype):
-        """``method`` of the local model on every block of a dask collection, lazily."""
-        import dask.array as da
-
-        dd = dataframe_module()
-        model = self.to_local()
-
-        def block(part):
-            out = getattr(model, method)(part)
-            if isinstance(part, pd.DataFrame) and out.ndim == 1:
-                return pd.Series(out, index=part.index)
-            if isinstance(part, pd.DataFrame):
-                return pd.DataFrame(out, index=part.index)
-            return out
-
-        if dd is not None and isinstance(X, dd.DataFrame):
-            if n_columns is None:
-                meta = pd.Series(np.empty(0, dtype=dtype))
-            else:
-                meta = pd.DataFrame(np.empty((0, n_columns), dtype=dtype))
-            return X.map_partitions(block, meta=meta)
-        if not isinstance(X, da.Array) or X.ndim != 2:
-            raise TypeError("X must be a 2-D dask array or a dask dataframe")
-        X = X.rechunk({1: -1})
-        if n_columns is None:
-            return X.map_blocks(block, drop_axis=1, dtype=dtype)
-        return X.map_blocks(block, chunks=(X.chunks[0], (n_columns,)), dtype=dtype)
 
 
 class DaskXGBoostRegressor(_DaskXGBoost, XGBoostRegressor):
@@ -671,7 +610,4 @@ class DaskXGBoostClassifier(_DaskXGBoost, XGBoostClassifier):
         return super().predict_proba(X, iteration_range=iteration_range)
 
 
-for _cls in (DaskXGBoostRegressor, DaskXGBoostClassifier):
-    _cls.__doc__ = _cls.__doc__.replace("    {dask}\n", _DASK_PARAMS.lstrip("\n")).replace(
-        "    {params}\n", _XGB_PARAMS.lstrip("\n")
-    )
+fill_docstrings((DaskXGBoostRegressor, DaskXGBoostClassifier), _XGB_PARAMS, _DASK_PARAMS)
