@@ -470,28 +470,12 @@ class LeafwiseGrower(GrowerBase):
         if m >= min_rows:
             gain_of[0], feature_of[0] = _gain(found, 0), found.feature[0]
 
-        nodes = {
-            "feature": [LEAF],
-            "split_bin": [-1],
-            "default_left": [False],
-            "gain": [0.0],
-            "G": [totals[0][0]],
-            "H": [totals[0][1]],
-            "H_out": [totals[0][1]],
-            "count": [m],
-            "depth": [0],
-            "parent": [-1],
-            "first_child": [0],
-            "l2": [params.reg_lambda],
-            "left_bins": {},
-        }
+        nodes = _root_nodes(totals[0], m, params.reg_lambda)
         n_leaves = 1
         while n_leaves < self.num_leaves:
-            largest = gain_of.max()
-            if not largest > 0.0:  # -inf (no split anywhere) or no gain
+            leaf = _next_leaf(gain_of, feature_of)
+            if leaf is None:
                 break
-            top = np.flatnonzero(gain_of == largest)
-            leaf = int(top[np.argmin(feature_of[top])])  # lower feature, then lower leaf id
             split = _one(*best[leaf])
             f, b, dl = split.feature, split.split_bin, split.default_left
             s, c = start[leaf], count[leaf]
@@ -516,31 +500,8 @@ class LeafwiseGrower(GrowerBase):
             partition_segment(order, s, c, go_left)
             clock = self._tick("partition", clock)
 
-            parent_node = node_of[leaf]
-            first = len(nodes["feature"])
-            nodes["feature"][parent_node] = f
-            nodes["split_bin"][parent_node] = b
-            nodes["default_left"][parent_node] = dl
-            nodes["gain"][parent_node] = split.gain
-            nodes["first_child"][parent_node] = first
-            if b < 0:
-                nodes["left_bins"][parent_node] = split.left_bins
             child_depth = depth[leaf] + 1
-            sides = ((n_left, split.left), (c - n_left, split.right))
-            for side, (side_count, side_totals) in enumerate(sides):
-                nodes["feature"].append(LEAF)
-                nodes["split_bin"].append(-1)
-                nodes["default_left"].append(False)
-                nodes["gain"].append(0.0)
-                nodes["G"].append(side_totals[0])
-                nodes["H"].append(side_totals[1])
-                out_H = split.out_H
-                nodes["H_out"].append(side_totals[1] if out_H is None else out_H[side])
-                nodes["count"].append(side_count)
-                nodes["depth"].append(child_depth)
-                nodes["parent"].append(parent_node)
-                nodes["first_child"].append(0)
-                nodes["l2"].append(split.child_l2)
+            first = _split_node(nodes, node_of[leaf], split, n_left, c - n_left, child_depth)
             right = len(start)  # the right child takes the next leaf id
             start[leaf], count[leaf], depth[leaf], node_of[leaf] = s, n_left, child_depth, first
             start.append(s + n_left)
@@ -639,28 +600,12 @@ class LeafwiseGrower(GrowerBase):
         feature_of = np.full(self.num_leaves, n_features, dtype=np.intp)
         if m >= min_rows:
             gain_of[0], feature_of[0] = best[0].gain, best[0].feature
-        nodes = {
-            "feature": [LEAF],
-            "split_bin": [-1],
-            "default_left": [False],
-            "gain": [0.0],
-            "G": [totals[0][0]],
-            "H": [totals[0][1]],
-            "H_out": [totals[0][1]],
-            "count": [m],
-            "depth": [0],
-            "parent": [-1],
-            "first_child": [0],
-            "l2": [params.reg_lambda],
-            "left_bins": {},
-        }
+        nodes = _root_nodes(totals[0], m, params.reg_lambda)
         n_leaves = 1
         while n_leaves < self.num_leaves:
-            largest = gain_of.max()
-            if not largest > 0.0:
+            leaf = _next_leaf(gain_of, feature_of)
+            if leaf is None:
                 break
-            top = np.flatnonzero(gain_of == largest)
-            leaf = int(top[np.argmin(feature_of[top])])
             split = best[leaf]
             f, b, dl = split.feature, split.split_bin, split.default_left
             c = count[leaf]
@@ -687,30 +632,7 @@ class LeafwiseGrower(GrowerBase):
                 best[leaf] = SplitCandidates(gain=-np.inf, feature=n_features)
                 continue
             n_leaves += 1
-            parent_node = node_of[leaf]
-            first = len(nodes["feature"])
-            nodes["feature"][parent_node] = f
-            nodes["split_bin"][parent_node] = b
-            nodes["default_left"][parent_node] = dl
-            nodes["gain"][parent_node] = split.gain
-            nodes["first_child"][parent_node] = first
-            if b < 0:
-                nodes["left_bins"][parent_node] = split.left_bins
-            sides = ((n_left, split.left), (c - n_left, split.right))
-            for side, (side_count, side_totals) in enumerate(sides):
-                nodes["feature"].append(LEAF)
-                nodes["split_bin"].append(-1)
-                nodes["default_left"].append(False)
-                nodes["gain"].append(0.0)
-                nodes["G"].append(side_totals[0])
-                nodes["H"].append(side_totals[1])
-                out_H = split.out_H
-                nodes["H_out"].append(side_totals[1] if out_H is None else out_H[side])
-                nodes["count"].append(side_count)
-                nodes["depth"].append(child_depth)
-                nodes["parent"].append(parent_node)
-                nodes["first_child"].append(0)
-                nodes["l2"].append(split.child_l2)
+            first = _split_node(nodes, node_of[leaf], split, n_left, c - n_left, child_depth)
             count[leaf], depth[leaf], node_of[leaf] = n_left, child_depth, first
             count.append(c - n_left)
             depth.append(child_depth)
@@ -1036,6 +958,73 @@ class _ScanPlan:
     has_missing: np.ndarray
     most_frequent_first: np.ndarray | None
     padding: int
+
+
+def _root_nodes(totals: np.ndarray, m: int, reg_lambda: float) -> dict:
+    """The node table of a tree that is still one leaf: ``m`` rows, sums ``totals = (G, H)``.
+
+    One list per field, node ids in the order the nodes are made (a split
+    appends its two children, :func:`_split_node`); ``left_bins`` maps a
+    categorical split's node to the set of bins it sends left.
+    """
+    return {
+        "feature": [LEAF],
+        "split_bin": [-1],
+        "default_left": [False],
+        "gain": [0.0],
+        "G": [totals[0]],
+        "H": [totals[1]],
+        "H_out": [totals[1]],
+        "count": [m],
+        "depth": [0],
+        "parent": [-1],
+        "first_child": [0],
+        "l2": [reg_lambda],
+        "left_bins": {},
+    }
+
+
+def _split_node(nodes: dict, parent: int, split, n_left: int, n_right: int, depth: int) -> int:
+    """Record ``split`` at leaf node ``parent`` and append its two children as leaves.
+
+    Returns the left child's node id (the right child's is the next one).
+    """
+    first = len(nodes["feature"])
+    nodes["feature"][parent] = split.feature
+    nodes["split_bin"][parent] = split.split_bin
+    nodes["default_left"][parent] = split.default_left
+    nodes["gain"][parent] = split.gain
+    nodes["first_child"][parent] = first
+    if split.split_bin < 0:
+        nodes["left_bins"][parent] = split.left_bins
+    sides = ((n_left, split.left), (n_right, split.right))
+    for side, (side_count, side_totals) in enumerate(sides):
+        nodes["feature"].append(LEAF)
+        nodes["split_bin"].append(-1)
+        nodes["default_left"].append(False)
+        nodes["gain"].append(0.0)
+        nodes["G"].append(side_totals[0])
+        nodes["H"].append(side_totals[1])
+        out_H = split.out_H
+        nodes["H_out"].append(side_totals[1] if out_H is None else out_H[side])
+        nodes["count"].append(side_count)
+        nodes["depth"].append(depth)
+        nodes["parent"].append(parent)
+        nodes["first_child"].append(0)
+        nodes["l2"].append(split.child_l2)
+    return first
+
+
+def _next_leaf(gain_of: np.ndarray, feature_of: np.ndarray) -> int | None:
+    """The leaf LightGBM splits next: the largest gain, ties to the lower feature, then leaf id.
+
+    None when no leaf has a positive gain (-inf: no split anywhere).
+    """
+    largest = gain_of.max()
+    if not largest > 0.0:
+        return None
+    top = np.flatnonzero(gain_of == largest)
+    return int(top[np.argmin(feature_of[top])])
 
 
 def _subtree_gain(nodes: dict, H: np.ndarray) -> np.ndarray:
