@@ -435,38 +435,31 @@ class LeafwiseGrower(GrowerBase):
         h = np.asarray(h, dtype=np.float64)
         order = np.arange(n, dtype=np.intp) if rows is None else np.array(rows, dtype=np.intp)
         m = order.size
-        used = np.zeros(n_features, dtype=bool)
-        used[np.arange(n_features) if features is None else np.asarray(features)] = True
-        if self.usable is not None:
-            used &= self.usable
+        used = self._used_features(features)
         statistics = (g, h)
         min_rows = 2 * params.min_child_samples
         codes = self._partition_codes
 
         clock = time.perf_counter()
-        # Per leaf id: start, count, depth, node id, histogram (feature,
-        # statistic, bin), sums, usable features, best split; the gains and
-        # features of the best splits also as arrays, to pick the next leaf.
+        # Per leaf id, besides the table of _Leaves: the start of its rows in ``order``.
         start = [0]
-        count = [m]
-        depth = [0]
-        node_of = [0]
         # Summed in row order, as LightGBM does: pure leaves' gains are float
         # noise, and the order of the sums decides which noise wins.
-        totals = [np.array([np.cumsum(g[order])[-1], np.cumsum(h[order])[-1]])]
+        root_totals = np.array([np.cumsum(g[order])[-1], np.cumsum(h[order])[-1]])
         root_rows = None if rows is None else order
-        root_hist = self._histogram(root_rows, statistics, np.flatnonzero(used), totals[0])
-        hist = [self._pack(root_hist)]
+        root_hist = self._histogram(root_rows, statistics, np.flatnonzero(used), root_totals)
+        packed = self._pack(root_hist)
         self._tick("histograms", clock)
-        found = yield root_hist[None], totals[0][None], np.array([m]), used[None]
+        found = yield root_hist[None], root_totals[None], np.array([m]), used[None]
         clock = time.perf_counter()
         del root_hist
-        splittable = [found.splittable[0]]
         # A leaf's best split stays a row of its scan's arrays, (found, i),
         # read out field by field only when the leaf is split.
-        best = [(found, 0)]
-        gain_of = np.full(self.num_leaves, -np.inf)
-        feature_of = np.full(self.num_leaves, n_features, dtype=np.intp)
+        leaves = _Leaves(
+            m, root_totals, packed, found.splittable[0], (found, 0), self.num_leaves, n_features
+        )
+        count, depth, node_of, totals, hist = leaves.tables()
+        splittable, best, gain_of, feature_of = leaves.choices()
         if m >= min_rows:
             gain_of[0], feature_of[0] = _gain(found, 0), found.feature[0]
 
@@ -502,20 +495,8 @@ class LeafwiseGrower(GrowerBase):
 
             child_depth = depth[leaf] + 1
             first = _split_node(nodes, node_of[leaf], split, n_left, c - n_left, child_depth)
-            right = len(start)  # the right child takes the next leaf id
-            start[leaf], count[leaf], depth[leaf], node_of[leaf] = s, n_left, child_depth, first
-            start.append(s + n_left)
-            count.append(c - n_left)
-            depth.append(child_depth)
-            node_of.append(first + 1)
-            totals[leaf] = np.asarray(split.left, dtype=np.float64)
-            totals.append(np.asarray(split.right, dtype=np.float64))
-            parent_hist = hist[leaf]
-            hist.append(None)
-            splittable.append(None)
-            best.append(None)
-            gain_of[leaf] = gain_of[right] = -np.inf
-            feature_of[leaf] = feature_of[right] = n_features
+            right, parent_hist = leaves.split(leaf, split, n_left, c - n_left, child_depth, first)
+            start.append(s + n_left)  # the left child keeps the parent's start
 
             stop = (self.max_depth > 0 and child_depth >= self.max_depth) or (
                 n_left < min_rows and c - n_left < min_rows
@@ -553,6 +534,15 @@ class LeafwiseGrower(GrowerBase):
         self._tick("partition", clock)
         return grown
 
+    def _used_features(self, features) -> np.ndarray:
+        """Mask of the features a tree may split on: ``features`` (None: all) among the usable."""
+        n_features = self.data.n_features
+        used = np.zeros(n_features, dtype=bool)
+        used[np.arange(n_features) if features is None else np.asarray(features)] = True
+        if self.usable is not None:
+            used &= self.usable
+        return used
+
     def grow_rows(self, rows, features: np.ndarray | None = None) -> GrownTree:
         """Grow one tree on a row store whose rows may live elsewhere (all rows, no sample).
 
@@ -582,22 +572,19 @@ class LeafwiseGrower(GrowerBase):
             raise ValueError("grow_rows grows without feature bundles (bundle=False)")
         n_features = data.n_features
         m = int(rows.n_rows)
-        used = np.zeros(n_features, dtype=bool)
-        used[np.arange(n_features) if features is None else np.asarray(features)] = True
-        if self.usable is not None:
-            used &= self.usable
+        used = self._used_features(features)
         min_rows = 2 * params.min_child_samples
         root_totals, built = rows.root(np.flatnonzero(used))
-        totals = [np.asarray(root_totals, dtype=np.float64)]
-        root_hist = self._fix_most_frequent(built, totals[0])
-        hist = [self._pack(root_hist)]
-        found = self._best(root_hist[None], totals[0][None], np.array([m]), used[None], True)
+        root_totals = np.asarray(root_totals, dtype=np.float64)
+        root_hist = self._fix_most_frequent(built, root_totals)
+        packed = self._pack(root_hist)
+        found = self._best(root_hist[None], root_totals[None], np.array([m]), used[None], True)
         del root_hist
-        count, depth, node_of = [m], [0], [0]
-        splittable = [found.splittable[0]]
-        best = [_one(found, 0)]
-        gain_of = np.full(self.num_leaves, -np.inf)
-        feature_of = np.full(self.num_leaves, n_features, dtype=np.intp)
+        leaves = _Leaves(
+            m, root_totals, packed, found.splittable[0], _one(found, 0), self.num_leaves, n_features
+        )
+        count, depth, node_of, totals, hist = leaves.tables()
+        splittable, best, gain_of, feature_of = leaves.choices()
         if m >= min_rows:
             gain_of[0], feature_of[0] = best[0].gain, best[0].feature
         nodes = _root_nodes(totals[0], m, params.reg_lambda)
@@ -633,18 +620,7 @@ class LeafwiseGrower(GrowerBase):
                 continue
             n_leaves += 1
             first = _split_node(nodes, node_of[leaf], split, n_left, c - n_left, child_depth)
-            count[leaf], depth[leaf], node_of[leaf] = n_left, child_depth, first
-            count.append(c - n_left)
-            depth.append(child_depth)
-            node_of.append(first + 1)
-            totals[leaf] = np.asarray(split.left, dtype=np.float64)
-            totals.append(np.asarray(split.right, dtype=np.float64))
-            parent_hist = hist[leaf]
-            hist.append(None)
-            splittable.append(None)
-            best.append(None)
-            gain_of[leaf] = gain_of[right] = -np.inf
-            feature_of[leaf] = feature_of[right] = n_features
+            _, parent_hist = leaves.split(leaf, split, n_left, c - n_left, child_depth, first)
             if deep or (n_left < min_rows and c - n_left < min_rows):
                 for q in (leaf, right):
                     best[q] = SplitCandidates(gain=-np.inf, feature=n_features)
@@ -958,6 +934,54 @@ class _ScanPlan:
     has_missing: np.ndarray
     most_frequent_first: np.ndarray | None
     padding: int
+
+
+class _Leaves:
+    """What the leaf-wise growth keeps per leaf id, and the split of a leaf in it.
+
+    Per leaf id: row count, depth, node id, sums ``(G, H)``, packed
+    histogram (feature, statistic, bin), usable features and best split;
+    the gains and features of the best splits also as arrays, to pick the
+    next leaf (:func:`_next_leaf`). :meth:`LeafwiseGrower.grow` and
+    :meth:`LeafwiseGrower.grow_rows` read and write these lists in place.
+    """
+
+    def __init__(self, m, totals, hist, splittable, best, num_leaves: int, n_features: int):
+        self.count, self.depth, self.node_of = [m], [0], [0]
+        self.totals, self.hist = [totals], [hist]
+        self.splittable, self.best = [splittable], [best]
+        self.gain_of = np.full(num_leaves, -np.inf)
+        self.feature_of = np.full(num_leaves, n_features, dtype=np.intp)
+        self.n_features = n_features
+
+    def tables(self) -> tuple:
+        """``count, depth, node_of, totals, hist`` (the lists themselves)."""
+        return self.count, self.depth, self.node_of, self.totals, self.hist
+
+    def choices(self) -> tuple:
+        """``splittable, best, gain_of, feature_of`` (the lists and arrays themselves)."""
+        return self.splittable, self.best, self.gain_of, self.feature_of
+
+    def split(self, leaf: int, split, n_left: int, n_right: int, depth: int, first: int):
+        """Leaf ``leaf`` becomes the left child (node ``first``); the right child takes the next id.
+
+        Neither child has a histogram or a best split yet. Returns the right
+        child's leaf id and the parent's packed histogram.
+        """
+        right = len(self.count)
+        self.count[leaf], self.depth[leaf], self.node_of[leaf] = n_left, depth, first
+        self.count.append(n_right)
+        self.depth.append(depth)
+        self.node_of.append(first + 1)
+        self.totals[leaf] = np.asarray(split.left, dtype=np.float64)
+        self.totals.append(np.asarray(split.right, dtype=np.float64))
+        parent_hist = self.hist[leaf]
+        self.hist.append(None)
+        self.splittable.append(None)
+        self.best.append(None)
+        self.gain_of[leaf] = self.gain_of[right] = -np.inf
+        self.feature_of[leaf] = self.feature_of[right] = self.n_features
+        return right, parent_hist
 
 
 def _root_nodes(totals: np.ndarray, m: int, reg_lambda: float) -> dict:
