@@ -16,7 +16,7 @@ from mltrees._validation import require_two_classes
 from mltrees.dask._data import as_dask_arrays, dataframe_module, get_client, n_workers
 from mltrees.dask._malloc import prepare_workers
 from mltrees.dask.allreduce import tree_sum
-from mltrees.ensemble._common import class_codes
+from mltrees.ensemble._common import class_codes, real_targets
 
 # Parameters and records of a fit through ReductionLog, of the cluster and not of the model.
 REDUCTION_RECORDS = (
@@ -98,6 +98,11 @@ class DaskBoosting:
         if n_columns is None:
             return X.map_blocks(block, drop_axis=1, dtype=dtype)
         return X.map_blocks(block, chunks=(X.chunks[0], (n_columns,)), dtype=dtype)
+
+
+def regression_targets(y):
+    """Real regression targets as the one-machine LightGBM and CatBoost read them (float32)."""
+    return real_targets(np.asarray(y)).astype(np.float32).astype(np.float64)
 
 
 def _classes(part):

@@ -54,7 +54,6 @@ from typing import Self
 import numpy as np
 
 from mltrees._typing import ArrayLike, MatrixLike
-from mltrees._validation import real_targets
 from mltrees._value_range import check_neighbour_sums
 from mltrees.dask._data import is_dask_collection, partitions
 from mltrees.dask._estimators import (
@@ -62,6 +61,7 @@ from mltrees.dask._estimators import (
     DaskBoosting,
     cluster_classes,
     fill_docstrings,
+    regression_targets,
 )
 from mltrees.dask.reduction import ReductionLog, reduce_sum
 from mltrees.ensemble._common import StackedTrees, check_score_bound, library_rng
@@ -113,10 +113,6 @@ def _nan_columns(part):
 
 def _sample_rows(part, rows):
     return part[0][rows]
-
-
-def _regression_targets(y):
-    return real_targets(np.asarray(y)).astype(np.float32).astype(np.float64)
 
 
 def _part(part, edges, missing_code, targets, unit):
@@ -517,7 +513,7 @@ class DaskLightGBMRegressor(_DaskLightGBM, LightGBMRegressor):
 
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Boost ``n_estimators`` trees on the rows of ``X`` spread over the workers."""
-        return self._dask_fit(X, y, sample_weight, _regression_targets, _no_classes)
+        return self._dask_fit(X, y, sample_weight, regression_targets, _no_classes)
 
     @staticmethod
     def _dask_objective(n_classes):

@@ -59,9 +59,10 @@ from mltrees.dask._estimators import (
     DaskBoosting,
     cluster_classes,
     fill_docstrings,
+    regression_targets,
 )
 from mltrees.dask.reduction import ReductionLog, reduce_sum
-from mltrees.ensemble._common import check_score_bound, real_targets
+from mltrees.ensemble._common import check_score_bound
 from mltrees.ensemble.catboost import (
     _PARAMS,
     ObliviousBoostingClassifier,
@@ -112,10 +113,6 @@ def _group_borders(border_count, *blocks):
     # The whole column, on one worker: the one-machine rule (it sorts the values,
     # so the partitions' order does not matter).
     return fit_borders(np.concatenate(blocks), border_count).borders
-
-
-def _regression_targets(y):
-    return real_targets(np.asarray(y)).astype(np.float32).astype(np.float64)
 
 
 def _part(part, borders, n_borders, targets):
@@ -465,7 +462,7 @@ class DaskObliviousBoostingRegressor(_DaskOblivious, ObliviousBoostingRegressor)
 
     def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Boost ``n_estimators`` oblivious trees on the rows of ``X`` spread over the workers."""
-        return self._dask_fit(X, y, sample_weight, _regression_targets, _no_classes)
+        return self._dask_fit(X, y, sample_weight, regression_targets, _no_classes)
 
     @staticmethod
     def _objective_of(n_classes):
