@@ -438,3 +438,24 @@ def test_ordered_logloss_block_approximations_equal_catboosts(
     assert len(moves) == params["n_estimators"]
     mine = ours.init_score_[0] + np.sum(moves, axis=0)[:, 0]
     np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(ORDERED_GRADIENT_WEIGHTED))
+def test_ordered_gradient_weighted_parts_from_catboost_with_the_plain_step(name, monkeypatch):
+    """The same tables with the plain move ``lr * step``: the model is no longer CatBoost's.
+
+    What chapter 15b says of eq-ordered-logloss-step: on these tables the
+    fast-log move decides a later split, so the plain rule parts from
+    CatBoost's trees and the fast-log rule (test above) does not.
+    """
+    import mltrees.ensemble.catboost as oblivious_boosting
+
+    monkeypatch.setattr(
+        oblivious_boosting, "exp_approx_steps", lambda steps, learning_rate: learning_rate * steps
+    )
+    recipe, params = ORDERED_GRADIENT_WEIGHTED[name]
+    with pytest.raises(AssertionError):
+        check_equal(
+            recipe,
+            {**BASE, **params, "boosting_type": "Ordered", "leaf_estimation_method": "Gradient"},
+        )
