@@ -59,6 +59,16 @@ class DaskBoosting:
             del self.feature_names_in_
         return client, Xd, yd, wd, names
 
+    def _run_rounds(self, rounds, prefix: str):
+        """Boost ``n_estimators`` rounds with the one-machine loop's report (no early stopping)."""
+        return rounds.run(
+            self.n_estimators,
+            verbose=self.verbose,
+            patience=None,
+            name=type(self).__name__,
+            prefix=prefix,
+        )
+
     def to_local(self):
         """The fitted model as a plain mltrees estimator (no client, picklable, savable)."""
         check_is_fitted(self, self._fitted_attribute)
@@ -98,6 +108,16 @@ class DaskBoosting:
         if n_columns is None:
             return X.map_blocks(block, drop_axis=1, dtype=dtype)
         return X.map_blocks(block, chunks=(X.chunks[0], (n_columns,)), dtype=dtype)
+
+
+def set_init_params(model, params: dict) -> None:
+    """Store ``__init__``'s arguments (its ``locals()``) as attributes, unchanged.
+
+    scikit-learn's rule: ``get_params`` reads them back, ``__init__`` checks nothing.
+    """
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(model, name, value)
 
 
 def regression_targets(y):

@@ -62,6 +62,7 @@ from mltrees.dask._estimators import (
     cluster_classes,
     fill_docstrings,
     regression_targets,
+    set_init_params,
 )
 from mltrees.dask.reduction import ReductionLog, reduce_sum
 from mltrees.ensemble._common import StackedTrees, check_score_bound, library_rng
@@ -318,9 +319,7 @@ class _DaskLightGBM(DaskBoosting):
         n_jobs=None,
         verbose=0,
     ):
-        for name, value in locals().items():
-            if name not in ("self", "__class__"):
-                setattr(self, name, value)
+        set_init_params(self, locals())
 
     def _dask_params_check(self):
         if self.subsample < 1.0 and self.subsample_freq > 0:
@@ -441,13 +440,7 @@ class _DaskLightGBM(DaskBoosting):
             parts=parts,
             n_rows=n,
         )
-        boosted = rounds.run(
-            self.n_estimators,
-            verbose=self.verbose,
-            patience=None,
-            name=type(self).__name__,
-            prefix="valid_",
-        )
+        boosted = self._run_rounds(rounds, prefix="valid_")
         client.gather(rounds.score)  # the last update, so that a failure there is not silent
         rounds.log.record(self)
         K = objective.n_outputs

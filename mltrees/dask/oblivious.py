@@ -60,6 +60,7 @@ from mltrees.dask._estimators import (
     cluster_classes,
     fill_docstrings,
     regression_targets,
+    set_init_params,
 )
 from mltrees.dask.reduction import ReductionLog, reduce_sum
 from mltrees.ensemble._common import check_score_bound
@@ -299,9 +300,7 @@ class _DaskOblivious(DaskBoosting):
         boost_from_average=None,
         verbose=0,
     ):
-        for name, value in locals().items():
-            if name not in ("self", "__class__"):
-                setattr(self, name, value)
+        set_init_params(self, locals())
 
     def _dask_params_check(self):
         if self.boosting_type != "Plain":
@@ -384,13 +383,7 @@ class _DaskOblivious(DaskBoosting):
             unit=unit,
             n_outputs=K,
         )
-        boosted = rounds.run(
-            self.n_estimators,
-            verbose=self.verbose,
-            patience=None,
-            name=type(self).__name__,
-            prefix="learn_",
-        )
+        boosted = self._run_rounds(rounds, prefix="learn_")
         client.gather(rounds.scores)  # the last update, so that a failure there is not silent
         self._trees = [stage[0] for stage in boosted.trees]
         self._lambda = lam
