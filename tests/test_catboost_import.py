@@ -247,3 +247,24 @@ def test_broken_catboost_files_raise_format_errors(penguins, tmp_path):
     ):
         with pytest.raises(ModelFormatError):
             import_catboost(damaged)
+
+
+def test_tree_without_a_split_imports(tmp_path):
+    """Found by the long differential profile: a whole-NaN column gives a tree of no split.
+
+    CatBoost writes ``"splits": null`` for it; the importer read that as a
+    malformed file. The imported model predicts CatBoost's raw scores.
+    """
+    X = np.full((30, 1), np.nan)
+    y = np.r_[np.zeros(15), np.ones(15)]
+    model = catboost.CatBoostClassifier(
+        iterations=1, depth=1, border_count=2, learning_rate=0.03, nan_mode="Min",
+        random_seed=0, thread_count=1, verbose=0, allow_writing_files=False,
+    ).fit(X, y)  # fmt: skip
+    path = tmp_path / "model.json"
+    model.save_model(str(path), format="json")
+    assert json.loads(path.read_text())["oblivious_trees"][0]["splits"] is None
+    imported = import_catboost(path)
+    np.testing.assert_allclose(
+        imported.decision_function(X), model.predict(X, prediction_type="RawFormulaVal"), rtol=1e-12
+    )

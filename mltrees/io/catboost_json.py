@@ -297,6 +297,8 @@ def _oblivious_trees(tree, n_outputs, borders, columns, nan_slot, scale, budget,
 
     expect(isinstance(tree, dict), path, "a JSON object")
     splits = tree.get("splits")
+    if splits is None:  # CatBoost writes "splits": null for a tree without a split
+        splits = []
     expect(
         isinstance(splits, list) and len(splits) <= MAX_DEPTH,
         f"{path}.splits",
