@@ -586,3 +586,23 @@ def test_level_scores_equal_a_loop_over_candidates(score_function):
                     den += avg**2 * w[cell].sum()
             expected = num if score_function == "L2" else num / np.sqrt(den)
             assert got[f, b] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("x", [0.0, -1.0, np.nan, np.inf, [1.0, -2.0]])
+def test_fast_logf_refuses_what_has_no_logarithm(x):
+    """The bit trick gives a number for any float (about 177 at -1); the function refuses it."""
+    with pytest.raises(ValueError, match="x must hold positive finite numbers"):
+        fast_logf(x)
+
+
+@pytest.mark.parametrize("learning_rate", [0.0, -0.1, np.nan, np.inf])
+def test_exp_approx_steps_refuses_a_learning_rate_that_is_not_positive(learning_rate):
+    with pytest.raises(ValueError, match="learning_rate must be a positive finite number"):
+        exp_approx_steps(np.zeros(3), learning_rate)
+
+
+def test_exp_approx_steps_keeps_catboosts_bits_for_extreme_steps():
+    """e^δ overflowing to inf or underflowing to 0 goes through FastLogf unchecked, as in CatBoost."""
+    moves = exp_approx_steps(np.array([1e3, -1e3, 0.0]), 0.5)
+    assert np.isfinite(moves).all()
+    np.testing.assert_array_equal(moves[2], 0.5 * np.float64(fast_logf(np.float32(1.0))))

@@ -214,8 +214,19 @@ def fast_logf(x) -> np.ndarray:
     ``log2`` up to the mantissa's share, a rational term in the mantissa
     ``m ∈ [0.5, 1)`` corrects it, and ``ln 2`` converts the base. Every
     operation in float32 and in CatBoost's order, so the result is its bits.
+
+    Raises ``ValueError`` unless every ``x`` is positive and finite: the bit
+    trick returns a number for any float (``FastLogf(-1) ≈ 177``), which is
+    no logarithm.
     """
     x = np.asarray(x, dtype=np.float32)
+    if not (np.isfinite(x) & (x > 0)).all():
+        raise ValueError("x must hold positive finite numbers, as ln x needs")
+    return _fast_logf(x)
+
+
+def _fast_logf(x: np.ndarray) -> np.ndarray:
+    """:func:`fast_logf` without the check: CatBoost's bits for any float32, as it computes them."""
     bits = x.view(np.uint32)
     mantissa = ((bits & np.uint32(0x007FFFFF)) | np.uint32(0x3F000000)).view(np.float32)
     f32 = np.float32
@@ -242,6 +253,9 @@ def exp_approx_steps(steps, learning_rate: float) -> np.ndarray:
     values (plain arithmetic there) but decides close split scores in
     later rounds.
     """
+    if not (np.isfinite(learning_rate) and learning_rate > 0):
+        raise ValueError(f"learning_rate must be a positive finite number; got {learning_rate!r}")
     with np.errstate(over="ignore"):  # e^δ beyond float32 is inf, as in CatBoost
         grown = np.exp(np.asarray(steps, dtype=np.float64)).astype(np.float32)
-    return fast_logf(grown).astype(np.float64) * learning_rate
+    # CatBoost applies its FastLogf to whatever e^δ is (inf, or 0 after underflow)
+    return _fast_logf(grown).astype(np.float64) * learning_rate
