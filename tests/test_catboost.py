@@ -602,7 +602,7 @@ def test_exp_approx_steps_refuses_a_learning_rate_that_is_not_positive(learning_
 
 
 def test_exp_approx_steps_keeps_catboosts_bits_for_extreme_steps():
-    """e^δ overflowing to inf or underflowing to 0 goes through FastLogf unchecked, as in CatBoost."""
+    """e^δ at inf or 0 (overflow, underflow) goes through FastLogf unchecked, as in CatBoost."""
     moves = exp_approx_steps(np.array([1e3, -1e3, 0.0]), 0.5)
     assert np.isfinite(moves).all()
     np.testing.assert_array_equal(moves[2], 0.5 * np.float64(fast_logf(np.float32(1.0))))
