@@ -576,3 +576,16 @@ def test_a_dask_forest_file_is_loaded_in_a_fresh_process(client, tmp_path):
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
     np.testing.assert_array_equal(np.load(tmp_path / "p.npy"), expected)
+
+
+def test_partition_group_refuses_no_partitions(client):
+    """The public reduction primitive: no partitions is a clear error; two sum as one array."""
+    from mltrees.dask import PartitionGroup
+
+    with pytest.raises(ValueError, match="PartitionGroup needs at least one partition"):
+        PartitionGroup(client, [], np.asarray)
+    group = PartitionGroup(client, client.scatter([np.arange(3.0), np.arange(2.0)]), np.asarray)
+    try:
+        assert group.sum(np.sum) == 4.0
+    finally:
+        group.close()
